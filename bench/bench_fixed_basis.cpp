@@ -1,0 +1,37 @@
+// Fixed-basis probe phases: trig table, features, ridge fits, whole in-process runs.
+#include <fmt/format.h>
+
+#include "bench/bench.hpp"
+#include "probes/fit_config.hpp"
+#include "probes/fixed_basis.hpp"
+#include "ropekit/basis.hpp"
+#include "ropekit/embedded.hpp"
+#include "ropekit/linear_fit.hpp"
+
+namespace ropekit::bench {
+
+void fixed_basis_suite() {
+  fmt::print("| config | phase | median ms |\n|---|---|---|\n");
+  for (const char* path : {"configs/paper-table3-toy.yaml", "configs/paper-table11-structured.yaml",
+                           "configs/paper-tables6-16-highjet.yaml"}) {
+    const FitConfig c = parse_fit_config(embedded_file(path), path);
+    const int T = 8192;
+    const Eigen::VectorXd lags = Eigen::VectorXd::LinSpaced(T, 0, T - 1);
+    fmt::print("| {} | trig table ({} lags x {} freqs) | {:.2f} |\n", path, T, c.basis.num_freqs,
+               median_ms([&] { BasisEvaluator ev(c.basis, lags); }, 20));
+    const BasisEvaluator ev(c.basis, lags);
+    fmt::print("| {} | features, all methods | {:.2f} |\n", path, median_ms([&] {
+                 for (const auto& m : c.methods) (void)ev.features(parse_method(m));
+               }, 20));
+    std::vector<Eigen::MatrixXd> xs;
+    for (const auto& m : c.methods) xs.push_back(ev.features(parse_method(m)).topRows(c.basis.train_context));
+    const Eigen::MatrixXd Y = Eigen::MatrixXd::Random(c.basis.train_context, static_cast<Eigen::Index>(c.targets.size()));
+    fmt::print("| {} | ridge fits (QR + rank + cond), all methods | {:.2f} |\n", path, median_ms([&] {
+                 for (const auto& x : xs) (void)fit_ridge(x, Y, RidgeOptions{c.ridge});
+               }, 20));
+    fmt::print("| {} | run_fixed_basis, whole run in process | {:.2f} |\n", path,
+               median_ms([&] { (void)run_fixed_basis(c); }, 20));
+  }
+}
+
+}  // namespace ropekit::bench

@@ -1,0 +1,181 @@
+#include "ropekit/spelling.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "ropekit/error.hpp"
+
+namespace ropekit {
+
+namespace {
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+}  // namespace
+
+std::optional<double> parse_double(std::string_view s) {
+  s = trim(s);
+  if (s.empty()) return std::nullopt;
+  std::string buf(s);
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(buf.c_str(), &end);
+  if (end != buf.c_str() + buf.size()) return std::nullopt;
+  if (errno == ERANGE && std::isfinite(v) && v != 0) return std::nullopt;
+  return v;
+}
+
+std::optional<std::int64_t> parse_int(std::string_view s) {
+  s = trim(s);
+  if (s.empty()) return std::nullopt;
+  std::string buf(s);
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(buf.c_str(), &end, 10);
+  if (end != buf.c_str() + buf.size() || errno == ERANGE) return std::nullopt;
+  return static_cast<std::int64_t>(v);
+}
+
+std::vector<double> parse_number_list(std::string_view text, std::string_view what, std::size_t max_count) {
+  std::vector<double> out;
+  std::string_view rest = text;
+  auto bad = [&](std::string_view item, std::string_view why) {
+    throw_bad_value("ropekit", what, fmt::format("'{}'", item), why);
+  };
+  if (trim(rest).empty()) bad(text, "a non-empty list such as 0,1,2 or 0:1024");
+  while (true) {
+    auto comma = rest.find(',');
+    std::string_view item = trim(rest.substr(0, comma));
+    if (item.find(':') == std::string_view::npos) {
+      auto v = parse_double(item);
+      if (!v) bad(item, "a number (list: a,b,c; range: start:stop[:step])");
+      if (!std::isfinite(*v)) bad(item, "finite");
+      out.push_back(*v);
+    } else {
+      std::vector<double> parts;
+      std::string_view r = item;
+      while (true) {
+        auto colon = r.find(':');
+        auto v = parse_double(r.substr(0, colon));
+        if (!v || !std::isfinite(*v)) bad(item, "a range start:stop[:step] of finite numbers");
+        parts.push_back(*v);
+        if (colon == std::string_view::npos) break;
+        r.remove_prefix(colon + 1);
+      }
+      if (parts.size() < 2 || parts.size() > 3) bad(item, "a range start:stop[:step]");
+      const double step = parts.size() == 3 ? parts[2] : 1.0;
+      if (!(step > 0)) bad(item, "a range with step > 0");
+      const double n = std::ceil((parts[1] - parts[0]) / step);
+      if (n > static_cast<double>(max_count)) bad(item, fmt::format("at most {} values", max_count));
+      for (long i = 0; i < static_cast<long>(n); ++i) out.push_back(parts[0] + static_cast<double>(i) * step);
+    }
+    if (out.size() > max_count) bad(text, fmt::format("at most {} values", max_count));
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  if (out.empty()) bad(text, "a non-empty list (the range is empty)");
+  return out;
+}
+
+Spelling Spelling::parse(std::string_view text, std::string_view what) {
+  Spelling s;
+  s.what_ = std::string(what);
+  s.text_ = std::string(trim(text));
+  std::string_view rest = s.text_;
+  auto colon = rest.find(':');
+  s.family_ = std::string(trim(rest.substr(0, colon)));
+  if (s.family_.empty()) throw_bad_value(s.what_, "name", fmt::format("'{}'", s.text_), "a non-empty name");
+  if (colon == std::string_view::npos) return s;
+  rest.remove_prefix(colon + 1);
+  std::string last_key;
+  while (true) {
+    auto comma = rest.find(',');
+    std::string_view item = trim(rest.substr(0, comma));
+    auto eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      if (last_key.empty() || item.empty())
+        throw InputError(fmt::format("{} '{}': '{}' is not key=value (spelling: family:key=value,key=value)",
+                                     s.what_, s.text_, item));
+      s.params_[last_key].emplace_back(item);
+    } else {
+      std::string key(trim(item.substr(0, eq)));
+      std::string value(trim(item.substr(eq + 1)));
+      if (key.empty() || value.empty())
+        throw InputError(fmt::format("{} '{}': '{}' needs a key and a value", s.what_, s.text_, item));
+      if (s.params_.count(key))
+        throw InputError(fmt::format("{} '{}': parameter '{}' given twice", s.what_, s.text_, key));
+      s.params_[key].push_back(value);
+      last_key = key;
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return s;
+}
+
+std::string Spelling::where() const { return fmt::format("{} '{}'", what_, text_); }
+
+std::optional<std::vector<std::string>> Spelling::take(std::string_view key) {
+  auto it = params_.find(key);
+  if (it == params_.end()) return std::nullopt;
+  auto values = std::move(it->second);
+  params_.erase(it);
+  return values;
+}
+
+std::optional<double> Spelling::take_double(std::string_view key) {
+  auto v = take_doubles(key);
+  if (!v) return std::nullopt;
+  if (v->size() != 1) throw_bad_value(where(), key, fmt::format("{} values", v->size()), "a single number");
+  return v->front();
+}
+
+std::optional<std::vector<double>> Spelling::take_doubles(std::string_view key) {
+  auto raw = take(key);
+  if (!raw) return std::nullopt;
+  std::vector<double> out;
+  for (const auto& r : *raw) {
+    auto d = parse_double(r);
+    if (!d) throw_bad_value(where(), key, fmt::format("'{}'", r), "a number");
+    check_finite(where(), key, *d);
+    out.push_back(*d);
+  }
+  return out;
+}
+
+std::optional<std::int64_t> Spelling::take_int(std::string_view key) {
+  auto raw = take(key);
+  if (!raw) return std::nullopt;
+  if (raw->size() != 1) throw_bad_value(where(), key, fmt::format("{} values", raw->size()), "a single integer");
+  auto i = parse_int(raw->front());
+  if (!i) throw_bad_value(where(), key, fmt::format("'{}'", raw->front()), "an integer");
+  return i;
+}
+
+std::optional<bool> Spelling::take_bool(std::string_view key) {
+  auto w = take_word(key);
+  if (!w) return std::nullopt;
+  if (*w == "true" || *w == "1" || *w == "yes") return true;
+  if (*w == "false" || *w == "0" || *w == "no") return false;
+  throw_bad_value(where(), key, fmt::format("'{}'", *w), "true or false");
+}
+
+std::optional<std::string> Spelling::take_word(std::string_view key) {
+  auto raw = take(key);
+  if (!raw) return std::nullopt;
+  if (raw->size() != 1) throw_bad_value(where(), key, fmt::format("{} values", raw->size()), "a single word");
+  return raw->front();
+}
+
+void Spelling::finish(std::string_view known_keys) const {
+  if (params_.empty()) return;
+  throw InputError(fmt::format("{}: unknown parameter '{}' (known for '{}': {})", where(), params_.begin()->first,
+                               family_, known_keys.empty() ? "none" : known_keys));
+}
+
+}  // namespace ropekit

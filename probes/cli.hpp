@@ -1,0 +1,23 @@
+#pragma once
+// The `ropekit` command line. Each command group registers its subcommands on the app; the
+// commands throw InputError for bad input, which run_cli turns into "error: ..." and exit code 2.
+
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace ropekit {
+
+struct CliContext {
+  std::string command;  ///< the exact command line, shell-quoted, recorded in reports
+};
+
+/// fit, features, list, probe (the fixed-basis foundation).
+void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx);
+
+/// Parses and runs. Returns the process exit code: 0 ok, 2 bad input, 1 internal failure.
+int run_cli(int argc, char** argv);
+
+}  // namespace ropekit

@@ -1,0 +1,170 @@
+// ropekit fit | features | list | probe: the fixed-basis commands.
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "probes/cli.hpp"
+#include "probes/fit_config.hpp"
+#include "probes/fixed_basis.hpp"
+#include "probes/probe.hpp"
+#include "reports/output.hpp"
+#include "reports/table.hpp"
+#include "ropekit/basis.hpp"
+#include "ropekit/error.hpp"
+#include "ropekit/spelling.hpp"
+#include "targets/target.hpp"
+
+namespace ropekit {
+
+namespace {
+
+struct FitArgs {
+  std::string config, format = "csv", out, section;
+  std::vector<std::string> methods, targets;
+};
+
+struct FeatureArgs {
+  std::string method, lags = "0:8", format = "csv", out, config, bounded_tau;
+  BasisParams basis;
+};
+
+struct ProbeArgs {
+  std::vector<std::string> names;
+  bool list = false, all = false;
+  std::string out_dir = "reports/out", rows;
+};
+
+void run_fit(const FitArgs& a) {
+  const Format format = parse_format(a.format);
+  ConfigOverrides o;
+  if (!a.methods.empty()) o.methods = a.methods;
+  if (!a.targets.empty()) o.targets = a.targets;
+  if (!a.section.empty()) o.section = a.section;
+  const FitConfig config = load_fit_config(a.config, o);
+  emit(a.out, render(fit_rows_table(run_fixed_basis(config)), format));
+}
+
+void run_features(const FeatureArgs& a) {
+  const Format format = parse_format(a.format);
+  BasisParams p = a.basis;
+  if (!a.config.empty()) p = load_fit_config(a.config).basis;
+  if (!a.bounded_tau.empty()) {
+    if (a.bounded_tau != "true" && a.bounded_tau != "false")
+      throw_bad_value("ropekit features", "--bounded-tau", a.bounded_tau, "true or false");
+    p.bounded_tau = a.bounded_tau == "true";
+  }
+  p.validate();
+  const Method m = parse_method(a.method);
+  const auto lag_list = parse_number_list(a.lags, "--lags", 1u << 20);
+  const Eigen::VectorXd lags = Eigen::Map<const Eigen::VectorXd>(lag_list.data(), static_cast<Eigen::Index>(lag_list.size()));
+  const Eigen::MatrixXd X = features(m, p, lags);
+  Table t;
+  t.columns = {"lag"};
+  for (auto& n : feature_names(m, p)) t.columns.push_back(n);
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    std::vector<Cell> row = {lags[i]};
+    for (Eigen::Index j = 0; j < X.cols(); ++j) row.push_back(X(i, j));
+    t.add_row(std::move(row));
+  }
+  emit(a.out, render(t, format));
+}
+
+void run_list(const std::string& what, const std::string& format_name) {
+  const Format format = parse_format(format_name);
+  Table t;
+  if (what == "methods") {
+    t.columns = {"readable spelling", "reference names", "columns", "count"};
+    for (const auto& f : method_families()) t.add_row({f.readable, f.reference_names, f.columns, f.count});
+  } else if (what == "targets") {
+    t.columns = {"spellings", "y(d)"};
+    for (const auto& [n, f] : target_families()) t.add_row({n, f});
+  } else if (what == "probes") {
+    t.columns = {"probe", "description"};
+    for (const auto& p : builtin_probes()) t.add_row({p.name, p.description});
+  } else {
+    throw_bad_value("ropekit list", "what", "'" + what + "'", "methods, targets or probes");
+  }
+  emit("", render(t, format));
+}
+
+void run_probes(const ProbeArgs& a, const CliContext& ctx) {
+  if (a.list) {
+    run_list("probes", "md");
+    return;
+  }
+  std::vector<const ProbeInfo*> chosen;
+  if (a.all) {
+    if (!a.names.empty()) throw InputError("ropekit probe: give probe names or --all, not both");
+    for (const auto& p : builtin_probes()) chosen.push_back(&p);
+  } else {
+    if (a.names.empty()) throw InputError("ropekit probe: no probe named (give a NAME, --all or --list)");
+    for (const auto& n : a.names) chosen.push_back(&find_probe(n));
+  }
+  if (!a.rows.empty() && chosen.size() != 1) throw InputError("ropekit probe: --rows needs exactly one probe");
+  ProbeContext pc{a.out_dir, ctx.command, a.rows};
+  for (const auto* p : chosen) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const ProbeResult r = p->run(pc);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::string files;
+    for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + f;
+    std::cout << fmt::format("{:<22} {:>7.1f} ms  {}\n{:<22}             {}\n", p->name, ms, files, "", r.summary);
+  }
+}
+
+}  // namespace
+
+void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
+  {
+    auto a = std::make_shared<FitArgs>();
+    auto* fit = app.add_subcommand("fit", "Ridge-fit fixed bases to target kernels from a YAML run config; one row "
+                                          "per (seed, target, method, split/context)");
+    fit->add_option("--config", a->config, "YAML run config (the reference's schema)")->required();
+    fit->add_option("--methods", a->methods, "methods to fit, replacing the config's (names or spellings)");
+    fit->add_option("--targets", a->targets, "targets to fit, replacing the section's defaults");
+    fit->add_option("--section", a->section, "toy or benchmarks, when the config has both");
+    fit->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
+    fit->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
+    fit->callback([a] { run_fit(*a); });
+  }
+  {
+    auto a = std::make_shared<FeatureArgs>();
+    auto* f = app.add_subcommand("features", "Print a method's feature columns at the given lags");
+    f->add_option("--method", a->method, "method name or spelling, e.g. jordan-scaled:m=4,c=0.1")->required();
+    f->add_option("--lags", a->lags, "lags: 0,1,2 or start:stop[:step]")->capture_default_str();
+    f->add_option("--config", a->config, "take the basis parameters from this YAML run config");
+    f->add_option("--num-freqs", a->basis.num_freqs, "F")->capture_default_str();
+    f->add_option("--head-dim", a->basis.head_dim, "h (frequency grid theta^(-2k/h))")->capture_default_str();
+    f->add_option("--theta", a->basis.theta, "RoPE base")->capture_default_str();
+    f->add_option("--gamma", a->basis.gamma, "damping")->capture_default_str();
+    f->add_option("--train-context", a->basis.train_context, "L")->capture_default_str();
+    f->add_option("--bounded-tau", a->bounded_tau, "true or false (default true)");
+    f->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
+    f->add_option("--out", a->out, "output file (default: stdout)");
+    f->callback([a] { run_features(*a); });
+  }
+  {
+    auto what = std::make_shared<std::string>();
+    auto format = std::make_shared<std::string>("md");
+    auto* l = app.add_subcommand("list", "List what exists: methods, targets or probes");
+    l->add_option("what", *what, "methods, targets or probes")->required();
+    l->add_option("--format", *format, "md, csv, json or latex")->capture_default_str();
+    l->callback([what, format] { run_list(*what, *format); });
+  }
+  {
+    auto a = std::make_shared<ProbeArgs>();
+    auto* p = app.add_subcommand("probe", "Run built-in probes, writing Markdown reports and their data");
+    p->add_option("names", a->names, "probe names (see --list)");
+    p->add_flag("--list", a->list, "list the built-in probes");
+    p->add_flag("--all", a->all, "run every built-in probe");
+    p->add_option("--out-dir", a->out_dir, "directory for the reports")->capture_default_str();
+    p->add_option("--rows", a->rows, "render a fixed-basis probe from these CSV rows (ropekit's or the reference's) "
+                                     "instead of computing them");
+    p->callback([a, &ctx] { run_probes(*a, ctx); });
+  }
+}
+
+}  // namespace ropekit

@@ -1,0 +1,48 @@
+#pragma once
+// The fixed-basis probe (Jordan-RoPE paper sections 5.2-5.5, Tables 3, 4, 6, 11, 16):
+// for each seed, target and method, ridge-fit the method's features on the training lags and
+// score the same weights on lags 0..T-1 of every evaluation length T (spec fixed-basis.md section 4).
+// Each basis is computed once on the longest lag grid and each fit solves all targets at once.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "probes/fit_config.hpp"
+#include "reports/table.hpp"
+
+namespace ropekit {
+
+/// One output row: the reference's columns plus n_features, cond, rank and n_train.
+struct FitRow {
+  std::int64_t seed = 0;
+  std::string target;
+  std::string method;
+  int context = 0;       ///< T (eval) or L (train)
+  std::string split;     ///< "train" or "eval"
+  int n_features = 0;
+  int n_train = 0;       ///< training lags
+  double mse = 0;
+  double r2 = 0;
+  double cond = 0;       ///< cond_2(X^T X + lambda I) of the training system
+  int rank = 0;          ///< numerical rank of the training features, without the ridge
+};
+
+/// Training lags for a seed: 0..L-1 when train_points = L, else sort(first train_points of a seeded
+/// shuffle of 0..L-1). The shuffle is std::mt19937_64 Fisher-Yates, not torch.randperm: with
+/// train_points < L the subset differs from the reference's (the paper's configs all use train_points = L).
+std::vector<int> training_lags(int train_context, int train_points, std::int64_t seed);
+
+/// Runs the probe. Rows in the reference's order: seed, then target, then method, then the train
+/// row and one eval row per context; the numbers do not depend on `threads` (<= 0: all cores).
+/// @throws InputError if the config is invalid.
+std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads = 0);
+
+/// Columns: seed,target,method,context,split,n_features,n_train,mse,r2,cond,rank.
+Table fit_rows_table(const std::vector<FitRow>& rows);
+
+/// Reads rows back from CSV (ropekit's own, or the reference's `task`/`benchmark` spelling of the
+/// target column; missing optional columns stay 0). @throws InputError on a missing column or bad number.
+std::vector<FitRow> read_fit_rows(const CsvData& csv, std::string_view source);
+
+}  // namespace ropekit

@@ -1,0 +1,35 @@
+#include "probes/probe.hpp"
+
+#include <fmt/format.h>
+
+#include "probes/jordan_tables.hpp"
+#include "ropekit/error.hpp"
+#include "ropekit/version.hpp"
+
+namespace ropekit {
+
+const std::vector<ProbeInfo>& builtin_probes() {
+  static const std::vector<ProbeInfo> probes = {
+      {"jordan-table3", "Jordan-RoPE Table 3: phase / linear / mixed targets, MSE at length 8192", run_jordan_table3},
+      {"jordan-table11", "Jordan-RoPE Tables 11 and 4: structured targets, MSE at 8192 and the best method of each",
+       run_jordan_table11},
+      {"jordan-tables6-16", "Jordan-RoPE Tables 6 and 16: high-order jet targets, R^2 at 8192 by Jordan order",
+       run_jordan_tables6_16},
+  };
+  return probes;
+}
+
+const ProbeInfo& find_probe(const std::string& name) {
+  std::string known;
+  for (const auto& p : builtin_probes()) {
+    if (p.name == name) return p;
+    known += (known.empty() ? "" : ", ") + p.name;
+  }
+  throw InputError(fmt::format("unknown probe '{}' (known: {})", name, known));
+}
+
+std::string report_header(const std::string& title, const std::string& command, const std::string& details) {
+  return fmt::format("# {}\n\n- ropekit {}\n- command: `{}`\n{}\n", title, kVersion, command, details);
+}
+
+}  // namespace ropekit

@@ -1,0 +1,206 @@
+#include "reports/table.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ropekit/error.hpp"
+
+namespace ropekit {
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string cell_text(const Cell& c, int digits) {
+  return std::visit(Overloaded{
+                        [](std::monostate) { return std::string(); },
+                        [](const std::string& s) { return s; },
+                        [&](double v) { return digits > 0 ? format_significant(v, digits) : format_number(v); },
+                        [](std::int64_t v) { return std::to_string(v); },
+                        [](bool b) { return std::string(b ? "true" : "false"); },
+                    },
+                    c);
+}
+
+std::string latex_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '_': case '%': case '&': case '#': case '$': case '{': case '}': out += '\\'; out += c; break;
+      case '^': out += "\\^{}"; break;
+      case '~': out += "\\~{}"; break;
+      case '\\': out += "\\textbackslash{}"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Table& Table::add_row(std::vector<Cell> row) {
+  if (row.size() != columns.size())
+    throw std::logic_error(fmt::format("Table::add_row: {} cells for {} columns", row.size(), columns.size()));
+  rows.push_back(std::move(row));
+  return *this;
+}
+
+std::size_t Table::column(std::string_view name) const {
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i] == name) return i;
+  throw std::out_of_range(fmt::format("no column '{}'", name));
+}
+
+Format parse_format(std::string_view name) {
+  if (name == "csv") return Format::csv;
+  if (name == "md" || name == "markdown") return Format::md;
+  if (name == "json") return Format::json;
+  if (name == "latex" || name == "tex") return Format::latex;
+  throw_bad_value("ropekit", "format", fmt::format("'{}'", name), "one of csv, md, json, latex");
+}
+
+std::string format_significant(double v, int digits) {
+  if (!std::isfinite(v)) return format_number(v);
+  if (v == 0) return "0";
+  const double a = std::fabs(v);
+  if (a >= 1e-4 && a < 1e7) {
+    const int exponent = static_cast<int>(std::floor(std::log10(a)));
+    const int decimals = std::max(0, digits - 1 - exponent);
+    return fmt::format("{:.{}f}", v, decimals);
+  }
+  return fmt::format("{:.{}e}", v, digits - 1);
+}
+
+std::string to_csv(const Table& t) {
+  std::string out;
+  for (std::size_t i = 0; i < t.columns.size(); ++i) out += (i ? "," : "") + csv_escape(t.columns[i]);
+  out += '\n';
+  for (const auto& row : t.rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_escape(cell_text(row[i], 0));
+    out += '\n';
+  }
+  return out;
+}
+
+std::string to_markdown(const Table& t, const MarkdownOptions& o) {
+  auto esc = [](std::string s) {
+    std::string out;
+    for (char c : s) out += (c == '|') ? std::string("\\|") : std::string(1, c);
+    return out;
+  };
+  std::string out = "|";
+  for (const auto& c : t.columns) out += " " + esc(c) + " |";
+  out += "\n|";
+  for (const auto& c : t.columns) {
+    (void)c;
+    out += "---|";
+  }
+  out += '\n';
+  for (const auto& row : t.rows) {
+    out += "|";
+    for (const auto& c : row) out += " " + esc(cell_text(c, o.significant_digits)) + " |";
+    out += '\n';
+  }
+  return out;
+}
+
+std::string to_json(const Table& t) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const auto& row : t.rows) {
+    nlohmann::ordered_json obj = nlohmann::ordered_json::object();
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      std::visit(Overloaded{
+                     [&](std::monostate) { obj[t.columns[i]] = nullptr; },
+                     [&](const std::string& s) { obj[t.columns[i]] = s; },
+                     [&](double v) {
+                       // JSON has no NaN/inf: they become null rather than invalid JSON.
+                       if (std::isfinite(v)) obj[t.columns[i]] = v; else obj[t.columns[i]] = nullptr;
+                     },
+                     [&](std::int64_t v) { obj[t.columns[i]] = v; },
+                     [&](bool b) { obj[t.columns[i]] = b; },
+                 },
+                 row[i]);
+    }
+    rows.push_back(std::move(obj));
+  }
+  return rows.dump(1) + "\n";
+}
+
+std::string to_latex(const Table& t, const MarkdownOptions& o) {
+  std::string out = "\\begin{tabular}{" + std::string(t.columns.size(), 'l') + "}\n\\toprule\n";
+  for (std::size_t i = 0; i < t.columns.size(); ++i) out += (i ? " & " : "") + latex_escape(t.columns[i]);
+  out += " \\\\\n\\midrule\n";
+  for (const auto& row : t.rows) {
+    for (std::size_t i = 0; i < row.size(); ++i)
+      out += (i ? " & " : "") + latex_escape(cell_text(row[i], o.significant_digits));
+    out += " \\\\\n";
+  }
+  return out + "\\bottomrule\n\\end{tabular}\n";
+}
+
+std::string render(const Table& t, Format format) {
+  switch (format) {
+    case Format::csv: return to_csv(t);
+    case Format::md: return to_markdown(t);
+    case Format::json: return to_json(t);
+    case Format::latex: return to_latex(t);
+  }
+  throw std::logic_error("render: unknown format");
+}
+
+CsvData parse_csv(std::string_view text, std::string_view source) {
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> record;
+  std::string field;
+  bool quoted = false, any = false;
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
+      else if (c == '"') quoted = false;
+      else field += c, line += (c == '\n');
+      continue;
+    }
+    if (c == '"') quoted = true, any = true;
+    else if (c == ',') record.push_back(std::move(field)), field.clear(), any = true;
+    else if (c == '\r') continue;
+    else if (c == '\n') {
+      ++line;
+      if (any || !field.empty()) record.push_back(std::move(field)), records.push_back(std::move(record));
+      record.clear(), field.clear(), any = false;
+    } else field += c, any = true;
+  }
+  if (quoted) throw InputError(fmt::format("{}: unterminated quote (line {})", source, line));
+  if (any || !field.empty()) record.push_back(std::move(field)), records.push_back(std::move(record));
+  if (records.empty()) throw InputError(fmt::format("{}: empty CSV (must have a header line)", source));
+  CsvData out;
+  out.columns = std::move(records.front());
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    if (records[r].size() != out.columns.size())
+      throw InputError(fmt::format("{}: row {} has {} cells (must have {}, as the header)", source, r + 1,
+                                   records[r].size(), out.columns.size()));
+    out.rows.push_back(std::move(records[r]));
+  }
+  return out;
+}
+
+}  // namespace ropekit

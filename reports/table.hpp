@@ -1,0 +1,51 @@
+#pragma once
+// A table of results and its writers: CSV (full precision, for machines), Markdown (for reading and
+// for papers' supplementary material), JSON (array of row objects) and LaTeX (booktabs tabular).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace ropekit {
+
+/// Empty, text, real, integer or boolean. Reals print shortest round-trip in CSV/JSON.
+using Cell = std::variant<std::monostate, std::string, double, std::int64_t, bool>;
+
+struct Table {
+  std::vector<std::string> columns;
+  std::vector<std::vector<Cell>> rows;  ///< each row has columns.size() cells
+
+  Table& add_row(std::vector<Cell> row);
+  /// Index of a column by name; throws std::out_of_range if absent.
+  std::size_t column(std::string_view name) const;
+};
+
+enum class Format { csv, md, json, latex };
+
+/// Parses "csv", "md" (or "markdown"), "json", "latex" (or "tex"). @throws InputError otherwise.
+Format parse_format(std::string_view name);
+
+struct MarkdownOptions {
+  int significant_digits = 6;  ///< reals are printed with this many significant digits
+};
+
+std::string to_csv(const Table& t);
+std::string to_markdown(const Table& t, const MarkdownOptions& options = {});
+std::string to_json(const Table& t);
+std::string to_latex(const Table& t, const MarkdownOptions& options = {});
+std::string render(const Table& t, Format format);
+
+/// Formats a real with n significant digits (fixed or scientific, whichever is shorter).
+std::string format_significant(double v, int digits);
+
+/// Reads CSV text with a header line (RFC 4180 quoting). Cells stay text.
+struct CsvData {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+/// @throws InputError on a ragged row or an unterminated quote; `source` names the file in messages.
+CsvData parse_csv(std::string_view text, std::string_view source);
+
+}  // namespace ropekit

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ropekit builds against, if any is missing.
+# Runs as root, or through sudo. Quiet when everything is already there.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libeigen3-dev libboost-math-dev libceres-dev libfmt-dev doctest-dev
+  libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libsleef-dev
+)
+[ "${ROPEKIT_BENCH_DEPS:-0}" = 1 ] && packages+=(hyperfine)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then sudo=(); elif command -v sudo >/dev/null; then sudo=(sudo); else
+  echo "error: missing Debian packages: ${missing[*]} (run as root, or install sudo)" >&2; exit 2
+fi
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq >&2
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

@@ -1,0 +1,248 @@
+#include "targets/target.hpp"
+
+#include <cmath>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "ropekit/error.hpp"
+#include "ropekit/spelling.hpp"
+#include "ropekit/vecmath.hpp"
+
+namespace ropekit {
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+constexpr int kMaxJet = 64;
+
+std::string known_targets() {
+  return "phase, linear, mixed, phase_drift, seasonal_trend, damped_wave, rhythm_envelope, motif_spacing, "
+         "high_jet_r<r>, scaled_high_jet_r<r> (r >= 1); or a readable spelling such as scaled-high-jet:r=2,c=0.1 "
+         "(see `ropekit list targets`)";
+}
+
+[[noreturn]] void unknown(std::string_view name) {
+  throw InputError(fmt::format("unknown target '{}' (known: {})", name, known_targets()));
+}
+
+int checked_jet(std::string_view name, std::int64_t r) {
+  if (r < 1 || r > kMaxJet)
+    throw_bad_value(fmt::format("target '{}'", name), "r", std::to_string(r),
+                    fmt::format("an integer in [1, {}]", kMaxJet));
+  return static_cast<int>(r);
+}
+
+Target parse_reference(const std::string& name) {
+  using namespace target;
+  if (name == "phase") return Phase{};
+  if (name == "linear") return Linear{};
+  if (name == "mixed") return Mixed{};
+  if (name == "phase_drift") return PhaseDrift{};
+  if (name == "seasonal_trend") return SeasonalTrend{};
+  if (name == "damped_wave") return DampedWave{};
+  if (name == "rhythm_envelope") return RhythmEnvelope{};
+  if (name == "motif_spacing") return MotifSpacing{};
+  static const std::regex jet("(scaled_)?high_jet_r([0-9]+)");
+  std::smatch m;
+  if (std::regex_match(name, m, jet)) {
+    auto r = parse_int(m[2].str());
+    const int order = checked_jet(name, r.value_or(-1));
+    if (m[1].matched) return ScaledHighJet{order, {}, {}};
+    return HighJet{order, {}};
+  }
+  unknown(name);
+}
+
+std::optional<int> take_index(Spelling& s, std::string_view key) {
+  auto v = s.take_int(key);
+  if (!v) return std::nullopt;
+  if (*v < 0 || *v > 1'000'000)
+    throw_bad_value(fmt::format("target '{}'", s.text()), key, std::to_string(*v), "an integer >= 0");
+  return static_cast<int>(*v);
+}
+
+Target parse_readable(std::string_view text) {
+  using namespace target;
+  auto s = Spelling::parse(text, "target");
+  const auto& f = s.family();
+  const std::string where = fmt::format("target '{}'", s.text());
+  Target out;
+  std::string keys = "idx";
+  if (f == "phase") out = Phase{take_index(s, "idx")};
+  else if (f == "linear") out = Linear{}, keys = "";
+  else if (f == "mixed") out = Mixed{take_index(s, "idx")};
+  else if (f == "phase-drift") {
+    auto idx = take_index(s, "idx");
+    out = PhaseDrift{idx, s.take_double("eps")}, keys = "idx, eps";
+  } else if (f == "seasonal-trend") out = SeasonalTrend{take_index(s, "idx")};
+  else if (f == "damped-wave") {
+    auto idx = take_index(s, "idx");
+    auto g = s.take_double("gamma");
+    if (g) check_nonnegative(where, "gamma", *g);
+    out = DampedWave{idx, g}, keys = "idx, gamma";
+  } else if (f == "rhythm-envelope") {
+    auto idx = take_index(s, "idx");
+    out = RhythmEnvelope{idx, take_index(s, "idx2")}, keys = "idx, idx2";
+  } else if (f == "motif-spacing") out = MotifSpacing{take_index(s, "idx2")}, keys = "idx2";
+  else if (f == "high-jet" || f == "scaled-high-jet") {
+    auto r = s.take_int("r");
+    if (!r) throw InputError(fmt::format("{}: parameter r missing (write {}:r=<r>, r >= 1)", where, f));
+    const int order = checked_jet(text, *r);
+    auto idx = take_index(s, "idx");
+    if (f == "high-jet") {
+      out = HighJet{order, idx}, keys = "r, idx";
+    } else {
+      auto c = s.take_double("c");
+      if (c) check_nonnegative(where, "c", *c);
+      out = ScaledHighJet{order, c, idx}, keys = "r, c, idx";
+    }
+  } else {
+    unknown(text);
+  }
+  s.finish(keys);
+  return out;
+}
+
+}  // namespace
+
+void TargetParams::validate() const {
+  constexpr const char* kWhere = "ropekit::TargetParams";
+  check_positive(kWhere, "theta", theta);
+  if (head_dim <= 0 || head_dim % 2 != 0)
+    throw_bad_value(kWhere, "head_dim", std::to_string(head_dim), "a positive even integer");
+  check_at_least(kWhere, "train_context", train_context, 1);
+  check_nonnegative(kWhere, "gamma", gamma);
+  if (freq_index) check_at_least(kWhere, "target_freq_index", *freq_index, 0);
+  if (second_freq_index) check_at_least(kWhere, "second_freq_index", *second_freq_index, 0);
+  check_nonnegative(kWhere, "scaled_c", scaled_c);
+  check_finite(kWhere, "drift_relative_eps", drift_eps);
+}
+
+Target parse_target(std::string_view name) {
+  std::string n(name);
+  if (n.empty()) throw InputError("target name is empty (known: " + known_targets() + ")");
+  if (n.find_first_of(":-=") != std::string::npos) return parse_readable(n);
+  return parse_reference(n);
+}
+
+namespace {
+
+struct Needs {
+  std::optional<int> idx, idx2;
+  bool uses_idx = false, uses_idx2 = false;
+};
+
+Needs needs(const Target& t) {
+  using namespace target;
+  return std::visit(Overloaded{
+                        [](const Phase& v) { return Needs{v.idx, {}, true, false}; },
+                        [](const Linear&) { return Needs{}; },
+                        [](const Mixed& v) { return Needs{v.idx, {}, true, false}; },
+                        [](const PhaseDrift& v) { return Needs{v.idx, {}, true, false}; },
+                        [](const SeasonalTrend& v) { return Needs{v.idx, {}, true, false}; },
+                        [](const DampedWave& v) { return Needs{v.idx, {}, true, false}; },
+                        [](const RhythmEnvelope& v) { return Needs{v.idx, v.idx2, true, true}; },
+                        [](const MotifSpacing& v) { return Needs{{}, v.idx2, false, true}; },
+                        [](const HighJet& v) { return Needs{v.idx, {}, true, false}; },
+                        [](const ScaledHighJet& v) { return Needs{v.idx, {}, true, false}; },
+                    },
+                    t);
+}
+
+}  // namespace
+
+void check_target_params(const Target& t, const TargetParams& p, std::string_view name) {
+  auto n = needs(t);
+  if (n.uses_idx && !n.idx && !p.freq_index)
+    throw InputError(fmt::format("target '{}' needs target_freq_index (set it in the config, or write idx=)", name));
+  if (n.uses_idx2 && !n.idx2 && !p.second_freq_index)
+    throw InputError(fmt::format("target '{}' needs second_freq_index (set it in the config, or write idx2=)", name));
+}
+
+Eigen::VectorXd target_values(const Target& t, const TargetParams& p, const Eigen::VectorXd& lags) {
+  p.validate();
+  check_target_params(t, p, "target");
+  for (Eigen::Index i = 0; i < lags.size(); ++i)
+    if (!std::isfinite(lags[i]))
+      throw_bad_value("ropekit::target_values", fmt::format("lag[{}]", i), format_number(lags[i]), "finite");
+  const auto n = needs(t);
+  const double h = p.head_dim;
+  const double omega = std::pow(p.theta, -2.0 * n.idx.value_or(p.freq_index.value_or(0)) / h);
+  const double omega2 = std::pow(p.theta, -2.0 * n.idx2.value_or(p.second_freq_index.value_or(0)) / h);
+  const Eigen::ArrayXd d = lags.array();
+  const Eigen::ArrayXd x = d / static_cast<double>(std::max(p.train_context, 1));
+  // Vectorised sincos (SLEEF, 1 ulp): Eigen's double-precision .cos() is scalar.
+  auto trig = [&](double w, bool want_sin) -> Eigen::ArrayXd {
+    const Eigen::ArrayXd a = w * d;
+    Eigen::ArrayXd s(a.size()), c(a.size());
+    sincos_array(a.data(), s.data(), c.data(), static_cast<std::size_t>(a.size()));
+    return want_sin ? s : c;
+  };
+  auto cos_w = [&](double w) { return trig(w, false); };
+  auto sin_w = [&](double w) { return trig(w, true); };
+  using namespace target;
+  Eigen::ArrayXd y = std::visit(
+      Overloaded{
+          [&](const Phase&) -> Eigen::ArrayXd { return cos_w(omega); },
+          [&](const Linear&) -> Eigen::ArrayXd { return -x; },
+          [&](const Mixed&) -> Eigen::ArrayXd { return x * cos_w(omega); },
+          [&](const PhaseDrift& v) -> Eigen::ArrayXd { return cos_w(omega * (1.0 + v.eps.value_or(p.drift_eps))); },
+          [&](const SeasonalTrend&) -> Eigen::ArrayXd {
+            return (0.35 + 0.9 * x) * cos_w(omega) + 0.25 * sin_w(omega);
+          },
+          [&](const DampedWave& v) -> Eigen::ArrayXd {
+            return (-v.gamma.value_or(p.gamma) * d).exp() * (cos_w(omega) + 0.75 * x * sin_w(omega));
+          },
+          [&](const RhythmEnvelope&) -> Eigen::ArrayXd {
+            return (0.25 + 0.85 * x) * (0.65 * cos_w(omega) + 0.35 * sin_w(omega2));
+          },
+          [&](const MotifSpacing&) -> Eigen::ArrayXd {
+            return (x / (1.0 + 0.25 * x)) * (0.7 * cos_w(omega2) - 0.3 * sin_w(omega2));
+          },
+          [&](const HighJet& v) -> Eigen::ArrayXd { return x.pow(v.r) * cos_w(omega); },
+          [&](const ScaledHighJet& v) -> Eigen::ArrayXd {
+            return x.pow(v.r) * (-v.c.value_or(p.scaled_c) * x).exp() * cos_w(omega);
+          },
+      },
+      t);
+  return y.matrix();
+}
+
+const std::vector<std::string>& toy_targets() {
+  static const std::vector<std::string> v = {"phase", "linear", "mixed"};
+  return v;
+}
+
+const std::vector<std::string>& structured_targets() {
+  static const std::vector<std::string> v = {"phase_drift",        "seasonal_trend",    "damped_wave",
+                                             "rhythm_envelope",    "motif_spacing",     "high_jet_r1",
+                                             "high_jet_r2",        "high_jet_r3",       "scaled_high_jet_r2",
+                                             "scaled_high_jet_r3"};
+  return v;
+}
+
+const std::vector<std::pair<std::string, std::string>>& target_families() {
+  static const std::vector<std::pair<std::string, std::string>> v = {
+      {"phase | phase:idx=<i>", "cos(omega d)"},
+      {"linear", "-d/L"},
+      {"mixed | mixed:idx=<i>", "(d/L) cos(omega d)"},
+      {"phase_drift | phase-drift:idx=<i>,eps=<e>", "cos(omega (1+eps) d)"},
+      {"seasonal_trend | seasonal-trend:idx=<i>", "(0.35 + 0.9x) cos(omega d) + 0.25 sin(omega d)"},
+      {"damped_wave | damped-wave:idx=<i>,gamma=<g>", "e^{-gamma d} (cos(omega d) + 0.75 x sin(omega d))"},
+      {"rhythm_envelope | rhythm-envelope:idx=<i>,idx2=<j>",
+       "(0.25 + 0.85x)(0.65 cos(omega d) + 0.35 sin(omega2 d))"},
+      {"motif_spacing | motif-spacing:idx2=<j>", "(x/(1 + 0.25x))(0.7 cos(omega2 d) - 0.3 sin(omega2 d))"},
+      {"high_jet_r<r> | high-jet:r=<r>,idx=<i>", "x^r cos(omega d), r >= 1"},
+      {"scaled_high_jet_r<r> | scaled-high-jet:r=<r>,c=<c>,idx=<i>", "x^r e^{-c x} cos(omega d), r >= 1"},
+  };
+  return v;
+}
+
+}  // namespace ropekit
