@@ -1,0 +1,71 @@
+#pragma once
+// Shared test helpers: running the `ropekit` binary as a user would, and scratch directories.
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace ropekit::test {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+/// A fresh empty directory under the system temp dir, removed when the object dies.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& tag) {
+    path_ = std::filesystem::temp_directory_path() /
+            ("ropekit-test-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::string write(const std::string& name, const std::string& content) const {
+    std::ofstream(path_ / name, std::ios::binary) << content;
+    return file(name);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  static int& counter() {
+    static int c = 0;
+    return c;
+  }
+  std::filesystem::path path_;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Runs `ropekit <args>` through the shell (args are shell words) and captures both streams.
+inline CliResult run_ropekit(const std::string& args) {
+  static ScratchDir io("cli-io");
+  const std::string out = io.file("stdout"), err = io.file("stderr");
+  const std::string cmd = std::string("'") + ROPEKIT_CLI + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+/// Path of a file in the source tree (configs/, data/).
+inline std::string source_path(const std::string& rel) { return std::string(ROPEKIT_SOURCE_DIR) + "/" + rel; }
+
+}  // namespace ropekit::test
