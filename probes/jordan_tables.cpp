@@ -219,7 +219,7 @@ ProbeResult run_jordan_table3(const ProbeContext& ctx) {
     const FitRow* any = nullptr;
     for (const auto& r : run.rows)
       if (r.method == m) { any = &r; break; }
-    row.push_back(any ? Cell{std::int64_t{any->n_features}} : Cell{});
+    row.push_back(any && any->n_features > 0 ? Cell{std::int64_t{any->n_features}} : Cell{std::string("—")});
     row.push_back(any && any->cond > 0 ? Cell{fmt::format("{:.2e}", any->cond)} : Cell{std::string("—")});
     for (const auto& [tg, label] : targets) {
       row.push_back(fmt_mse(run.value(m, tg, metric)));

@@ -55,8 +55,9 @@ RidgeFit fit_ridge(const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y, const Rid
     const Eigen::MatrixXd R2 = qr2.matrixQR().topRows(p).triangularView<Eigen::Upper>();
     G = R2.transpose() * R2;
   } else {
-    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(A);
-    cod.setThreshold(tol_factor);
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(A.rows(), A.cols());
+    cod.setThreshold(tol_factor);  // before compute(): the rank decided there shapes the solution
+    cod.compute(A);
     fit.weights = cod.solve(B);
     G = R.transpose() * R;
   }

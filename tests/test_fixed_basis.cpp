@@ -1,0 +1,133 @@
+// The fixed-basis probe end to end: every printed cell of the paper's Tables 3, 6, 11 and 16
+// against an independent float64 implementation (data/paper-fixed-basis-cells.csv, oracle_f64),
+// through the same code path as `ropekit fit --config` (load_fit_config + run_fixed_basis).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "probes/fit_config.hpp"
+#include "probes/fixed_basis.hpp"
+#include "probes/paper_cells.hpp"
+#include "reports/table.hpp"
+#include "ropekit/error.hpp"
+#include "tests/support.hpp"
+
+using namespace ropekit;
+
+namespace {
+
+// The config behind each table, plus the extra methods/targets the table needs (the configs' comments).
+FitConfig config_for_table(int table) {
+  std::string path;
+  std::vector<std::string> methods, targets;
+  if (table == 3) path = "configs/paper-table3-toy.yaml", methods = {"jordan_exact_c010", "jordan_exact_scaled"};
+  else if (table == 11) path = "configs/paper-table11-structured.yaml";
+  else path = "configs/paper-tables6-16-highjet.yaml", methods = {"jordan_scaled_m2_c010"}, targets = {"scaled_high_jet_r1"};
+  FitConfig c = load_fit_config(test::source_path(path));
+  c.methods.insert(c.methods.end(), methods.begin(), methods.end());
+  c.targets.insert(c.targets.end(), targets.begin(), targets.end());
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("every printed paper cell matches the independent float64 answer to 1e-5") {
+  std::map<int, std::vector<FitRow>> rows;  // tables 6 and 16 share one run
+  int checked = 0;
+  std::set<int> tables;
+  for (const auto& cell : paper_cells()) {
+    const int run = cell.table == 16 ? 6 : cell.table;
+    if (!rows.count(run)) rows[run] = run_fixed_basis(config_for_table(run));
+    const double v = metric_value(rows[run], cell.method, cell.target, cell.metric);
+    CAPTURE(cell.table);
+    CAPTURE(cell.row);
+    CAPTURE(cell.column);
+    CAPTURE(v);
+    CAPTURE(cell.oracle_f64);
+    // The acceptance bound: 1e-5 relative, absolute floor 1e-9 for cells near zero. The
+    // oracle itself is stable to better than 1e-6 across four solvers.
+    CHECK(std::fabs(v - cell.oracle_f64) <= std::max(1e-5 * std::fabs(cell.oracle_f64), 1e-9));
+    ++checked;
+    tables.insert(cell.table);
+  }
+  CHECK(checked == 96);
+  CHECK(tables == std::set<int>{3, 6, 11, 16});
+}
+
+TEST_CASE("rows come in the reference's order: seed; target; method; train then contexts") {
+  FitConfig c = config_for_table(3);
+  c.methods = {"rope", "alibi"};
+  const auto rows = run_fixed_basis(c);
+  REQUIRE(rows.size() == c.seeds.size() * 3 * 2 * (1 + c.eval_contexts.size()));
+  std::size_t i = 0;
+  for (auto seed : c.seeds)
+    for (const auto& t : c.targets)
+      for (const auto& m : c.methods) {
+        CHECK(rows[i].seed == seed);
+        CHECK(rows[i].target == t);
+        CHECK(rows[i].method == m);
+        CHECK(rows[i].split == "train");
+        CHECK(rows[i].context == 1024);
+        ++i;
+        for (int T : c.eval_contexts) {
+          CHECK(rows[i].split == "eval");
+          CHECK(rows[i].context == T);
+          CHECK(rows[i].method == m);
+          ++i;
+        }
+      }
+}
+
+TEST_CASE("the numbers do not depend on the thread count") {
+  const FitConfig c = config_for_table(11);
+  const auto one = run_fixed_basis(c, 1), two = run_fixed_basis(c, 2);
+  REQUIRE(one.size() == two.size());
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    CHECK(one[i].mse == two[i].mse);
+    CHECK(one[i].r2 == two[i].r2);
+    CHECK(one[i].cond == two[i].cond);
+  }
+}
+
+TEST_CASE("train_points < L draws a seeded sorted subset; seeds then differ; and repeat exactly") {
+  const auto a = training_lags(1024, 100, 0), b = training_lags(1024, 100, 0), c = training_lags(1024, 100, 1);
+  CHECK(a == b);
+  CHECK(a != c);
+  CHECK(a.size() == 100);
+  CHECK(std::is_sorted(a.begin(), a.end()));
+  CHECK(std::set<int>(a.begin(), a.end()).size() == 100);
+  CHECK(a.front() >= 0);
+  CHECK(a.back() <= 1023);
+  CHECK(training_lags(1024, 1024, 5).size() == 1024);
+
+  FitConfig cfg = config_for_table(3);
+  cfg.methods = {"rope"};
+  cfg.train_points = 200;
+  const auto rows = run_fixed_basis(cfg);
+  // Rows of seed 0 and seed 1 for the same target/method/context differ (different training lags).
+  const std::size_t per_seed = rows.size() / cfg.seeds.size();
+  CHECK(rows[0].n_train == 200);
+  CHECK(rows[1].mse != rows[per_seed + 1].mse);
+}
+
+TEST_CASE("rows read back from CSV; including the reference's task/benchmark column names") {
+  FitConfig c = config_for_table(3);
+  c.methods = {"rope", "jordan_rope"};
+  const auto rows = run_fixed_basis(c);
+  const auto back = read_fit_rows(parse_csv(to_csv(fit_rows_table(rows)), "rows"), "rows");
+  REQUIRE(back.size() == rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CHECK(back[i].target == rows[i].target);
+    CHECK(back[i].mse == rows[i].mse);  // shortest round-trip formatting is exact
+    CHECK(back[i].cond == rows[i].cond);
+  }
+  const auto toy = read_fit_rows(parse_csv("seed,task,method,context,split,mse\n0,mixed,rope,8192,eval,8.79\n", "ref"), "ref");
+  CHECK(toy.at(0).target == "mixed");
+  const auto bench = read_fit_rows(
+      parse_csv("seed,benchmark,method,context,split,mse,r2\n0,damped_wave,rope,8192,eval,1.3,0.36\n", "ref"), "ref");
+  CHECK(bench.at(0).target == "damped_wave");
+  CHECK(bench.at(0).r2 == 0.36);
+  CHECK_THROWS_AS(read_fit_rows(parse_csv("seed,method\n0,rope\n", "bad"), "bad"), InputError);
+}

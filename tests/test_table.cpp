@@ -1,0 +1,69 @@
+// Report writers: CSV round-trips exactly, JSON parses, Markdown and LaTeX escape their specials.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/table.hpp"
+#include "ropekit/error.hpp"
+
+using namespace ropekit;
+
+namespace {
+Table sample() {
+  Table t;
+  t.columns = {"name", "value", "n", "ok"};
+  t.add_row({std::string("a,b \"q\""), 0.1 + 0.2, std::int64_t{42}, true});
+  t.add_row({std::string("x_1 | y^2 & 50%"), 1.9048322303826847e-14, std::int64_t{-1}, false});
+  t.add_row({Cell{}, std::nan(""), std::int64_t{0}, true});
+  return t;
+}
+}  // namespace
+
+TEST_CASE("CSV quotes what needs quoting and reals round-trip exactly") {
+  const Table t = sample();
+  const CsvData back = parse_csv(to_csv(t), "t");
+  REQUIRE(back.columns == t.columns);
+  REQUIRE(back.rows.size() == 3);
+  CHECK(back.rows[0][0] == "a,b \"q\"");
+  CHECK(std::stod(back.rows[0][1]) == 0.1 + 0.2);
+  CHECK(std::stod(back.rows[1][1]) == 1.9048322303826847e-14);
+  CHECK(back.rows[2][1] == "nan");
+}
+
+TEST_CASE("JSON is valid; one object per row; NaN becomes null") {
+  const auto j = nlohmann::json::parse(to_json(sample()));
+  REQUIRE(j.is_array());
+  CHECK(j[0]["value"].get<double>() == 0.1 + 0.2);
+  CHECK(j[0]["n"].get<int>() == 42);
+  CHECK(j[0]["ok"].get<bool>());
+  CHECK(j[2]["value"].is_null());
+  CHECK(j[2]["name"].is_null());
+}
+
+TEST_CASE("Markdown escapes pipes; LaTeX escapes its specials") {
+  const std::string md = to_markdown(sample());
+  CHECK(md.find("x_1 \\| y^2") != std::string::npos);
+  CHECK(md.find("| name | value | n | ok |") == 0);
+  const std::string tex = to_latex(sample());
+  CHECK(tex.find("x\\_1 | y\\^{}2 \\& 50\\%") != std::string::npos);
+  CHECK(tex.find("\\toprule") != std::string::npos);
+}
+
+TEST_CASE("format_significant keeps the requested significant digits") {
+  CHECK(format_significant(17.61797631, 4) == "17.62");
+  CHECK(format_significant(0.05411961409, 4) == "0.05412");
+  CHECK(format_significant(1.904832226e-14, 4) == "1.905e-14");
+  CHECK(format_significant(0.0, 4) == "0");
+  CHECK(format_significant(18711.3, 4) == "18711");
+}
+
+TEST_CASE("formats parse; ragged CSV and unknown formats are rejected") {
+  CHECK(parse_format("md") == Format::md);
+  CHECK(parse_format("latex") == Format::latex);
+  CHECK_THROWS_AS(parse_format("xml"), InputError);
+  CHECK_THROWS_AS(parse_csv("a,b\n1,2,3\n", "r.csv"), InputError);
+  CHECK_THROWS_AS(parse_csv("a,b\n\"1,2\n", "r.csv"), InputError);
+  CHECK_THROWS_AS(parse_csv("", "r.csv"), InputError);
+}
