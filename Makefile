@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 ROPEKIT = $(BUILD)/ropekit
 
-.PHONY: all deps configure build run test bench clean
+.PHONY: all deps configure build build-cli run test bench clean
 
 all: build
 
@@ -19,8 +19,11 @@ configure: deps $(BUILD)/CMakeCache.txt
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
+build-cli: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target ropekit -- --no-print-directory
+
 # The main job: every built-in probe, reports under reports/out/.
-run: build
+run: build-cli
 	@$(ROPEKIT) probe --all --out-dir reports/out
 
 test: build

@@ -176,15 +176,20 @@ Winner lowest(const Run& run, int table, const std::vector<std::string>& methods
 }
 
 // Writes the report and the rows; returns the files written.
+// The paper-layout tables also go to <name>.tex (booktabs tabulars, ready for \input).
 ProbeResult write_outputs(const ProbeContext& ctx, const std::string& name, const std::string& markdown,
-                          const Run& run, const std::string& summary) {
+                          const std::vector<std::pair<std::string, const Table*>>& latex_tables, const Run& run,
+                          const std::string& summary) {
   namespace fs = std::filesystem;
   const std::string md = (fs::path(ctx.out_dir) / (name + ".md")).string();
   const std::string csv = (fs::path(ctx.out_dir) / (name + ".csv")).string();
-  const std::string rows_csv = to_csv(fit_rows_table(run.rows));
-  write_file_atomic(csv, rows_csv);
+  const std::string tex = (fs::path(ctx.out_dir) / (name + ".tex")).string();
+  std::string latex = fmt::format("% {} (ropekit; see {}.md for the parameters). Needs \\usepackage{{booktabs}}.\n", name, name);
+  for (const auto& [caption, table] : latex_tables) latex += fmt::format("\n% {}\n{}", caption, to_latex(*table));
+  write_file_atomic(csv, to_csv(fit_rows_table(run.rows)));
+  write_file_atomic(tex, latex);
   write_file_atomic(md, markdown);
-  return ProbeResult{{md, csv}, summary};
+  return ProbeResult{{md, csv, tex}, summary};
 }
 
 std::string rows_note(const Run& run, const std::string& name) {
@@ -258,7 +263,7 @@ ProbeResult run_jordan_table3(const ProbeContext& ctx) {
   md += "## Findings\n\n" + oracle_line(oc) + findings;
   const std::string summary = fmt::format("{} printed cells, {} float32 artefacts, max deviation from float64 oracle {:.1e}",
                                           oc.cells, oc.artefacts, oc.max_rel);
-  return write_outputs(ctx, name, md, run, summary);
+  return write_outputs(ctx, name, md, {{"Table 3: MSE at length 8192", &t}}, run, summary);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -324,7 +329,8 @@ ProbeResult run_jordan_table11(const ProbeContext& ctx) {
   const std::string summary =
       fmt::format("{} printed cells, {} float32 artefacts, {} of 5 Table 4 winners change; max deviation {:.1e}",
                   oc.cells, oc.artefacts, changed, oc.max_rel);
-  return write_outputs(ctx, name, md, run, summary);
+  return write_outputs(ctx, name, md, {{"Table 11: MSE at length 8192", &t}, {"Table 4: best method", &t4}}, run,
+                       summary);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -426,7 +432,7 @@ ProbeResult run_jordan_tables6_16(const ProbeContext& ctx) {
                     jet_changes);
   const std::string summary = fmt::format("{} printed cells, {} float32 artefacts, max deviation {:.1e}", oc.cells,
                                           oc.artefacts, oc.max_rel);
-  return write_outputs(ctx, name, md, run, summary);
+  return write_outputs(ctx, name, md, {{"Table 6", &t6}, {"Table 16", &t16}}, run, summary);
 }
 
 }  // namespace ropekit

@@ -40,9 +40,33 @@ std::string cell_text(const Cell& c, int digits) {
                     c);
 }
 
-std::string latex_escape(const std::string& s) {
+std::string latex_escape(const std::string& in) {
+  // The few non-ASCII symbols ropekit's reports use, spelled for a plain pdflatex preamble.
+  static const std::pair<const char*, const char*> kSymbols[] = {
+      {"†", "\\textsuperscript{\\dag}"}, {"γ", "$\\gamma$"}, {"ω", "$\\omega$"}, {"λ", "$\\lambda$"},
+      {"²", "$^2$"}, {"³", "$^3$"}, {"ᵀ", "$^T$"}, {"—", "---"}, {"≥", "$\\geq$"}, {"≤", "$\\leq$"},
+      {"·", "$\\cdot$"}, {"±", "$\\pm$"}};
+  std::string s = in;
   std::string out;
-  for (char c : s) {
+  bool code = false;  // inside a Markdown `code span`: \texttt{...}
+  for (std::size_t i = 0; i < s.size();) {
+    bool replaced = false;
+    for (const auto& [from, to] : kSymbols) {
+      const std::size_t n = std::char_traits<char>::length(from);
+      if (s.compare(i, n, from) == 0) {
+        out += to;
+        i += n;
+        replaced = true;
+        break;
+      }
+    }
+    if (replaced) continue;
+    const char c = s[i++];
+    if (c == '`') {
+      out += code ? "}" : "\\texttt{";
+      code = !code;
+      continue;
+    }
     switch (c) {
       case '_': case '%': case '&': case '#': case '$': case '{': case '}': out += '\\'; out += c; break;
       case '^': out += "\\^{}"; break;
@@ -51,6 +75,7 @@ std::string latex_escape(const std::string& s) {
       default: out += c;
     }
   }
+  if (code) out += "}";
   return out;
 }
 

@@ -49,6 +49,12 @@ TEST_CASE("Markdown escapes pipes; LaTeX escapes its specials") {
   const std::string tex = to_latex(sample());
   CHECK(tex.find("x\\_1 | y\\^{}2 \\& 50\\%") != std::string::npos);
   CHECK(tex.find("\\toprule") != std::string::npos);
+  Table u;
+  u.columns = {"Jordan (γ=0)"};
+  u.add_row({std::string("50.463 †")});
+  const std::string utex = to_latex(u);
+  CHECK(utex.find("Jordan ($\\gamma$=0)") != std::string::npos);
+  CHECK(utex.find("50.463 \\textsuperscript{\\dag}") != std::string::npos);
 }
 
 TEST_CASE("format_significant keeps the requested significant digits") {
