@@ -45,7 +45,54 @@ struct MethodFit {
   std::vector<Scores> per_target;
 };
 
+// Fits `method` on the rows `idx` (inside 0..L-1) of Y and predicts every lag of the evaluator's grid.
+// The training rows are computed once; longer grids are predicted in cache-sized chunks, so no
+// lags x features matrix of the whole grid is ever held.
+std::pair<RidgeFit, Eigen::MatrixXd> fit_and_predict(const BasisEvaluator& evaluator, const Method& method,
+                                                     const Eigen::MatrixXd& Y, const std::vector<int>& idx, int L,
+                                                     double ridge) {
+  const Eigen::Index t_max = evaluator.lags().size();
+  const Eigen::MatrixXd XL = evaluator.features(method, 0, L);  // rows = lags 0..L-1, cols = features
+  const bool prefix = idx.size() == static_cast<std::size_t>(L);
+  RidgeFit fit = prefix ? fit_ridge(XL, Y.topRows(L), RidgeOptions{ridge})
+                        : fit_ridge(XL(idx, Eigen::all), Y(idx, Eigen::all), RidgeOptions{ridge});
+  Eigen::MatrixXd pred(t_max, Y.cols());  // rows = lags, cols = targets
+  pred.topRows(L).noalias() = XL * fit.weights;
+  for (Eigen::Index start = L; start < t_max; start += kChunk) {
+    const Eigen::Index len = std::min<Eigen::Index>(kChunk, t_max - start);
+    pred.middleRows(start, len).noalias() = evaluator.features(method, start, len) * fit.weights;
+  }
+  return {std::move(fit), std::move(pred)};
+}
+
+// Every target of the config on lags 0..t_max-1; rows = lags, cols = targets.
+Eigen::MatrixXd target_matrix(const FitConfig& config, const Eigen::VectorXd& lags) {
+  Eigen::MatrixXd Y(lags.size(), static_cast<Eigen::Index>(config.targets.size()));
+  for (Eigen::Index j = 0; j < Y.cols(); ++j)
+    Y.col(j) = target_values(parse_target(config.targets[static_cast<std::size_t>(j)]), config.target, lags);
+  return Y;
+}
+
 }  // namespace
+
+MethodPrediction predict(const FitConfig& config, const std::string& method, int context, std::int64_t seed) {
+  config.validate();
+  if (context < 1) throw_bad_value("ropekit::predict", "context", std::to_string(context), "an integer >= 1");
+  const int L = config.basis.train_context;
+  const int t_max = std::max(L, context);
+  MethodPrediction out;
+  out.lags = Eigen::VectorXd::LinSpaced(t_max, 0, t_max - 1);
+  const Eigen::MatrixXd Y = target_matrix(config, out.lags);
+  const BasisEvaluator evaluator(config.basis, out.lags);
+  auto [fit, pred] = fit_and_predict(evaluator, parse_method(method), Y, training_lags(L, config.train_points, seed), L,
+                                     config.ridge);
+  out.lags.conservativeResize(context);
+  out.y = Y.topRows(context);
+  out.pred = pred.topRows(context);
+  out.cond = fit.cond;
+  out.rank = fit.rank;
+  return out;
+}
 
 std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
   config.validate();
@@ -56,9 +103,7 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
   std::vector<Method> methods;
   for (const auto& m : config.methods) methods.push_back(parse_method(m));
   const Eigen::Index nt = static_cast<Eigen::Index>(config.targets.size());
-  Eigen::MatrixXd Y(t_max, nt);  // rows = lags 0..t_max-1, cols = targets
-  for (Eigen::Index j = 0; j < nt; ++j)
-    Y.col(j) = target_values(parse_target(config.targets[static_cast<std::size_t>(j)]), config.target, lags);
+  const Eigen::MatrixXd Y = target_matrix(config, lags);  // rows = lags 0..t_max-1, cols = targets
 
   // Seeds that draw the same training lags (always, when train_points = L) share one fit.
   std::vector<std::vector<int>> train_sets;
@@ -80,22 +125,11 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
   });
   parallel_for(order.size(), threads, [&](std::size_t task) {
     const std::size_t mi = order[task];
-    // Training lags lie in 0..L-1: fit on those rows, then predict the longer grid in cache-sized
-    // chunks so no lags x features matrix of the whole grid is ever held.
-    const Eigen::MatrixXd XL = evaluator.features(methods[mi], 0, L);  // rows = lags 0..L-1, cols = features
     for (std::size_t si = 0; si < train_sets.size(); ++si) {
       const auto& idx = train_sets[si];
-      const bool prefix = idx.size() == static_cast<std::size_t>(L);
-      const RidgeFit fit = prefix ? fit_ridge(XL, Y.topRows(L), RidgeOptions{config.ridge})
-                                  : fit_ridge(XL(idx, Eigen::all), Y(idx, Eigen::all), RidgeOptions{config.ridge});
-      Eigen::MatrixXd pred(t_max, nt);  // rows = lags, cols = targets
-      pred.topRows(L).noalias() = XL * fit.weights;
-      for (Eigen::Index start = L; start < t_max; start += kChunk) {
-        const Eigen::Index len = std::min<Eigen::Index>(kChunk, t_max - start);
-        pred.middleRows(start, len).noalias() = evaluator.features(methods[mi], start, len) * fit.weights;
-      }
+      const auto [fit, pred] = fit_and_predict(evaluator, methods[mi], Y, idx, L, config.ridge);
       MethodFit& mf = fits[si][mi];
-      mf.n_features = static_cast<int>(XL.cols());
+      mf.n_features = static_cast<int>(fit.weights.rows());
       mf.cond = fit.cond;
       mf.rank = fit.rank;
       for (Eigen::Index j = 0; j < nt; ++j) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Dense>
+
 #include "probes/fit_config.hpp"
 #include "reports/table.hpp"
 
@@ -37,6 +39,17 @@ std::vector<int> training_lags(int train_context, int train_points, std::int64_t
 /// row and one eval row per context; the numbers do not depend on `threads` (<= 0: all cores).
 /// @throws InputError if the config is invalid.
 std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads = 0);
+
+/// One method fitted on a seed's training lags, predicting every target of the config on lags 0..T-1.
+struct MethodPrediction {
+  Eigen::VectorXd lags;  ///< 0..T-1
+  Eigen::MatrixXd y;     ///< rows = lags, cols = config targets
+  Eigen::MatrixXd pred;  ///< rows = lags, cols = config targets
+  double cond = 0;
+  int rank = 0;
+};
+/// @throws InputError for an invalid config, method or context < 1.
+MethodPrediction predict(const FitConfig& config, const std::string& method, int context, std::int64_t seed = 0);
 
 /// Columns: seed,target,method,context,split,n_features,n_train,mse,r2,cond,rank.
 Table fit_rows_table(const std::vector<FitRow>& rows);

@@ -13,6 +13,7 @@
 #include "probes/fixed_basis.hpp"
 #include "probes/paper_cells.hpp"
 #include "reports/output.hpp"
+#include "reports/plot.hpp"
 #include "reports/table.hpp"
 #include "ropekit/embedded.hpp"
 #include "ropekit/error.hpp"
@@ -176,6 +177,36 @@ Winner lowest(const Run& run, int table, const std::vector<std::string>& methods
 }
 
 // Writes the report and the rows; returns the files written.
+// Extrapolation error against distance: RMS of (prediction - target) over windows of `window` lags,
+// one curve per method, written as <name>-<target>.svg. Skipped when rendering given rows.
+std::string error_plot(const ProbeContext& ctx, const Run& run, const std::string& name, const std::string& target,
+                       const std::vector<std::string>& methods, int context, int window) {
+  if (run.rows_source != "computed") return "";
+  FitConfig cfg = run.config;
+  cfg.targets = {target};
+  std::vector<PlotSeries> series;
+  for (const auto& m : methods) {
+    const MethodPrediction p = predict(cfg, m, context);
+    PlotSeries s{display_name(m), {}, {}, "", 1.6, false};
+    for (int start = 0; start + window <= context; start += window) {
+      const Eigen::VectorXd e = p.pred.col(0).segment(start, window) - p.y.col(0).segment(start, window);
+      s.x.push_back(start + window / 2.0);
+      s.y.push_back(std::sqrt(e.squaredNorm() / window));
+    }
+    series.push_back(std::move(s));
+  }
+  PlotOptions o;
+  o.title = fmt::format("{}: extrapolation error of fixed bases fitted on lags 0..{}", target, cfg.basis.train_context - 1);
+  o.xlabel = "lag d";
+  o.ylabel = fmt::format("RMS error over {}-lag windows", window);
+  o.log_y = true;
+  o.vlines = {static_cast<double>(cfg.basis.train_context)};
+  o.vline_label = "training length L";
+  const std::string path = (std::filesystem::path(ctx.out_dir) / fmt::format("{}-{}.svg", name, target)).string();
+  write_file_atomic(path, svg_line_plot(series, o));
+  return path;
+}
+
 // The paper-layout tables also go to <name>.tex (booktabs tabulars, ready for \input).
 ProbeResult write_outputs(const ProbeContext& ctx, const std::string& name, const std::string& markdown,
                           const std::vector<std::pair<std::string, const Table*>>& latex_tables, const Run& run,
@@ -263,7 +294,16 @@ ProbeResult run_jordan_table3(const ProbeContext& ctx) {
   md += "## Findings\n\n" + oracle_line(oc) + findings;
   const std::string summary = fmt::format("{} printed cells, {} float32 artefacts, max deviation from float64 oracle {:.1e}",
                                           oc.cells, oc.artefacts, oc.max_rel);
-  return write_outputs(ctx, name, md, {{"Table 3: MSE at length 8192", &t}}, run, summary);
+  const std::string plot = error_plot(ctx, run, name, "mixed",
+                                      {"rope", "rope_alibi", "direct_sum", "jordan_rope", "jordan_raw_tau",
+                                       "jordan_exact_c010", "jordan_exact_scaled"},
+                                      8192, 128);
+  if (!plot.empty())
+    md += fmt::format("\n## Extrapolation error on the mixed target\n\n![RMS error by lag]({})\n",
+                      std::filesystem::path(plot).filename().string());
+  ProbeResult result = write_outputs(ctx, name, md, {{"Table 3: MSE at length 8192", &t}}, run, summary);
+  if (!plot.empty()) result.files.push_back(plot);
+  return result;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -432,7 +472,16 @@ ProbeResult run_jordan_tables6_16(const ProbeContext& ctx) {
                     jet_changes);
   const std::string summary = fmt::format("{} printed cells, {} float32 artefacts, max deviation {:.1e}", oc.cells,
                                           oc.artefacts, oc.max_rel);
-  return write_outputs(ctx, name, md, {{"Table 6", &t6}, {"Table 16", &t16}}, run, summary);
+  const std::string plot = error_plot(ctx, run, name, "scaled_high_jet_r2",
+                                      {"jordan_scaled_m2_c010", "jordan_scaled_m3_c010", "jordan_scaled_m4_c010",
+                                       "rope_matched_m3", "direct_sum_poly_m4"},
+                                      8192, 128);
+  if (!plot.empty())
+    md += fmt::format("\n## Extrapolation error on x² e^(-0.1x) cos(ωd)\n\n![RMS error by lag]({})\n",
+                      std::filesystem::path(plot).filename().string());
+  ProbeResult result = write_outputs(ctx, name, md, {{"Table 6", &t6}, {"Table 16", &t16}}, run, summary);
+  if (!plot.empty()) result.files.push_back(plot);
+  return result;
 }
 
 }  // namespace ropekit
