@@ -193,10 +193,12 @@ FitConfig parse_fit_config(std::string_view yaml_text, std::string_view source, 
   }
   if (auto n = opt(pos, "theta"); n) c.basis.theta = rd.real(*n, "position.theta", "finite and > 0");
   if (auto n = opt(pos, "bounded_tau"); n) c.basis.bounded_tau = rd.boolean(*n, "position.bounded_tau");
-  if (auto n = opt(sec, "gamma"); n) c.basis.gamma = rd.real(*n, s + ".gamma", "finite and >= 0");
-  else if (auto g = opt(pos, "gamma_min"); g) c.basis.gamma = rd.real(*g, "position.gamma_min", "finite and >= 0");
+  std::string gamma_key = s + ".gamma";  // falls back to position.gamma_min, then 1e-4
+  if (auto n = opt(sec, "gamma"); n) c.basis.gamma = rd.real(*n, gamma_key, "finite and >= 0");
+  else if (auto g = opt(pos, "gamma_min"); g)
+    gamma_key = "position.gamma_min", c.basis.gamma = rd.real(*g, gamma_key, "finite and >= 0");
   check_positive(where, "position.theta", c.basis.theta);
-  check_nonnegative(where, s + ".gamma", c.basis.gamma);
+  check_nonnegative(where, gamma_key, c.basis.gamma);
 
   c.target.theta = c.basis.theta;
   c.target.head_dim = c.basis.head_dim;

@@ -109,7 +109,13 @@ std::string format_significant(double v, int digits) {
   if (a >= 1e-4 && a < 1e7) {
     const int exponent = static_cast<int>(std::floor(std::log10(a)));
     const int decimals = std::max(0, digits - 1 - exponent);
-    return fmt::format("{:.{}f}", v, decimals);
+    std::string out = fmt::format("{:.{}f}", v, decimals);
+    // Trailing zeros carry no information here: 1.00000 -> 1, 9.510 -> 9.51.
+    if (out.find('.') != std::string::npos) {
+      out.erase(out.find_last_not_of('0') + 1);
+      if (out.back() == '.') out.pop_back();
+    }
+    return out;
   }
   return fmt::format("{:.{}e}", v, digits - 1);
 }

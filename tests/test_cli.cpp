@@ -76,7 +76,7 @@ TEST_CASE("ropekit fit --config paper-table3-toy.yaml --format csv agrees with t
   CHECK(r.out.rfind("seed,target,method,context,split,n_features,", 0) == 0);
 }
 
-TEST_CASE("bad input on the command line: error:; exit 2; no output file") {
+TEST_CASE("bad input on the command line: error: - exit 2 - no output file") {
   ScratchDir cfg("cfg");
   const std::string toy = source_path("configs/paper-table3-toy.yaml");
   check_rejected("fit --config '" + toy + "' --methods wavelets", "unknown method 'wavelets'");
@@ -129,7 +129,7 @@ TEST_CASE("ropekit list and probe --list exit 0 and name what exists") {
   CHECK(run_ropekit("list widgets").exit_code == 2);
 }
 
-TEST_CASE("ropekit probe writes the report and its rows; a report starts with version and command") {
+TEST_CASE("ropekit probe writes the report and its rows - a report starts with version and command") {
   ScratchDir dir("probe");
   const auto r = run_ropekit("probe jordan-table3 --out-dir '" + dir.path().string() + "'");
   REQUIRE(r.exit_code == 0);
@@ -156,5 +156,5 @@ TEST_CASE("a probe re-renders the reference's own CSV rows with --rows") {
   REQUIRE(r.exit_code == 0);
   const std::string md = ropekit::test::slurp(dir.file("jordan-table3.md"));
   CHECK(md.find("read from") != std::string::npos);
-  CHECK(md.find("| Exact/raw Jordan | `jordan_raw_tau` | — | — | 0.004000 | 0.004 | 462.4 |") != std::string::npos);
+  CHECK(md.find("| Exact/raw Jordan | `jordan_raw_tau` | — | — | 0.004 | 0.004 | 462.4 |") != std::string::npos);
 }

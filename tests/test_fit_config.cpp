@@ -74,7 +74,7 @@ TEST_CASE("the three paper configs load with the values written in them") {
   CHECK(t11.target.drift_eps == 5e-5);
 }
 
-TEST_CASE("gamma falls back to position.gamma_min; unknown sections are ignored") {
+TEST_CASE("gamma falls back to position.gamma_min - unknown sections are ignored") {
   const FitConfig c = parse_fit_config(kToy, "toy.yaml");
   CHECK(c.basis.gamma == 2e-4);
   CHECK(c.basis.train_context == 512);
@@ -91,7 +91,7 @@ TEST_CASE("command-line overrides replace methods and targets") {
   CHECK(c.targets == std::vector<std::string>{"high_jet_r5"});
 }
 
-TEST_CASE("bad configs are rejected with the key; the value and the constraint") {
+TEST_CASE("bad configs are rejected with the key - the value and the constraint") {
   struct Case {
     std::string yaml, expect;
   };

@@ -56,7 +56,7 @@ TEST_CASE("every printed paper cell matches the independent float64 answer to 1e
   CHECK(tables == std::set<int>{3, 6, 11, 16});
 }
 
-TEST_CASE("rows come in the reference's order: seed; target; method; train then contexts") {
+TEST_CASE("rows come in the reference's order: seed - target - method - train then contexts") {
   FitConfig c = config_for_table(3);
   c.methods = {"rope", "alibi"};
   const auto rows = run_fixed_basis(c);
@@ -91,7 +91,7 @@ TEST_CASE("the numbers do not depend on the thread count") {
   }
 }
 
-TEST_CASE("train_points < L draws a seeded sorted subset; seeds then differ; and repeat exactly") {
+TEST_CASE("train_points < L draws a seeded sorted subset - seeds then differ - and repeat exactly") {
   const auto a = training_lags(1024, 100, 0), b = training_lags(1024, 100, 0), c = training_lags(1024, 100, 1);
   CHECK(a == b);
   CHECK(a != c);
@@ -112,7 +112,7 @@ TEST_CASE("train_points < L draws a seeded sorted subset; seeds then differ; and
   CHECK(rows[1].mse != rows[per_seed + 1].mse);
 }
 
-TEST_CASE("rows read back from CSV; including the reference's task/benchmark column names") {
+TEST_CASE("rows read back from CSV - including the reference's task/benchmark column names") {
   FitConfig c = config_for_table(3);
   c.methods = {"rope", "jordan_rope"};
   const auto rows = run_fixed_basis(c);

@@ -39,7 +39,7 @@ TEST_CASE("reference names parse to the spec's families and parameters") {
   CHECK(as<method::Jordan>(parse_method("jordan_m4")).m == 4);
 }
 
-TEST_CASE("jordan_exact: order 2; c = NNN/100 from the first cNNN token; default 1") {
+TEST_CASE("jordan_exact: order 2 - c = NNN/100 from the first cNNN token - default 1") {
   struct Case {
     const char* name;
     double c;
@@ -55,7 +55,7 @@ TEST_CASE("jordan_exact: order 2; c = NNN/100 from the first cNNN token; default
   }
 }
 
-TEST_CASE("digit suffixes: the run of digits after the prefix; defaults when absent") {
+TEST_CASE("digit suffixes: the run of digits after the prefix - defaults when absent") {
   CHECK(as<method::RopeMatched>(parse_method("rope_matched")).k == 2);
   CHECK(as<method::RopeMatched>(parse_method("rope_matched_m3")).k == 3);
   CHECK(as<method::RopeMatched>(parse_method("rope_matched_m0")).k == 1);  // k' = max(1, k)
@@ -71,7 +71,7 @@ TEST_CASE("digit suffixes: the run of digits after the prefix; defaults when abs
   CHECK(as<method::JordanScaled>(parse_method("jordan_scaled_m1")).m == 2);  // m = max(2, k)
 }
 
-TEST_CASE("readable spellings parse; and readable_name round-trips every family") {
+TEST_CASE("readable spellings parse - and readable_name round-trips every family") {
   const Method scaled = parse_method("jordan-scaled:m=4,c=0.1");
   const auto& s = as<method::JordanScaled>(scaled);
   CHECK(s.m == 4);

@@ -16,7 +16,7 @@ std::size_t count(const std::string& s, const std::string& what) {
 }
 }  // namespace
 
-TEST_CASE("nice ticks step by 1; 2 or 5 times a power of ten and cover the range") {
+TEST_CASE("nice ticks step by 1 - 2 or 5 times a power of ten and cover the range") {
   CHECK(nice_ticks(0, 8192, 8) == std::vector<double>{0, 2000, 4000, 6000, 8000});
   CHECK(nice_ticks(-1, 1, 4) == std::vector<double>{-1, -0.5, 0, 0.5, 1});
   CHECK(nice_ticks(0.3, 0.3).size() == 1);

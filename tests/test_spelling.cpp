@@ -8,7 +8,7 @@
 
 using namespace ropekit;
 
-TEST_CASE("a spelling gives its family and typed parameters; a bare value continues a list") {
+TEST_CASE("a spelling gives its family and typed parameters - a bare value continues a list") {
   auto s = Spelling::parse(" sinc:W=1,2.5,dims=2 ", "spectrum");
   CHECK(s.family() == "sinc");
   CHECK(s.take_doubles("W") == std::vector<double>{1, 2.5});
@@ -17,7 +17,7 @@ TEST_CASE("a spelling gives its family and typed parameters; a bare value contin
   CHECK_NOTHROW(s.finish(""));
 }
 
-TEST_CASE("spelling errors: unknown key; repeated key; bad number; NaN; missing '='") {
+TEST_CASE("spelling errors: unknown key - repeated key - bad number - NaN - missing '='") {
   auto s = Spelling::parse("jordan:m=3,z=1", "method");
   s.take_int("m");
   CHECK_THROWS_WITH_AS(s.finish("m"), doctest::Contains("unknown parameter 'z'"), InputError);
@@ -30,7 +30,7 @@ TEST_CASE("spelling errors: unknown key; repeated key; bad number; NaN; missing 
   CHECK_THROWS_AS(t.take_int("k"), InputError);
 }
 
-TEST_CASE("number lists: items; ranges with an excluded stop; steps") {
+TEST_CASE("number lists: items - ranges with an excluded stop - steps") {
   CHECK(parse_number_list("0.5,1,2,5", "--lags") == std::vector<double>{0.5, 1, 2, 5});
   CHECK(parse_number_list("0:4", "--lags") == std::vector<double>{0, 1, 2, 3});
   CHECK(parse_number_list("0:10:4,100", "--lags") == std::vector<double>{0, 4, 8, 100});

@@ -32,7 +32,7 @@ TEST_CASE("CSV quotes what needs quoting and reals round-trip exactly") {
   CHECK(back.rows[2][1] == "nan");
 }
 
-TEST_CASE("JSON is valid; one object per row; NaN becomes null") {
+TEST_CASE("JSON is valid - one object per row - NaN becomes null") {
   const auto j = nlohmann::json::parse(to_json(sample()));
   REQUIRE(j.is_array());
   CHECK(j[0]["value"].get<double>() == 0.1 + 0.2);
@@ -42,7 +42,7 @@ TEST_CASE("JSON is valid; one object per row; NaN becomes null") {
   CHECK(j[2]["name"].is_null());
 }
 
-TEST_CASE("Markdown escapes pipes; LaTeX escapes its specials") {
+TEST_CASE("Markdown escapes pipes - LaTeX escapes its specials") {
   const std::string md = to_markdown(sample());
   CHECK(md.find("x_1 \\| y^2") != std::string::npos);
   CHECK(md.find("| name | value | n | ok |") == 0);
@@ -63,9 +63,11 @@ TEST_CASE("format_significant keeps the requested significant digits") {
   CHECK(format_significant(1.904832226e-14, 4) == "1.905e-14");
   CHECK(format_significant(0.0, 4) == "0");
   CHECK(format_significant(18711.3, 4) == "18711");
+  CHECK(format_significant(1.0, 6) == "1");
+  CHECK(format_significant(9.5101, 4) == "9.51");
 }
 
-TEST_CASE("formats parse; ragged CSV and unknown formats are rejected") {
+TEST_CASE("formats parse - ragged CSV and unknown formats are rejected") {
   CHECK(parse_format("md") == Format::md);
   CHECK(parse_format("latex") == Format::latex);
   CHECK_THROWS_AS(parse_format("xml"), InputError);
