@@ -24,6 +24,7 @@ namespace {
 struct FitArgs {
   std::string config, format = "csv", out, section;
   std::vector<std::string> methods, targets;
+  int threads = 0;
 };
 
 struct FeatureArgs {
@@ -43,8 +44,9 @@ void run_fit(const FitArgs& a) {
   if (!a.methods.empty()) o.methods = a.methods;
   if (!a.targets.empty()) o.targets = a.targets;
   if (!a.section.empty()) o.section = a.section;
+  if (a.threads < 0) throw_bad_value("ropekit fit", "--threads", std::to_string(a.threads), "an integer >= 0; 0 means all cores");
   const FitConfig config = load_fit_config(a.config, o);
-  emit(a.out, render(fit_rows_table(run_fixed_basis(config)), format));
+  emit(a.out, render(fit_rows_table(run_fixed_basis(config, a.threads)), format));
 }
 
 void run_features(const FeatureArgs& a) {
@@ -128,6 +130,8 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     fit->add_option("--section", a->section, "toy or benchmarks, when the config has both");
     fit->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     fit->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
+    fit->add_option("--threads", a->threads, "worker threads (0: all cores); the numbers do not depend on it")
+        ->capture_default_str();
     fit->callback([a] { run_fit(*a); });
   }
   {
