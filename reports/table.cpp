@@ -1,3 +1,4 @@
+#include "ropekit/overloaded.hpp"
 #include "reports/table.hpp"
 
 #include <cmath>
@@ -11,13 +12,6 @@
 namespace ropekit {
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 std::string csv_escape(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;

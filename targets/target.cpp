@@ -1,3 +1,4 @@
+#include "ropekit/overloaded.hpp"
 #include "targets/target.hpp"
 
 #include <cmath>
@@ -12,13 +13,6 @@
 namespace ropekit {
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 constexpr int kMaxJet = 64;
 

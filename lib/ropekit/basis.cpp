@@ -1,3 +1,4 @@
+#include "ropekit/overloaded.hpp"
 #include "ropekit/basis.hpp"
 
 #include <algorithm>
@@ -12,13 +13,6 @@
 namespace ropekit {
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 constexpr const char* kWhere = "ropekit::BasisParams";
 

@@ -1,3 +1,4 @@
+#include "ropekit/overloaded.hpp"
 #include "ropekit/method.hpp"
 
 #include <algorithm>
@@ -13,13 +14,6 @@ namespace ropekit {
 namespace {
 
 constexpr int kMaxOrder = 32;  // x^p/p! for p < 32 stays far inside double range on any lag grid
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 std::string known_names() {
   return "nope, rope, rope_matched_m<k>, alibi, rope_alibi, damped_rope, real_jordan, direct_sum, "
