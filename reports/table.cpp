@@ -1,4 +1,3 @@
-#include "ropekit/overloaded.hpp"
 #include "reports/table.hpp"
 
 #include <cmath>
@@ -8,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ropekit/error.hpp"
+#include "ropekit/overloaded.hpp"
 
 namespace ropekit {
 

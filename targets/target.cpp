@@ -1,4 +1,3 @@
-#include "ropekit/overloaded.hpp"
 #include "targets/target.hpp"
 
 #include <cmath>
@@ -9,6 +8,7 @@
 #include "ropekit/error.hpp"
 #include "ropekit/spelling.hpp"
 #include "ropekit/vecmath.hpp"
+#include "ropekit/overloaded.hpp"
 
 namespace ropekit {
 

@@ -1,4 +1,3 @@
-#include "ropekit/overloaded.hpp"
 #include "ropekit/method.hpp"
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 
 #include "ropekit/error.hpp"
 #include "ropekit/spelling.hpp"
+#include "ropekit/overloaded.hpp"
 
 namespace ropekit {
 
