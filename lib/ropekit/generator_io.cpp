@@ -73,7 +73,7 @@ Eigen::MatrixXd read_matrix(const json& j, const std::string& name, int n, std::
       throw_bad_value(source, rname, fmt::format("a JSON {}", row.type_name()), fmt::format("an array of {} numbers", n));
     if (static_cast<int>(row.size()) != n)
       throw_bad_value(source, rname + " length", std::to_string(row.size()),
-                      fmt::format("{}, the dimension (square, not ragged)", n));
+                      fmt::format("{}, the dimension; a matrix is square, not ragged", n));
     for (int c = 0; c < n; ++c) {
       const json& v = row[static_cast<std::size_t>(c)];
       const std::string vname = fmt::format("{}[{}]", rname, c);
@@ -124,6 +124,10 @@ GeneratorSet parse_generator_json(std::string_view text, std::string_view source
     std::string what = e.what();
     if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
     throw InputError(fmt::format("{}: malformed JSON ({})", source, what));
+  } catch (const json::out_of_range& e) {  // a number beyond double range, e.g. 1e999
+    std::string what = e.what();
+    if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+    throw InputError(fmt::format("{}: {} (must be a finite number)", source, what));
   }
   if (!doc.is_object())
     throw_bad_value(source, "the top level", fmt::format("a JSON {}", doc.type_name()), "an object");
