@@ -75,7 +75,7 @@ void run_build(const BuildArgs& a, const CliContext& ctx) {
     refuse(a.scale_opt, a.family, "random");
     if (a.dim < 2 || a.dim % 2 != 0 || a.dim > kMaxLieDim)
       throw_bad_value(where, "--dim", std::to_string(a.dim),
-                      fmt::format("a positive even integer <= {} (a torus needs 2x2 planes)", kMaxLieDim));
+                      fmt::format("a positive even integer <= {}; a torus needs 2x2 planes", kMaxLieDim));
     check_at_least(where, "--axes", a.axes, 1);
     check_positive(where, "--base", a.base);
     const int planes = a.dim / 2;
@@ -145,7 +145,10 @@ void run_kernel(const KernelArgs& a) {
   t.columns.push_back("phi");
   for (Eigen::Index r = 0; r < offsets.rows(); ++r) {
     std::vector<Cell> row;
-    for (int i = 0; i < N; ++i) row.push_back(offsets(r, i));
+    for (int i = 0; i < N; ++i) {
+      const double v = offsets(r, i);
+      row.push_back(v == std::round(v) && std::fabs(v) < 1e15 ? Cell{static_cast<std::int64_t>(v)} : Cell{v});
+    }
     row.push_back(phi[r]);
     t.add_row(std::move(row));
   }

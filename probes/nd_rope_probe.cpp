@@ -9,6 +9,7 @@
 #include <numbers>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "reports/output.hpp"
@@ -26,11 +27,7 @@ std::string sci(double v) { return std::isfinite(v) ? fmt::format("{:.2e}", v) :
 
 std::string verdict(bool b) { return b ? "yes" : "**no**"; }
 
-std::string position(const std::vector<double>& x) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < x.size(); ++i) s += (i ? ", " : "") + format_number(x[i]);
-  return s + ")";
-}
+std::string position(const std::vector<int>& x) { return fmt::format("({})", fmt::join(x, ", ")); }
 
 }  // namespace
 

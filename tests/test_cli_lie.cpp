@@ -2,6 +2,7 @@
 // JSON report, the CSV columns, and bad input as one `error: ...` line, exit 2 and no output file.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -100,23 +101,17 @@ TEST_CASE("jordan positionwise: one row per variant and factorization with the d
 TEST_CASE("bad input: error: ..., exit 2, no output file") {
   ScratchDir dir("lie-bad");
   const std::string out = dir.file("out.json");
-  auto file = [&](const std::string& name, const std::string& text) { return "'" + dir.write(name, text) + "'"; };
-  expect_bad_input("lie check " + file("nonsquare.json", R"({"dimension": 2, "generators": [[[0, 1, 2], [1, 0, 2]]]})") +
-                       " --out '" + out + "'",
-                   out, "generators[0][0] length = 3");
-  expect_bad_input("lie check " + file("ragged.json", R"({"dimension": 2, "generators": [[[0, 1], [1]]]})") + " --out '" +
-                       out + "'",
-                   out, "generators[0][1] length = 1");
-  expect_bad_input("lie check " +
-                       file("mismatch.json", R"({"dimension": 2, "generators": [[[0, 1], [1, 0]], [[0]]]})") +
-                       " --out '" + out + "'",
-                   out, "generators[1] rows = 1 (must be 2");
-  expect_bad_input("lie check " + file("nan.json", R"({"dimension": 2, "generators": [[[0, NaN], [1, 0]]]})") +
-                       " --out '" + out + "'",
-                   out, "NaN (must be a finite number");
-  expect_bad_input("lie check " + file("malformed.json", R"({"dimension": 2, "generators": [[[0, 1], )") + " --out '" +
-                       out + "'",
-                   out, "malformed JSON");
+  // {file name, content, what the message must mention}
+  const std::vector<std::array<std::string, 3>> files = {
+      {"nonsquare.json", R"({"dimension": 2, "generators": [[[0, 1, 2], [1, 0, 2]]]})", "generators[0][0] length = 3"},
+      {"ragged.json", R"({"dimension": 2, "generators": [[[0, 1], [1]]]})", "generators[0][1] length = 1"},
+      {"mismatch.json", R"({"dimension": 2, "generators": [[[0, 1], [1, 0]], [[0]]]})",
+       "generators[1] rows = 1 (must be 2"},
+      {"nan.json", R"({"dimension": 2, "generators": [[[0, NaN], [1, 0]]]})", "NaN (must be a finite number"},
+      {"malformed.json", R"({"dimension": 2, "generators": [[[0, 1], )", "malformed JSON"},
+  };
+  for (const auto& [name, text, mentions] : files)
+    expect_bad_input("lie check '" + dir.write(name, text) + "' --out '" + out + "'", out, mentions);
   expect_bad_input("lie check '" + dir.file("missing.json") + "' --out '" + out + "'", out, "cannot read");
   expect_bad_input("lie build torus --dim 7 --axes 1 --out '" + out + "'", out, "--dim = 7");
   expect_bad_input("lie build axial --dim 7 --axes 1 --out '" + out + "'", out, "dim = 7");

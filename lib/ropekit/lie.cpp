@@ -56,7 +56,7 @@ constexpr std::uint64_t kMixedStream = 0x4D49584544ull, kRandomStream = 0x52414E
 void check_dim(std::string_view where, int n, bool even) {
   if (n < 1 || n > kMaxLieDim || (even && n % 2 != 0))
     throw_bad_value(where, "dim", std::to_string(n),
-                    even ? fmt::format("a positive even integer <= {} (the torus needs 2x2 planes)", kMaxLieDim)
+                    even ? fmt::format("a positive even integer <= {}; a torus needs 2x2 planes", kMaxLieDim)
                          : fmt::format("an integer in [1, {}]", kMaxLieDim));
 }
 
@@ -657,8 +657,8 @@ LieCheck check(const GeneratorSet& set, const LieCheckOptions& opt) {
                                         opt.seed ^ 0xD1FFull)
                      : scan_pairwise(enc, route, W, opt.max_exp, opt.seed ^ 0x9A12ull);
   c.min_position_distance = s.min;
-  c.closest_x.assign(s.x.begin(), s.x.end());
-  c.closest_y.assign(s.y.begin(), s.y.end());
+  c.closest_x = s.x;
+  c.closest_y = s.y;
   c.distances_checked = s.checked;
   c.distances_exhaustive = s.exhaustive;
   c.distance_method = s.method;

@@ -222,7 +222,7 @@ struct LieCheck {
   int pairs_checked = 0;
 
   double min_position_distance = 0;
-  std::vector<double> closest_x, closest_y;  ///< a pair of positions at that distance
+  std::vector<int> closest_x, closest_y;     ///< a pair of window positions at that distance
   std::int64_t distances_checked = 0;
   bool distances_exhaustive = false;  ///< every pair of distinct window positions was covered
   std::string distance_method;        ///< how the scan was done (differences or pairwise, sampled or not)
