@@ -222,7 +222,7 @@ ProbeResult run_nd_rope_probe(const ProbeContext& ctx) {
       "seeded random pairs of window positions); reversibility scan capped at {} matrix exponentials or {} closed-form "
       "differences\n"
       "- R(x) = exp(sum_i x_i B_i) with B_i = Q T_i Q^T; closed form Q diag_b(R(w_b . x)) Q^T on the torus, Eigen's "
-      "MatrixFunctions otherwise (column route)\n"
+      "MatrixFunctions otherwise (the route column)\n"
       "- Cayley convention Q = (I - S)(I + S)^-1 (S skew, strict upper entries N(0, 1)); exp: Q = exp(S); Givens: "
       "product over the pairs (i < j) in lexicographic order, angles uniform in [-pi, pi)\n",
       n, format_number(base), seed, window - 1, opt.pairs, opt.max_exp, opt.max_differences);

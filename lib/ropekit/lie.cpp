@@ -11,6 +11,7 @@
 #include <unsupported/Eigen/MatrixFunctions>
 
 #include "ropekit/error.hpp"
+#include "ropekit/parallel.hpp"
 
 namespace ropekit {
 
@@ -129,6 +130,12 @@ void check_skew_param(std::string_view where, const Eigen::MatrixXd& S) {
   const double defect = (S + S.transpose()).norm();
   if (!(defect <= 16.0 * S.rows() * kEps * S.norm()))
     throw_bad_value(where, "|S + S^T|_F", format_number(defect), "0 (S skew-symmetric)");
+}
+
+// max that keeps a NaN once seen (a NaN defect must fail its verdict and show in the report).
+void keep_max(double& acc, double v) {
+  if (std::isnan(acc)) return;
+  if (std::isnan(v) || v > acc) acc = v;
 }
 
 double spectral_norm(const Eigen::MatrixXd& M) {
@@ -569,15 +576,19 @@ Scan scan_pairwise(const Encoder& enc, Route route, int W, std::int64_t max_exp,
       if (seen.insert(p).second) pos.push_back(p);
     }
   }
-  std::vector<Eigen::MatrixXd> R;
-  R.reserve(pos.size());
-  for (const auto& p : pos) R.push_back(enc(to_vector(p), route));
-  for (std::size_t a = 0; a < pos.size(); ++a)
-    for (std::size_t b = a + 1; b < pos.size(); ++b) {
-      const double dist = (R[a] - R[b]).norm();
-      ++s.checked;
-      if (dist < s.min) s.min = dist, s.x = pos[a], s.y = pos[b];
-    }
+  std::vector<Eigen::MatrixXd> R(pos.size());
+  parallel_for(pos.size(), 0, [&](std::size_t a) { R[a] = enc(to_vector(pos[a]), route); });
+  // Row a's closest later position; rows reduced in order, so ties resolve the same on any thread count.
+  std::vector<std::pair<double, std::size_t>> row_min(pos.size(), {std::numeric_limits<double>::infinity(), 0});
+  parallel_for(pos.size(), 0, [&](std::size_t a) {
+    for (std::size_t b = a + 1; b < pos.size(); ++b)
+      if (const double dist = (R[a] - R[b]).norm(); dist < row_min[a].first || std::isnan(dist)) row_min[a] = {dist, b};
+  });
+  for (std::size_t a = 0; a < pos.size(); ++a) {
+    s.checked += static_cast<std::int64_t>(pos.size() - a - 1);
+    if (row_min[a].first < s.min || std::isnan(row_min[a].first))
+      s.min = row_min[a].first, s.x = pos[a], s.y = pos[row_min[a].second];
+  }
   s.method = s.exhaustive ? fmt::format("every pair of the {} window positions, |R(x) - R(y)|_F", pos.size())
                           : fmt::format("every pair of {} positions (window corners and seeded random ones) of the {} "
                                         "in the window, |R(x) - R(y)|_F; sampled",
@@ -633,6 +644,7 @@ LieCheck check(const GeneratorSet& set, const LieCheckOptions& opt) {
   // Relativity: the two far corners, then seeded random pairs of window positions.
   Rng rng(opt.seed);
   const int W = opt.window;
+  std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> pairs(static_cast<std::size_t>(opt.pairs));
   for (int k = 0; k < opt.pairs; ++k) {
     Eigen::VectorXd x1(N), x2(N);
     if (k < 2) {
@@ -641,10 +653,15 @@ LieCheck check(const GeneratorSet& set, const LieCheckOptions& opt) {
     } else {
       for (int i = 0; i < N; ++i) x1[i] = rng.below(W), x2[i] = rng.below(W);
     }
-    const double d = (enc(x1, route).transpose() * enc(x2, route) - enc(x2 - x1, route)).norm();
-    if (!(d <= c.relativity_defect)) c.relativity_defect = d;  // keeps a NaN
-    ++c.pairs_checked;
+    pairs[static_cast<std::size_t>(k)] = {x1, x2};
   }
+  std::vector<double> defect(pairs.size());
+  parallel_for(pairs.size(), 0, [&](std::size_t k) {
+    const auto& [x1, x2] = pairs[k];
+    defect[k] = (enc(x1, route).transpose() * enc(x2, route) - enc(x2 - x1, route)).norm();
+  });
+  for (double d : defect) keep_max(c.relativity_defect, d);
+  c.pairs_checked = opt.pairs;
 
   c.skew = c.skew_defect <= c.skew_tolerance;
   c.commuting = c.max_commutator <= c.commutator_tolerance;
