@@ -84,7 +84,7 @@ void run_build(const BuildArgs& a, const CliContext& ctx) {
       const auto v = parse_number_list(a.freqs, "--freqs", 1u << 24);
       if (v.size() != static_cast<std::size_t>(a.axes) * planes)
         throw_bad_value(where, "--freqs", fmt::format("{} values", v.size()),
-                        fmt::format("axes * dim/2 = {} values, row-major (axis 0's planes first)",
+                        fmt::format("axes * dim/2 = {} values, row-major: axis 0's planes first",
                                     static_cast<long long>(a.axes) * planes));
       for (int i = 0; i < a.axes; ++i)
         for (int b = 0; b < planes; ++b) W(i, b) = v[static_cast<std::size_t>(i) * planes + b];

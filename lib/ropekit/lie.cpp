@@ -65,7 +65,7 @@ void check_axes(std::string_view where, int axes, int dim) {
   check_at_least(where, "axes", axes, 1);
   if (static_cast<double>(axes) * dim * dim > kMaxEntries)
     throw_bad_value(where, "axes", std::to_string(axes),
-                    fmt::format("<= {} for dim = {} (axes * dim^2 numbers at most {})",
+                    fmt::format("<= {} for dim = {}: axes * dim^2 numbers at most {}",
                                 static_cast<long long>(kMaxEntries) / (static_cast<long long>(dim) * dim), dim,
                                 static_cast<long long>(kMaxEntries)));
 }
@@ -81,7 +81,7 @@ void check_grouped(std::string_view where, int dim, int axes, double base) {
   check_dim(where, dim, true);
   check_axes(where, axes, dim);
   if (axes > dim / 2)
-    throw_bad_value(where, "axes", std::to_string(axes), fmt::format("<= dim/2 = {} (one plane per axis at least)", dim / 2));
+    throw_bad_value(where, "axes", std::to_string(axes), fmt::format("<= dim/2 = {}, one plane per axis at least", dim / 2));
   check_positive(where, "base", base);
 }
 
@@ -129,7 +129,7 @@ void check_skew_param(std::string_view where, const Eigen::MatrixXd& S) {
   check_matrix_finite(where, "S", S);
   const double defect = (S + S.transpose()).norm();
   if (!(defect <= 16.0 * S.rows() * kEps * S.norm()))
-    throw_bad_value(where, "|S + S^T|_F", format_number(defect), "0 (S skew-symmetric)");
+    throw_bad_value(where, "|S + S^T|_F", format_number(defect), "0, S skew-symmetric");
 }
 
 // max that keeps a NaN once seen (a NaN defect must fail its verdict and show in the report).
@@ -412,13 +412,13 @@ Route Encoder::resolve(Route route) const {
   if (route == Route::automatic) return has_closed_form() ? Route::closed_form : Route::matrix_exp;
   if (route == Route::closed_form && !has_closed_form())
     throw_bad_value("ropekit::Encoder", "route", "closed-form",
-                    "available only for generators on the maximal torus with an orthogonal (or no) Q");
+                    "available only for generators on the maximal torus with an orthogonal Q or none");
   return route;
 }
 
 Eigen::MatrixXd Encoder::operator()(const Eigen::VectorXd& x, Route route) const {
   if (x.size() != axes())
-    throw_bad_value("ropekit::Encoder", "position size", std::to_string(x.size()), fmt::format("{} (the axes)", axes()));
+    throw_bad_value("ropekit::Encoder", "position size", std::to_string(x.size()), fmt::format("{}, the axes", axes()));
   if (resolve(route) == Route::matrix_exp) return hat(acting_, x).exp();
   const Eigen::VectorXd phase = frequencies_->transpose() * x;  // w_b . x, one per plane
   Eigen::MatrixXd E = Eigen::MatrixXd::Zero(dim_, dim_);
@@ -432,7 +432,7 @@ Eigen::MatrixXd Encoder::operator()(const Eigen::VectorXd& x, Route route) const
 
 double Encoder::kernel(const Eigen::VectorXd& dx, Route route) const {
   if (dx.size() != axes())
-    throw_bad_value("ropekit::Encoder", "offset size", std::to_string(dx.size()), fmt::format("{} (the axes)", axes()));
+    throw_bad_value("ropekit::Encoder", "offset size", std::to_string(dx.size()), fmt::format("{}, the axes", axes()));
   if (resolve(route) == Route::matrix_exp) return (*this)(dx, Route::matrix_exp).trace() / dim_;
   const Eigen::VectorXd phase = frequencies_->transpose() * dx;
   return 2.0 * phase.array().cos().sum() / dim_;
@@ -442,7 +442,7 @@ Eigen::VectorXd induced_kernel(const GeneratorSet& set, const Eigen::MatrixXd& o
   const Encoder enc(set);
   if (offsets.cols() != enc.axes())
     throw_bad_value("ropekit::induced_kernel", "offset columns", std::to_string(offsets.cols()),
-                    fmt::format("{} (the axes)", enc.axes()));
+                    fmt::format("{}, the axes", enc.axes()));
   Eigen::VectorXd phi(offsets.rows());
   for (Eigen::Index k = 0; k < offsets.rows(); ++k) phi[k] = enc.kernel(offsets.row(k).transpose(), route);
   return phi;
