@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "probes/jordan_positionwise_probe.hpp"
 #include "probes/jordan_tables.hpp"
+#include "probes/nd_rope_probe.hpp"
 #include "ropekit/error.hpp"
 #include "ropekit/version.hpp"
 
@@ -15,6 +17,10 @@ const std::vector<ProbeInfo>& builtin_probes() {
        run_jordan_table11},
       {"jordan-tables6-16", "Jordan-RoPE Tables 6 and 16: high-order jet targets, R^2 at 8192 by Jordan order",
        run_jordan_tables6_16},
+      {"nd-rope", "N-D RoPE: skew, commuting, independent, relativity and reversibility verdicts per generator family",
+       run_nd_rope_probe},
+      {"jordan-positionwise", "Position-wise Jordan-RoPE: Prop. 1 in float64, largest factors and float32 score error "
+       "(appendix A), stabilized defect", run_jordan_positionwise_probe},
   };
   return probes;
 }
