@@ -8,6 +8,7 @@
 
 #include "ropekit/error.hpp"
 #include "ropekit/parallel.hpp"
+#include "ropekit/keep_max.hpp"
 
 namespace ropekit {
 
@@ -16,12 +17,6 @@ namespace {
 constexpr const char* kParams = "ropekit::PositionwiseParams";
 constexpr const char* kOptions = "ropekit::PositionwiseOptions";
 constexpr double kUnit = std::numeric_limits<double>::epsilon() / 2;  // u = 2^-53
-
-// max that keeps a NaN once seen (a NaN score must not vanish from a report).
-void keep_max(double& acc, double v) {
-  if (std::isnan(acc)) return;
-  if (std::isnan(v) || v > acc) acc = v;
-}
 
 double max_abs(const Eigen::MatrixXd& M) { return M.cwiseAbs().maxCoeff(); }
 

@@ -12,6 +12,8 @@
 
 #include "ropekit/error.hpp"
 #include "ropekit/parallel.hpp"
+#include "ropekit/keep_max.hpp"
+#include "ropekit/overloaded.hpp"
 
 namespace ropekit {
 
@@ -21,13 +23,6 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 constexpr double kMaxEntries = kMaxGeneratorEntries;
 // The pairwise reversibility scan costs (P^2 / 2) n^2 flops for P positions; keep it under ~2^28.
 constexpr double kPairwiseFlops = 1 << 28;
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 // splitmix64: a portable, seedable stream (std::normal_distribution differs between standard libraries).
 class Rng {
@@ -130,12 +125,6 @@ void check_skew_param(std::string_view where, const Eigen::MatrixXd& S) {
   const double defect = (S + S.transpose()).norm();
   if (!(defect <= 16.0 * S.rows() * kEps * S.norm()))
     throw_bad_value(where, "|S + S^T|_F", format_number(defect), "0, S skew-symmetric");
-}
-
-// max that keeps a NaN once seen (a NaN defect must fail its verdict and show in the report).
-void keep_max(double& acc, double v) {
-  if (std::isnan(acc)) return;
-  if (std::isnan(v) || v > acc) acc = v;
 }
 
 double spectral_norm(const Eigen::MatrixXd& M) {
