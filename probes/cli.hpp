@@ -17,6 +17,9 @@ struct CliContext {
 /// fit, features, list, probe (the fixed-basis foundation).
 void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx);
 
+/// kernel, verify master|variance|convergence|sampling (RF-RoPE, issue 3).
+void add_rf_rope_commands(CLI::App& app, const CliContext& ctx);
+
 /// Parses and runs. Returns the process exit code: 0 ok, 2 bad input, 1 internal failure.
 int run_cli(int argc, char** argv);
 
