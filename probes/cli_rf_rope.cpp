@@ -117,8 +117,8 @@ Prepared prepare(const VerifyArgs& a, std::int64_t default_trials, const std::st
     p.draw = wrong_density(p.spectrum);
     if (!differs(p.spectrum, *p.draw, p.lags))
       throw InputError(fmt::format("ropekit verify --power: the wrong density ({}) has the same kernel as {} at these lags "
-                                   "(a scale of 1 is its own reciprocal): use another scale, e.g. {}",
-                                   wrong_density_note(p.spectrum), spelling(p.spectrum), "cauchy:b=4"));
+                                   "(a scale of 1 is its own reciprocal): use a scale other than 1",
+                                   wrong_density_note(p.spectrum), spelling(p.spectrum)));
   }
   check_at_least("ropekit " + what, "--blocks", a.blocks, 1);
   if (a.blocks > (1 << 20)) throw_bad_value("ropekit " + what, "--blocks", std::to_string(a.blocks), "at most 2^20");

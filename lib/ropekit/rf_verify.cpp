@@ -269,7 +269,7 @@ PeakCheck check_peak(const Spectrum& s, std::uint64_t seed) {
   PeakCheck p;
   const double zero_lag[kMaxDims] = {};
   p.phi0 = phi(s, std::span<const double>(zero_lag, static_cast<std::size_t>(k)));
-  p.max_phi = -std::numeric_limits<double>::infinity();
+  p.max_phi = p.max_phi_far = -std::numeric_limits<double>::infinity();
   std::vector<double> lag(static_cast<std::size_t>(k));
   for (const auto& dir : directions)
     for (double r : radii) {
@@ -279,6 +279,10 @@ PeakCheck check_peak(const Spectrum& s, std::uint64_t seed) {
       if (v > p.max_phi) {
         p.max_phi = v;
         p.argmax = lag;
+      }
+      if (r >= 1 && v > p.max_phi_far) {
+        p.max_phi_far = v;
+        p.argmax_far = lag;
       }
     }
   p.pass = p.phi0 == 1 && p.max_phi <= 1;

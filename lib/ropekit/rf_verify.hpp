@@ -117,6 +117,8 @@ bool differs(const Spectrum& a, const Spectrum& b, const Eigen::MatrixXd& lags);
 struct PeakCheck {
   double phi0 = 1, max_phi = 0;
   std::vector<double> argmax;
+  double max_phi_far = 0;           ///< max of Phi over |Dp| >= 1: side lobes, modulation
+  std::vector<double> argmax_far;
   std::size_t lags_checked = 0;
   bool pass = false;
 };
