@@ -44,6 +44,9 @@ class Rng {
   void fill_uniform(double* out, std::size_t n);
   /// out[i] = standard normal for i < n (vectorised Box-Muller on pairs of uniforms).
   void fill_normal(double* out, std::size_t n);
+  /// out[i] ~ Gamma(shape, rate 1) for i < n: batched Marsaglia-Tsang for shape >= 1, exp(log_gamma_variate)
+  /// below (a draw may underflow to 0 there for shape < ~0.02; use log_gamma_variate).
+  void fill_gamma(double shape, double* out, std::size_t n);
 
  private:
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

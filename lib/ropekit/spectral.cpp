@@ -562,32 +562,42 @@ KernelValues kernel_values(const Spectrum& s, std::span<const double> lag) {
 
 namespace {
 
+constexpr std::size_t kPiece = 256;  // samplers work in stack-held pieces: no allocation per call
+
 // Laplace(0, scale) by its quantile: scale log(2u) for u < 1/2, -scale log(2(1 - u)) above
-// (1 - u is exact there), so the tails keep full relative accuracy for any u in (0, 1).
+// (1 - u is exact there), so the tails keep full relative accuracy for any u in (0, 1). In place.
 void laplace_from_uniform(double* w, std::size_t n, double scale) {
-  std::vector<double> sign(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double u = w[i];
-    sign[i] = u < 0.5 ? scale : -scale;
-    w[i] = u < 0.5 ? 2 * u : 2 * (1 - u);
+  double sign[kPiece];
+  for (std::size_t start = 0; start < n; start += kPiece) {
+    const std::size_t m = std::min(kPiece, n - start);
+    double* p = w + start;
+    for (std::size_t i = 0; i < m; ++i) {
+      const double u = p[i];
+      sign[i] = u < 0.5 ? scale : -scale;
+      p[i] = u < 0.5 ? 2 * u : 2 * (1 - u);
+    }
+    log_array(p, p, m);
+    for (std::size_t i = 0; i < m; ++i) p[i] *= sign[i];
   }
-  log_array(w, w, n);
-  for (std::size_t i = 0; i < n; ++i) w[i] *= sign[i];
 }
 
 // Cauchy(0, scale) by its quantile tan(pi (u - 1/2)) with an exact phase: -cot(pi u) for u < 1/4,
-// cot(pi (1 - u)) for u > 3/4, tan(pi (u - 1/2)) between (u - 1/2 and 1 - u are exact there).
+// cot(pi (1 - u)) for u > 3/4, tan(pi (u - 1/2)) between (u - 1/2 and 1 - u are exact there). In place.
 void cauchy_from_uniform(double* w, std::size_t n, double scale) {
-  std::vector<double> s(n), c(n);
-  std::vector<unsigned char> region(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double u = w[i];
-    region[i] = u < 0.25 ? 0 : (u > 0.75 ? 2 : 1);
-    w[i] = region[i] == 0 ? u : (region[i] == 2 ? 1 - u : u - 0.5);
+  double s[kPiece], c[kPiece];
+  unsigned char region[kPiece];
+  for (std::size_t start = 0; start < n; start += kPiece) {
+    const std::size_t m = std::min(kPiece, n - start);
+    double* p = w + start;
+    for (std::size_t i = 0; i < m; ++i) {
+      const double u = p[i];
+      region[i] = u < 0.25 ? 0 : (u > 0.75 ? 2 : 1);
+      p[i] = region[i] == 0 ? u : (region[i] == 2 ? 1 - u : u - 0.5);
+    }
+    sincospi_array(p, s, c, m);
+    for (std::size_t i = 0; i < m; ++i)
+      p[i] = scale * (region[i] == 1 ? s[i] / c[i] : (region[i] == 0 ? -c[i] / s[i] : c[i] / s[i]));
   }
-  sincospi_array(w, s.data(), c.data(), n);
-  for (std::size_t i = 0; i < n; ++i)
-    w[i] = scale * (region[i] == 1 ? s[i] / c[i] : (region[i] == 0 ? -c[i] / s[i] : c[i] / s[i]));
 }
 
 }  // namespace
@@ -611,12 +621,14 @@ void sample(const Spectrum& s, Rng& rng, std::size_t n, double* w) {
                      return;
                    }
                    // Multivariate Cauchy: Z / |g| / l with one g per draw, shared by its k components.
-                   std::vector<double> g(n);
                    rng.fill_normal(w, n * k);
-                   rng.fill_normal(g.data(), n);
-                   for (std::size_t i = 0; i < n; ++i) g[i] = 1 / (e.l * std::abs(g[i]));
-                   for (std::size_t j = 0; j < k; ++j)
-                     for (std::size_t i = 0; i < n; ++i) w[j * n + i] *= g[i];
+                   double g[kPiece];
+                   for (std::size_t start = 0; start < n; start += kPiece) {
+                     const std::size_t m = std::min(kPiece, n - start);
+                     rng.fill_normal(g, m);
+                     for (std::size_t j = 0; j < k; ++j)
+                       for (std::size_t i = 0; i < m; ++i) w[j * n + start + i] /= e.l * std::abs(g[i]);
+                   }
                  },
                  [&](const spectral::Sinc& c) {
                    rng.fill_uniform(w, n * k);
@@ -624,12 +636,22 @@ void sample(const Spectrum& s, Rng& rng, std::size_t n, double* w) {
                      for (std::size_t i = 0; i < n; ++i) w[j * n + i] = c.W[j] * (2 * w[j * n + i] - 1);
                  },
                  [&](const spectral::Matern& m) {
-                   // w = Z / (l sqrt(V)), V = G/nu, G ~ Gamma(nu, 1): scale = exp(-(log G - log nu)/2) / l.
+                   // w = Z / (l sqrt(V)), V = G/nu, G ~ Gamma(nu, 1). For nu >= 1, G from the batched sampler;
+                   // below, in logs (scale = exp(-(log G - log nu)/2) / l), since G itself may underflow.
                    rng.fill_normal(w, n * k);
+                   double scale[kPiece];
                    const double log_nu = std::log(m.nu);
-                   for (std::size_t i = 0; i < n; ++i) {
-                     const double scale = std::exp(-0.5 * (rng.log_gamma_variate(m.nu) - log_nu)) / m.l;
-                     for (std::size_t j = 0; j < k; ++j) w[j * n + i] *= scale;
+                   for (std::size_t start = 0; start < n; start += kPiece) {
+                     const std::size_t cnt = std::min(kPiece, n - start);
+                     if (m.nu >= 1) {
+                       rng.fill_gamma(m.nu, scale, cnt);
+                       for (std::size_t i = 0; i < cnt; ++i) scale[i] = std::sqrt(m.nu / scale[i]) / m.l;
+                     } else {
+                       for (std::size_t i = 0; i < cnt; ++i)
+                         scale[i] = std::exp(-0.5 * (rng.log_gamma_variate(m.nu) - log_nu)) / m.l;
+                     }
+                     for (std::size_t j = 0; j < k; ++j)
+                       for (std::size_t i = 0; i < cnt; ++i) w[j * n + start + i] *= scale[i];
                    }
                  },
                  [&](const spectral::Mixture& m) {
