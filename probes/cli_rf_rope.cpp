@@ -162,6 +162,7 @@ void run_verify(const VerifyArgs& a, bool variance) {
   Progress progress("ropekit " + what);
   o.mc.progress = [&](double f) { progress.update(f); };
   const VerifyReport r = verify(o);
+  progress.finish();
 
   Table t;
   t.columns = {"lag", "expected", "mean", "stderr", "z", "var_expected", "var_observed"};
@@ -217,6 +218,7 @@ void run_convergence(const VerifyArgs& a) {
     progress.update((part + f) / parts);
   };
   const ConvergenceReport r = convergence(o);
+  progress.finish();
   Table t;
   t.columns = {"blocks", "trials", "rel_rms", "rel_rms_expected", "slope", "slope_expected", "pass"};
   for (const auto& pt : r.points)
@@ -236,6 +238,7 @@ void run_sampling(const VerifyArgs& a) {
   Progress progress("ropekit verify sampling");
   p.mc.progress = [&](double f) { progress.update(f); };
   const auto rows = compare_sampling(p.spectrum, content, p.lags, p.mc);
+  progress.finish();
   Table t;
   t.columns = {"lag", "var_iid_expected", "var_iid", "var_antithetic_expected", "var_antithetic", "var_stratified",
                "ratio_antithetic", "ratio_stratified"};

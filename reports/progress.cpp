@@ -12,8 +12,13 @@ Progress::Progress(std::string label, double delay_seconds)
     : label_(std::move(label)), delay_(delay_seconds), enabled_(::isatty(STDERR_FILENO) == 1),
       start_(std::chrono::steady_clock::now()), last_(start_) {}
 
-Progress::~Progress() {
+Progress::~Progress() { finish(); }
+
+void Progress::finish() {
+  std::lock_guard<std::mutex> lock(mutex_);
   if (printed_) std::fputs("\r\033[K", stderr);
+  printed_ = false;
+  enabled_ = false;
 }
 
 void Progress::update(double fraction) {

@@ -13,6 +13,8 @@ class Progress {
  public:
   explicit Progress(std::string label, double delay_seconds = 2.0);
   ~Progress();  ///< ends the progress line if one was printed
+  /// Clears the progress line now (before printing a result on stderr); later updates are ignored.
+  void finish();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 

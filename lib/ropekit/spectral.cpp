@@ -647,8 +647,14 @@ void sample(const Spectrum& s, Rng& rng, std::size_t n, double* w) {
                        rng.fill_gamma(m.nu, scale, cnt);
                        for (std::size_t i = 0; i < cnt; ++i) scale[i] = std::sqrt(m.nu / scale[i]) / m.l;
                      } else {
+                       // log G(nu) = log G(nu + 1) + log(U)/nu (Marsaglia-Tsang's boost), batched.
+                       double u[kPiece];
+                       rng.fill_gamma(m.nu + 1, scale, cnt);
+                       rng.fill_uniform(u, cnt);
+                       log_array(scale, scale, cnt);
+                       log_array(u, u, cnt);
                        for (std::size_t i = 0; i < cnt; ++i)
-                         scale[i] = std::exp(-0.5 * (rng.log_gamma_variate(m.nu) - log_nu)) / m.l;
+                         scale[i] = std::exp(-0.5 * (scale[i] + u[i] / m.nu - log_nu)) / m.l;
                      }
                      for (std::size_t j = 0; j < k; ++j)
                        for (std::size_t i = 0; i < cnt; ++i) w[j * n + start + i] *= scale[i];
