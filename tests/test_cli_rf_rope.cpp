@@ -55,7 +55,7 @@ TEST_CASE("ropekit kernel --encoding rope prints the deterministic kernel, sine 
   CHECK(run_ropekit("kernel --families --format md").exit_code == 0);
 }
 
-TEST_CASE("ropekit verify master: the issue's columns, all lags pass; the power check fails") {
+TEST_CASE("ropekit verify master: the issue's columns, all lags pass and the power check fails") {
   const auto r = run_ropekit("verify master --spectrum cauchy:b=4 --blocks 32 --trials 4000 --lags 0,1,4 --seed 7");
   REQUIRE(r.exit_code == 0);
   const auto t = csv(r.out);

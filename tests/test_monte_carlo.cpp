@@ -25,7 +25,9 @@ bool identical(const Moments& a, const Moments& b) {
 }  // namespace
 
 TEST_CASE("Moments: add and merge in any split equal two-pass central moments") {
-  Rng rng(test_seed(), 9);
+  const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
+  Rng rng(seed, 9);
   std::vector<double> x(1000);
   for (double& v : x) v = 5 + 2 * rng.normal() + rng.uniform();
   double mean = 0;
@@ -94,6 +96,7 @@ TEST_CASE("the same seed gives bit-identical moments with 1 and 2 threads") {
 
 TEST_CASE("an evenly spaced lag grid (angle-addition recurrence) gives the same scores as shuffled lags (direct sincos)") {
   const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
   const Spectrum s = parse_spectrum("gaussian:sigma=3");
   const Coefficients coef = coefficients(make_content(ContentKind::random, 40, seed));
   std::vector<double> grid;

@@ -142,6 +142,7 @@ TEST_CASE("Prop 4 without cancellation near the origin: the psi form keeps Var[s
 
 TEST_CASE("content kinds: their promised structure, prefix-stable in D, and bad explicit content") {
   const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
   const Coefficients aligned = coefficients(make_content(ContentKind::aligned, 16, seed));
   for (Eigen::Index i = 0; i < 16; ++i) {
     CHECK(aligned.A[i] == doctest::Approx(1).epsilon(1e-15));

@@ -68,7 +68,7 @@ TEST_CASE("Theorem 2 and Proposition 4 pass at false-alarm rate 1e-6 (Bonferroni
   CHECK(r.var_pass);
 }
 
-TEST_CASE("antithetic pairs pass both checks against their own variance formula; stratified draws stay unbiased") {
+TEST_CASE("antithetic pairs pass both checks against their own variance formula, and stratified draws stay unbiased") {
   const std::uint64_t seed = test_seed();
   CAPTURE(seed);
   for (const char* text : {"cauchy:b=4", "matern:nu=1.3,l=2,dims=2", "sinc:W=2"}) {
@@ -106,7 +106,7 @@ TEST_CASE("power: drawing from the reciprocal-scale density (the Cauchy erratum'
   CHECK(phi(right, lag) == doctest::Approx(1 / (1 + 1 / 16.0)).epsilon(1e-15));
 }
 
-TEST_CASE("convergence: the relative RMS error falls as D^(-1/2); with the wrong density it does not") {
+TEST_CASE("convergence: the relative RMS error falls as D^(-1/2), but not with the wrong density") {
   const std::uint64_t seed = test_seed();
   CAPTURE(seed);
   ConvergenceOptions o;
@@ -131,6 +131,7 @@ TEST_CASE("convergence: the relative RMS error falls as D^(-1/2); with the wrong
 
 TEST_CASE("sampling comparison: observed variances match Prop 4 for i.i.d. and antithetic draws") {
   const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
   const Spectrum s = parse_spectrum("gaussian:sigma=2");
   McOptions mc;
   mc.trials = 20000;
@@ -149,9 +150,11 @@ TEST_CASE("sampling comparison: observed variances match Prop 4 for i.i.d. and a
 }
 
 TEST_CASE("Theorem 6: every kernel peaks at the origin, Phi <= Phi(0) = 1") {
+  const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
   for (const auto& text : families()) {
     CAPTURE(text);
-    const PeakCheck p = check_peak(parse_spectrum(text), test_seed());
+    const PeakCheck p = check_peak(parse_spectrum(text), seed);
     CAPTURE(p.max_phi);
     CHECK(p.pass);
     CHECK(p.phi0 == 1.0);
@@ -159,7 +162,7 @@ TEST_CASE("Theorem 6: every kernel peaks at the origin, Phi <= Phi(0) = 1") {
   }
 }
 
-TEST_CASE("k-dimensional lags: ';' separates lag vectors, ',' their components") {
+TEST_CASE("k-dimensional lags: semicolons separate lag vectors, commas their components") {
   const Eigen::MatrixXd a = parse_lags("1,0;0,2;3,4", 2);
   REQUIRE(a.rows() == 3);
   CHECK(a(1, 1) == 2);

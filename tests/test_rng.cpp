@@ -18,7 +18,7 @@ double z_bound() {  // two-sided normal bound at false-alarm rate 1e-6
 std::uint64_t test_seed() { return seed_from_env("ROPEKIT_TEST_SEED", 1234567); }
 }  // namespace
 
-TEST_CASE("a key gives one sequence; keys differing in seed, stream or index give different ones") {
+TEST_CASE("a key gives one sequence, and keys differing in seed, stream or index give different ones") {
   Rng a(5, 1, 2), b(5, 1, 2), c(6, 1, 2), d(5, 2, 2), e(5, 1, 3);
   for (int i = 0; i < 100; ++i) {
     const auto x = a.next();
@@ -29,7 +29,7 @@ TEST_CASE("a key gives one sequence; keys differing in seed, stream or index giv
   }
 }
 
-TEST_CASE("uniform() is in the open interval, below(n) in range; normal and gamma variates have their moments") {
+TEST_CASE("uniform() is in the open interval, below(n) in range, and normal and gamma variates have their moments") {
   const std::uint64_t seed = test_seed();
   CAPTURE(seed);
   Rng rng(seed, 3);

@@ -83,6 +83,8 @@ double phi_by_quadrature_1d(const Spectrum& s, double d) {
 }  // namespace
 
 TEST_CASE("every kernel keeps the contract: Phi(0) = 1, |Phi| <= 1, even, Phi2(d) = Phi(2d), variances in [0, 1]") {
+  const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
   for (const auto& text : all_spectra()) {
     CAPTURE(text);
     const Spectrum s = parse_spectrum(text);
@@ -90,7 +92,7 @@ TEST_CASE("every kernel keeps the contract: Phi(0) = 1, |Phi| <= 1, even, Phi2(d
     std::vector<double> zero(static_cast<std::size_t>(k), 0.0);
     CHECK(phi(s, zero) == 1.0);
     CHECK(one_minus_phi(s, zero) == 0.0);
-    Rng rng(test_seed(), 1);
+    Rng rng(seed, 1);
     for (double scale : {1e-8, 1e-3, 0.3, 1.0, 3.0, 30.0, 1e3}) {
       std::vector<double> lag(static_cast<std::size_t>(k)), neg(lag.size()), twice(lag.size());
       for (std::size_t j = 0; j < lag.size(); ++j) {
@@ -403,6 +405,7 @@ TEST_CASE("k-D samplers: |w|^2 has the right law (chi-square, F) and the coordin
 
 TEST_CASE("a frequency file's draws: each listed frequency with either sign, equally likely") {
   const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
   const Spectrum s = parse_frequency_text("# RoPE-like\n1\n0.25\n\n0.0625\r\n", "inline");
   const std::size_t n = 60000;
   const auto w = draw(s, n, seed);
