@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,18 @@ double phi_by_quadrature_1d(const Spectrum& s, double d) {
   if (d == 0) return 1.0;
   boost::math::quadrature::ooura_fourier_cos<double> oc;
   return oc.integrate(p, d).first / mass;
+}
+
+// Each 1-D family's frequency law as a Boost.Math distribution: the independent reference for quantiles
+// and goodness-of-fit bins (Laplace(0, 1/b), Cauchy(0, 1/l), U(-W, W), Student-t(2 nu) / l).
+std::vector<std::pair<std::string, std::function<double(double)>>> reference_quantiles() {
+  return {
+      {"gaussian:sigma=0.7", [](double u) { return boost::math::quantile(boost::math::normal_distribution<double>(0, 1 / 0.7), u); }},
+      {"cauchy:b=2", [](double u) { return boost::math::quantile(boost::math::laplace_distribution<double>(0, 0.5), u); }},
+      {"exponential:l=1.5", [](double u) { return boost::math::quantile(boost::math::cauchy_distribution<double>(0, 1 / 1.5), u); }},
+      {"sinc:W=2", [](double u) { return boost::math::quantile(boost::math::uniform_distribution<double>(-2, 2), u); }},
+      {"matern:nu=0.7,l=1.3", [](double u) { return boost::math::quantile(boost::math::students_t_distribution<double>(1.4), u) / 1.3; }},
+  };
 }
 
 }  // namespace
@@ -248,14 +261,7 @@ TEST_CASE("Matern: the general route (Boost K_nu, integral fallback, small-x mix
 }
 
 TEST_CASE("make_quantile agrees with Boost.Math's quantiles") {
-  const std::vector<std::pair<std::string, std::function<double(double)>>> cases = {
-      {"gaussian:sigma=0.7", [](double u) { return boost::math::quantile(boost::math::normal_distribution<double>(0, 1 / 0.7), u); }},
-      {"cauchy:b=2", [](double u) { return boost::math::quantile(boost::math::laplace_distribution<double>(0, 0.5), u); }},
-      {"exponential:l=1.5", [](double u) { return boost::math::quantile(boost::math::cauchy_distribution<double>(0, 1 / 1.5), u); }},
-      {"sinc:W=2", [](double u) { return boost::math::quantile(boost::math::uniform_distribution<double>(-2, 2), u); }},
-      {"matern:nu=0.7,l=1.3", [](double u) { return boost::math::quantile(boost::math::students_t_distribution<double>(1.4), u) / 1.3; }},
-  };
-  for (const auto& [text, reference] : cases) {
+  for (const auto& [text, reference] : reference_quantiles()) {
     const auto Q = make_quantile(parse_spectrum(text));
     for (double u : {1e-12, 0.01, 0.25, 0.5, 0.7, 0.99, 1 - 1e-12}) {
       CAPTURE(text);
@@ -310,15 +316,11 @@ TEST_CASE("1-D samplers pass chi-square goodness of fit against Boost's distribu
   const std::uint64_t seed = test_seed();
   CAPTURE(seed);
   const std::size_t n = 200000;
-  const std::vector<std::pair<std::string, std::function<double(double)>>> cases = {
-      {"gaussian:sigma=0.7", [](double u) { return boost::math::quantile(boost::math::normal_distribution<double>(0, 1 / 0.7), u); }},
-      {"cauchy:b=2", [](double u) { return boost::math::quantile(boost::math::laplace_distribution<double>(0, 0.5), u); }},
-      {"exponential:l=1.5", [](double u) { return boost::math::quantile(boost::math::cauchy_distribution<double>(0, 1 / 1.5), u); }},
-      {"sinc:W=2", [](double u) { return boost::math::quantile(boost::math::uniform_distribution<double>(-2, 2), u); }},
-      {"matern:nu=0.7,l=1.3", [](double u) { return boost::math::quantile(boost::math::students_t_distribution<double>(1.4), u) / 1.3; }},
+  auto cases = reference_quantiles();
+  cases.insert(cases.end(), {
       {"matern:nu=3.3,l=0.8", [](double u) { return boost::math::quantile(boost::math::students_t_distribution<double>(6.6), u) / 0.8; }},
       {"matern:nu=0.06,l=1", [](double u) { return boost::math::quantile(boost::math::students_t_distribution<double>(0.12), u); }},
-  };
+  });
   for (const auto& [text, reference] : cases) {
     CAPTURE(text);
     const auto x = draw(parse_spectrum(text), n, seed);

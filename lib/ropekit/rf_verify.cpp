@@ -8,18 +8,12 @@
 #include <fmt/format.h>
 
 #include "ropekit/error.hpp"
+#include "ropekit/overloaded.hpp"
 #include "ropekit/spelling.hpp"
 
 namespace ropekit {
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 std::span<const double> row_span(const Eigen::MatrixXd& lags, Eigen::Index r, std::vector<double>& buf) {
   buf.resize(static_cast<std::size_t>(lags.cols()));

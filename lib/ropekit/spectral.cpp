@@ -18,19 +18,13 @@
 
 #include "reports/output.hpp"
 #include "ropekit/error.hpp"
+#include "ropekit/overloaded.hpp"
 #include "ropekit/spelling.hpp"
 #include "ropekit/vecmath.hpp"
 
 namespace ropekit {
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -157,6 +151,35 @@ std::vector<double> normalised(const std::vector<double>& w) {
   std::vector<double> out(w.size());
   for (std::size_t i = 0; i < w.size(); ++i) out[i] = w[i] / total;
   return out;
+}
+
+// sum_q w_q term(a_q, b_q) over a mixture's components, a_q = sum_j s_qj^2 Dp_j^2 / 2, b_q = mu_q . Dp.
+template <class Term>
+double mixture_sum(const spectral::Mixture& m, std::span<const double> lag, Term term) {
+  const auto w = normalised(m.weights);
+  double sum = 0;
+  for (Eigen::Index q = 0; q < m.mu.rows(); ++q) {
+    double a = 0, b = 0;
+    for (Eigen::Index j = 0; j < m.mu.cols(); ++j) {
+      const double d = lag[static_cast<std::size_t>(j)];
+      a += 0.5 * m.s(q, j) * m.s(q, j) * d * d;
+      b += m.mu(q, j) * d;
+    }
+    sum += w[static_cast<std::size_t>(q)] * term(a, b);
+  }
+  return sum;
+}
+
+// (1/n) sum_r term(u_r) over a file spectrum's frequencies, u_r = Dp . w_r.
+template <class Term>
+double empirical_mean(const spectral::Empirical& e, std::span<const double> lag, Term term) {
+  double sum = 0;
+  for (Eigen::Index r = 0; r < e.w.rows(); ++r) {
+    double u = 0;
+    for (Eigen::Index j = 0; j < e.w.cols(); ++j) u += lag[static_cast<std::size_t>(j)] * e.w(r, j);
+    sum += term(u);
+  }
+  return sum / static_cast<double>(e.w.rows());
 }
 
 void check_lag(const Spectrum& s, std::span<const double> lag) {
@@ -461,30 +484,16 @@ double one_minus_phi(const Spectrum& s, std::span<const double> lag) {
           [&](const spectral::Matern& m) { return matern_one_minus(m.nu, std::sqrt(2 * m.nu) * norm(lag) / m.l); },
           [&](const spectral::Mixture& m) {
             // 1 - e^{-a} cos b = -expm1(-a) cos b + 2 sin^2(b/2): no cancellation near a = b = 0.
-            const auto w = normalised(m.weights);
-            double sum = 0;
-            for (Eigen::Index q = 0; q < m.mu.rows(); ++q) {
-              double a = 0, b = 0;
-              for (Eigen::Index j = 0; j < m.mu.cols(); ++j) {
-                const double d = lag[static_cast<std::size_t>(j)];
-                a += 0.5 * m.s(q, j) * m.s(q, j) * d * d;
-                b += m.mu(q, j) * d;
-              }
+            return mixture_sum(m, lag, [](double a, double b) {
               const double h = std::sin(0.5 * b);
-              sum += w[static_cast<std::size_t>(q)] * (-std::expm1(-a) * std::cos(b) + 2 * h * h);
-            }
-            return sum;
+              return -std::expm1(-a) * std::cos(b) + 2 * h * h;
+            });
           },
           [&](const spectral::Empirical& e) {
-            // 1 - cos u = 2 sin^2(u/2).
-            double sum = 0;
-            for (Eigen::Index r = 0; r < e.w.rows(); ++r) {
-              double u = 0;
-              for (Eigen::Index j = 0; j < e.w.cols(); ++j) u += lag[static_cast<std::size_t>(j)] * e.w(r, j);
+            return empirical_mean(e, lag, [](double u) {  // 1 - cos u = 2 sin^2(u/2)
               const double h = std::sin(0.5 * u);
-              sum += 2 * h * h;
-            }
-            return sum / static_cast<double>(e.w.rows());
+              return 2 * h * h;
+            });
           },
       },
       s);
@@ -517,28 +526,9 @@ double phi(const Spectrum& s, std::span<const double> lag) {
           },
           [&](const spectral::Matern& m) { return matern_correlation(m.nu, std::sqrt(2 * m.nu) * norm(lag) / m.l); },
           [&](const spectral::Mixture& m) {
-            const auto w = normalised(m.weights);
-            double sum = 0;
-            for (Eigen::Index q = 0; q < m.mu.rows(); ++q) {
-              double a = 0, b = 0;
-              for (Eigen::Index j = 0; j < m.mu.cols(); ++j) {
-                const double d = lag[static_cast<std::size_t>(j)];
-                a += 0.5 * m.s(q, j) * m.s(q, j) * d * d;
-                b += m.mu(q, j) * d;
-              }
-              sum += w[static_cast<std::size_t>(q)] * std::exp(-a) * std::cos(b);
-            }
-            return sum;
+            return mixture_sum(m, lag, [](double a, double b) { return std::exp(-a) * std::cos(b); });
           },
-          [&](const spectral::Empirical& e) {
-            double sum = 0;
-            for (Eigen::Index r = 0; r < e.w.rows(); ++r) {
-              double u = 0;
-              for (Eigen::Index j = 0; j < e.w.cols(); ++j) u += lag[static_cast<std::size_t>(j)] * e.w(r, j);
-              sum += std::cos(u);
-            }
-            return sum / static_cast<double>(e.w.rows());
-          },
+          [&](const spectral::Empirical& e) { return empirical_mean(e, lag, [](double u) { return std::cos(u); }); },
       },
       s);
 }
