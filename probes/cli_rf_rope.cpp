@@ -26,7 +26,7 @@ const char* kLagsHelp =
     "lags: k = 1: 0.5,1,2 or start:stop[:step]; k-D: vectors separated by ';', components by ',' (\"1,0;0,2\")";
 
 struct KernelArgs {
-  std::string spectrum, encoding, lags = "0,0.5,1,2,5", format = "csv", out;
+  std::string spectrum, encoding, lags, format = "csv", out;  // lags default: 0,0.5,1,2,5 (k-D: see default_lags)
   bool families = false;
 };
 
@@ -72,7 +72,7 @@ void run_kernel(const KernelArgs& a) {
   Table t;
   if (!a.spectrum.empty()) {
     const Spectrum s = parse_spectrum(a.spectrum);
-    const Eigen::MatrixXd lags = parse_lags(a.lags, dims(s));
+    const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? (dims(s) == 1 ? "0,0.5,1,2,5" : default_lags(dims(s))) : a.lags, dims(s));
     t.columns = {"lag", "phi", "phi2", "var_cos", "var_sin"};
     std::vector<double> lag(static_cast<std::size_t>(lags.cols()));
     for (Eigen::Index i = 0; i < lags.rows(); ++i) {
@@ -82,7 +82,7 @@ void run_kernel(const KernelArgs& a) {
     }
   } else {
     const RopeGrid g = parse_rope_encoding(a.encoding);
-    const Eigen::MatrixXd lags = parse_lags(a.lags, 1);
+    const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? "0,1,10,100,1000" : a.lags, 1);
     t.columns = {"lag", "kernel", "sine_residual", "continuum", "continuum_sine"};
     for (Eigen::Index i = 0; i < lags.rows(); ++i) {
       const RopeKernelValues v = rope_kernel(g, lags(i, 0));
@@ -182,10 +182,10 @@ void run_verify(const VerifyArgs& a, bool variance) {
   emit(a.out, render(t, p.format));
   const bool pass = variance ? r.var_pass : r.mean_pass;
   std::cerr << fmt::format("{}: {} ({} lags, max |{}| = {:.3g}, bound {:.3g} = two-sided normal at false-alarm rate {:g} "
-                           "per lag: {:g} over all lags, Bonferroni); spectrum {}, drawn from {}, D = {}, N = {}, seed {}\n",
+                           "per lag: {:g} over all lags, Bonferroni); spectrum {}, drawn from {}{}, D = {}, N = {}, seed {}\n",
                            what, pass ? "PASS" : "FAIL", r.lags.size(), variance ? "z_var" : "z",
                            variance ? r.max_abs_z_var : r.max_abs_z, r.z_critical, r.alpha_per_lag, r.alpha, r.spectrum,
-                           r.draw, r.blocks, r.trials, a.seed);
+                           r.draw, a.power ? " = " + wrong_density_note(p.spectrum) : std::string(), r.blocks, r.trials, a.seed);
 }
 
 void run_convergence(const VerifyArgs& a) {
@@ -281,7 +281,8 @@ void add_rf_rope_commands(CLI::App& app, const CliContext&) {
                                            "RoPE's kernel, sine residual and continuum form at the given lags");
     k->add_option("--spectrum", a->spectrum, "spectral family, e.g. gaussian:sigma=1 or sinc:W=1,2");
     k->add_option("--encoding", a->encoding, "deterministic RoPE instead: rope:dim=<d>,base=<B>");
-    k->add_option("--lags", a->lags, kLagsHelp)->capture_default_str();
+    k->add_option("--lags", a->lags, std::string(kLagsHelp) + " (default 0,0.5,1,2,5; k-D: origin, axes, diagonal; "
+                                     "--encoding: 0,1,10,100,1000)");
     k->add_flag("--families", a->families, "list the spectral families, their frequencies and kernels");
     k->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     k->add_option("--out", a->out, "output file (default: stdout)");

@@ -88,11 +88,15 @@ std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, 
 
   const auto N = options.trials;
   const std::size_t chunks = static_cast<std::size_t>((N + kTrialsPerChunk - 1) / kTrialsPerChunk);
-  std::vector<std::vector<Moments>> chunk_moments(chunks);
+  // Chunks run in batches whose moments merge in chunk order before the next batch starts: memory stays
+  // at kBatch x L moments for any N, and the order (so every number) is independent of the threads.
+  constexpr std::size_t kBatch = 64;
+  std::vector<std::vector<Moments>> chunk_moments(std::min(chunks, kBatch));
+  std::vector<Moments> total(L);
   std::atomic<std::size_t> done{0};
   std::mutex progress_mutex;
 
-  parallel_for(chunks, options.threads, [&](std::size_t chunk) {
+  auto run_chunk = [&](std::size_t chunk) {
     Rng rng(options.seed, kStreamFrequencies, chunk);
     const std::int64_t first = static_cast<std::int64_t>(chunk) * kTrialsPerChunk;
     const std::int64_t count = std::min<std::int64_t>(kTrialsPerChunk, N - first);
@@ -146,7 +150,7 @@ std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, 
         s4[l] += d2 * d2;
       }
     }
-    auto& out = chunk_moments[chunk];
+    auto& out = chunk_moments[chunk % kBatch];
     out.resize(L);
     const double n = static_cast<double>(count);
     for (std::size_t l = 0; l < L; ++l) {
@@ -167,11 +171,14 @@ std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, 
       std::lock_guard<std::mutex> lock(progress_mutex);
       options.progress(static_cast<double>(finished) / static_cast<double>(chunks));
     }
-  });
+  };
 
-  std::vector<Moments> total(L);
-  for (const auto& cm : chunk_moments)
-    for (std::size_t l = 0; l < L; ++l) total[l].merge(cm[l]);
+  for (std::size_t first = 0; first < chunks; first += kBatch) {
+    const std::size_t count = std::min(kBatch, chunks - first);
+    parallel_for(count, options.threads, [&](std::size_t i) { run_chunk(first + i); });
+    for (std::size_t i = 0; i < count; ++i)
+      for (std::size_t l = 0; l < L; ++l) total[l].merge(chunk_moments[i][l]);
+  }
   return total;
 }
 
