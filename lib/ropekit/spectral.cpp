@@ -535,7 +535,12 @@ double phi(const Spectrum& s, std::span<const double> lag) {
 
 KernelValues kernel_values(const Spectrum& s, std::span<const double> lag) {
   std::vector<double> lag2(lag.begin(), lag.end());
-  for (double& v : lag2) v *= 2;
+  for (double& v : lag2) {
+    if (std::isinf(2 * v))
+      throw_bad_value("ropekit::kernel_values", "lag", format_number(v),
+                      "at most 8.98e307 in magnitude: Phi2 is evaluated at 2 Dp");
+    v *= 2;
+  }
   KernelValues k;
   k.phi = phi(s, lag);
   k.phi2 = phi(s, lag2);
