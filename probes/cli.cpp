@@ -41,6 +41,7 @@ int run_cli(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough(false);
   add_fixed_basis_commands(app, ctx);
+  add_rf_rope_commands(app, ctx);
   add_lie_commands(app, ctx);
 
   try {

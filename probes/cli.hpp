@@ -17,6 +17,8 @@ struct CliContext {
 /// fit, features, list, probe (the fixed-basis foundation).
 void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx);
 
+/// kernel, verify master|variance|convergence|sampling (RF-RoPE, issue 3).
+void add_rf_rope_commands(CLI::App& app, const CliContext& ctx);
 /// lie build|check|kernel, jordan positionwise (N-D RoPE and position-wise Jordan-RoPE).
 void add_lie_commands(CLI::App& app, const CliContext& ctx);
 

@@ -1,0 +1,842 @@
+#include "ropekit/spectral.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
+#include <boost/math/quadrature/exp_sinh.hpp>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <boost/math/quadrature/tanh_sinh.hpp>
+#include <boost/math/special_functions/bessel.hpp>
+#include <boost/math/special_functions/gamma.hpp>
+#include <boost/math/tools/roots.hpp>
+#include <fmt/format.h>
+
+#include "reports/output.hpp"
+#include "ropekit/error.hpp"
+#include "ropekit/overloaded.hpp"
+#include "ropekit/spelling.hpp"
+#include "ropekit/vecmath.hpp"
+
+namespace ropekit {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Boost.Math: report over/underflow as inf/0 instead of throwing, so the caller can switch route.
+using QuietPolicy = boost::math::policies::policy<
+    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
+    boost::math::policies::underflow_error<boost::math::policies::ignore_error>,
+    boost::math::policies::denorm_error<boost::math::policies::ignore_error>,
+    boost::math::policies::evaluation_error<boost::math::policies::ignore_error>>;
+
+// |x|^2 and |x| without overflow for any finite components.
+double norm(std::span<const double> x) {
+  double m = 0;
+  for (double v : x) m = std::max(m, std::abs(v));
+  if (m == 0) return 0;
+  double s = 0;
+  for (double v : x) s += (v / m) * (v / m);
+  return m * std::sqrt(s);
+}
+
+// 1 - prod_j (1 - psi_j), accurate when every psi_j is small (all factors near 1).
+double one_minus_product(const std::vector<double>& psi) {
+  bool small = true;
+  for (double p : psi) small = small && p < 0.5;
+  if (small) {
+    double log_prod = 0;
+    for (double p : psi) log_prod += std::log1p(-p);
+    return -std::expm1(log_prod);
+  }
+  double prod = 1;
+  for (double p : psi) prod *= 1 - p;
+  return 1 - prod;
+}
+
+// 1 - sin(x)/x: Taylor series below 0.5 (terms alternate and shrink by x^2/((2n+2)(2n+3)) <= 1/24).
+double one_minus_sinc(double x) {
+  x = std::abs(x);
+  if (!std::isfinite(x)) return 1;
+  if (x < 0.5) {
+    const double x2 = x * x;
+    double term = x2 / 6, sum = 0;
+    for (int n = 1; n < 12; ++n) {
+      sum += term;
+      term *= -x2 / ((2.0 * n + 2) * (2.0 * n + 3));
+    }
+    return sum;
+  }
+  return 1 - std::sin(x) / x;
+}
+
+// 1 - P(x) e^{-x} for a polynomial P with P(0) = 1 (half-integer Matern), by its Taylor series for
+// x < 0.5 (coefficients c_n = -sum_j p_j (-1)^{n-j}/(n-j)!), directly above.
+double one_minus_poly_exp(const std::vector<double>& p, double x) {
+  double poly = 0;
+  for (std::size_t j = p.size(); j-- > 0;) poly = poly * x + p[j];
+  if (x >= 0.5) return 1 - poly * std::exp(-x);
+  double sum = 0, xn = 1;
+  for (int n = 1; n <= 24; ++n) {
+    xn *= x;
+    double c = 0, fact = 1;  // fact = (n - j)!
+    for (int j = n; j >= 0; --j) {
+      if (j < static_cast<int>(p.size())) c -= p[static_cast<std::size_t>(j)] * (((n - j) % 2) ? -1.0 : 1.0) / fact;
+      fact *= (n - j + 1);
+    }
+    sum += c * xn;
+  }
+  return sum;
+}
+
+// Matern correlation from Boost's K_nu in logarithms, or from the integral representation
+// K_nu(x) = int_0^inf exp(-x cosh t) cosh(nu t) dt (A&S 9.6.24), also in logarithms, where K_nu or
+// Gamma(nu) leave the float64 range (large nu, tiny or huge x). For large nu the integrand is a narrow
+// peak at t* = asinh(nu/x) of width ~ (x cosh t*)^(-1/2): integrate around it explicitly.
+double matern_bessel(double nu, double x) {
+  const double log_front = (1 - nu) * M_LN2 - std::lgamma(nu) + nu * std::log(x);
+  double K = kNaN;
+  try {
+    K = boost::math::cyl_bessel_k(nu, x, QuietPolicy());
+  } catch (const std::exception&) {
+  }
+  if (std::isfinite(K) && K >= DBL_MIN) return std::exp(log_front + std::log(K));
+  auto integrand = [&](double t) {
+    const double nt = nu * t;  // log cosh(nu t) = nu t + log1p(e^{-2 nu t}) - log 2
+    return std::exp(log_front - x * std::cosh(t) + nt + std::log1p(std::exp(-2 * nt)) - M_LN2);
+  };
+  const double peak = std::asinh(nu / x), width = 1 / std::sqrt(x * std::cosh(peak));
+  const double a = std::max(0.0, peak - 12 * width), b = peak + 12 * width;
+  using GK = boost::math::quadrature::gauss_kronrod<double, 61>;
+  // Depth 10 with a reachable tolerance: a few hundred evaluations, not an unbounded adaptive tree.
+  double sum = GK::integrate(integrand, a, b, 10, 1e-14);
+  if (a > 0) sum += GK::integrate(integrand, 0.0, a, 10, 1e-14);
+  boost::math::quadrature::exp_sinh<double> tail;
+  sum += tail.integrate(integrand, b, std::numeric_limits<double>::infinity(), 1e-15);
+  return sum;
+}
+
+// 1 - Phi for small x by the gamma-mixture form Phi = E[exp(-c/Y)], c = x^2/4, Y ~ Gamma(nu, 1):
+// 1 - Phi = E[-expm1(-c/Y)] = P(nu, c) - int_0^c g(y) e^{-c/y} dy + int_c^inf g(y) (-expm1(-c/y)) dy,
+// g the Gamma(nu, 1) density, P the regularized lower incomplete gamma. No cancellation against 1.
+double matern_one_minus_mixture(double nu, double x) {
+  const double c = x * x / 4;
+  const double lg = std::lgamma(nu);
+  auto log_g = [&](double y) { return (nu - 1) * std::log(y) - y - lg; };
+  boost::math::quadrature::tanh_sinh<double> ts;
+  boost::math::quadrature::exp_sinh<double> es;
+  const double head = boost::math::gamma_p(nu, c) -
+                      ts.integrate([&](double y) { return y <= 0 ? 0.0 : std::exp(log_g(y) - c / y); }, 0.0, c, 1e-14);
+  const double tail = es.integrate([&](double y) { return std::exp(log_g(y)) * -std::expm1(-c / y); }, c,
+                                   std::numeric_limits<double>::infinity(), 1e-14);
+  return head + tail;
+}
+
+constexpr double kMaternSmallX = 0.1;  // below: 1 - Phi from the mixture form (1 - Phi >= ~1e-4 above)
+
+std::vector<double> matern_poly(double nu) {
+  if (nu == 0.5) return {1.0};
+  if (nu == 1.5) return {1.0, 1.0};
+  if (nu == 2.5) return {1.0, 1.0, 1.0 / 3.0};
+  return {};
+}
+
+std::vector<double> normalised(const std::vector<double>& w) {
+  const double total = std::accumulate(w.begin(), w.end(), 0.0);
+  std::vector<double> out(w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) out[i] = w[i] / total;
+  return out;
+}
+
+// sum_q w_q term(a_q, b_q) over a mixture's components, a_q = sum_j s_qj^2 Dp_j^2 / 2, b_q = mu_q . Dp.
+template <class Term>
+double mixture_sum(const spectral::Mixture& m, std::span<const double> lag, Term term) {
+  const auto w = normalised(m.weights);
+  double sum = 0;
+  for (Eigen::Index q = 0; q < m.mu.rows(); ++q) {
+    double a = 0, b = 0;
+    for (Eigen::Index j = 0; j < m.mu.cols(); ++j) {
+      const double d = lag[static_cast<std::size_t>(j)];
+      a += 0.5 * m.s(q, j) * m.s(q, j) * d * d;
+      b += m.mu(q, j) * d;
+    }
+    sum += w[static_cast<std::size_t>(q)] * term(a, b);
+  }
+  return sum;
+}
+
+// (1/n) sum_r term(u_r) over a file spectrum's frequencies, u_r = Dp . w_r.
+template <class Term>
+double empirical_mean(const spectral::Empirical& e, std::span<const double> lag, Term term) {
+  double sum = 0;
+  for (Eigen::Index r = 0; r < e.w.rows(); ++r) {
+    double u = 0;
+    for (Eigen::Index j = 0; j < e.w.cols(); ++j) u += lag[static_cast<std::size_t>(j)] * e.w(r, j);
+    sum += term(u);
+  }
+  return sum / static_cast<double>(e.w.rows());
+}
+
+void check_lag(const Spectrum& s, std::span<const double> lag) {
+  if (static_cast<int>(lag.size()) != dims(s))
+    throw_bad_value("ropekit::phi", "lag dimension", std::to_string(lag.size()),
+                    fmt::format("k = {}, the spectrum's dims", dims(s)));
+  for (double v : lag) check_finite("ropekit::phi", "lag", v);
+}
+
+std::string join(const std::vector<double>& v) {
+  std::string out;
+  for (double x : v) out += (out.empty() ? "" : ",") + format_number(x);
+  return out;
+}
+
+void check_dims(std::string_view where, std::int64_t k) {
+  if (k < 1 || k > kMaxDims) throw_bad_value(where, "dims", std::to_string(k), fmt::format("an integer in 1..{}", kMaxDims));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Identity, spelling, validation
+
+int dims(const Spectrum& s) {
+  return std::visit(Overloaded{
+                        [](const spectral::Gaussian& g) { return g.dims; },
+                        [](const spectral::Cauchy& c) { return c.dims; },
+                        [](const spectral::Exponential& e) { return e.dims; },
+                        [](const spectral::Sinc& s) { return static_cast<int>(s.W.size()); },
+                        [](const spectral::Matern& m) { return m.dims; },
+                        [](const spectral::Mixture& m) { return static_cast<int>(m.mu.cols()); },
+                        [](const spectral::Empirical& e) { return static_cast<int>(e.w.cols()); },
+                    },
+                    s);
+}
+
+std::string family_name(const Spectrum& s) {
+  static const char* names[] = {"gaussian", "cauchy", "exponential", "sinc", "matern", "mixture", "file"};
+  return names[s.index()];
+}
+
+std::string spelling(const Spectrum& s) {
+  auto with_dims = [](std::string text, int k) { return k == 1 ? text : fmt::format("{},dims={}", text, k); };
+  return std::visit(
+      Overloaded{
+          [&](const spectral::Gaussian& g) { return with_dims("gaussian:sigma=" + format_number(g.sigma), g.dims); },
+          [&](const spectral::Cauchy& c) { return with_dims("cauchy:b=" + format_number(c.b), c.dims); },
+          [&](const spectral::Exponential& e) { return with_dims("exponential:l=" + format_number(e.l), e.dims); },
+          [&](const spectral::Sinc& s) { return "sinc:W=" + join(s.W); },
+          [&](const spectral::Matern& m) {
+            return with_dims(fmt::format("matern:nu={},l={}", format_number(m.nu), format_number(m.l)), m.dims);
+          },
+          [&](const spectral::Mixture& m) {
+            std::vector<double> mu(m.mu.data(), m.mu.data() + m.mu.size()), sd(m.s.data(), m.s.data() + m.s.size());
+            // Eigen is column-major: write row by row (component by component).
+            for (Eigen::Index q = 0; q < m.mu.rows(); ++q)
+              for (Eigen::Index j = 0; j < m.mu.cols(); ++j) {
+                mu[static_cast<std::size_t>(q * m.mu.cols() + j)] = m.mu(q, j);
+                sd[static_cast<std::size_t>(q * m.mu.cols() + j)] = m.s(q, j);
+              }
+            return with_dims(fmt::format("mixture:weights={},mu={},s={}", join(m.weights), join(mu), join(sd)),
+                             static_cast<int>(m.mu.cols()));
+          },
+          [&](const spectral::Empirical& e) { return "file:" + e.source; },
+      },
+      s);
+}
+
+void validate(const Spectrum& s, std::string_view where) {
+  std::visit(Overloaded{
+                 [&](const spectral::Gaussian& g) {
+                   check_positive(where, "sigma", g.sigma);
+                   check_dims(where, g.dims);
+                 },
+                 [&](const spectral::Cauchy& c) {
+                   check_positive(where, "b", c.b);
+                   check_dims(where, c.dims);
+                 },
+                 [&](const spectral::Exponential& e) {
+                   check_positive(where, "l", e.l);
+                   check_dims(where, e.dims);
+                 },
+                 [&](const spectral::Sinc& s) {
+                   check_dims(where, static_cast<std::int64_t>(s.W.size()));
+                   for (double W : s.W) check_positive(where, "W", W);
+                 },
+                 [&](const spectral::Matern& m) {
+                   check_positive(where, "nu", m.nu);
+                   check_positive(where, "l", m.l);
+                   check_dims(where, m.dims);
+                 },
+                 [&](const spectral::Mixture& m) {
+                   if (m.weights.empty()) throw_bad_value(where, "weights", "an empty list", "at least one weight");
+                   for (double w : m.weights) check_positive(where, "weights", w);
+                   check_dims(where, m.mu.cols());
+                   if (m.mu.rows() != static_cast<Eigen::Index>(m.weights.size()) || m.s.rows() != m.mu.rows() ||
+                       m.s.cols() != m.mu.cols())
+                     throw_bad_value(where, "mu, s", fmt::format("{}x{} and {}x{}", m.mu.rows(), m.mu.cols(), m.s.rows(), m.s.cols()),
+                                     fmt::format("one row of k values per component ({} components)", m.weights.size()));
+                   for (Eigen::Index i = 0; i < m.mu.size(); ++i) {
+                     check_finite(where, "mu", m.mu.data()[i]);
+                     check_nonnegative(where, "s", m.s.data()[i]);
+                   }
+                 },
+                 [&](const spectral::Empirical& e) {
+                   if (e.w.rows() < 1) throw_bad_value(where, "frequencies", "none", "at least one frequency vector");
+                   check_dims(where, e.w.cols());
+                   for (Eigen::Index i = 0; i < e.w.size(); ++i) check_finite(where, "frequency", e.w.data()[i]);
+                 },
+             },
+             s);
+}
+
+void check_samplable(const Spectrum& s, std::string_view where) {
+  validate(s, where);
+  if (const auto* m = std::get_if<spectral::Matern>(&s); m && m->nu < kMinSampledNu)
+    throw_bad_value(where, "nu", format_number(m->nu),
+                    fmt::format(">= {} for sampling: smaller nu draws frequencies beyond the float64 range", kMinSampledNu));
+}
+
+spectral::Empirical parse_frequency_text(std::string_view text, std::string_view source) {
+  spectral::Empirical e;
+  e.source = std::string(source);
+  std::vector<double> values;
+  std::size_t cols = 0, rows = 0, line_no = 0;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const auto nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    std::size_t n = 0;
+    std::size_t pos = 0;
+    while (pos < line.size()) {
+      const auto start = line.find_first_not_of(" \t,", pos);
+      if (start == std::string_view::npos) break;
+      auto end = line.find_first_of(" \t,", start);
+      if (end == std::string_view::npos) end = line.size();
+      const std::string_view token = line.substr(start, end - start);
+      const auto v = parse_double(token);
+      if (!v || !std::isfinite(*v))
+        throw InputError(fmt::format("frequency file '{}' line {}: '{}' is not a finite number", source, line_no, token));
+      values.push_back(*v);
+      ++n;
+      pos = end;
+    }
+    if (rows == 0) {
+      cols = n;
+      if (cols > static_cast<std::size_t>(kMaxDims))
+        throw InputError(fmt::format("frequency file '{}' line {}: {} columns (must be at most {})", source, line_no, n, kMaxDims));
+    } else if (n != cols) {
+      throw InputError(fmt::format("frequency file '{}' line {}: {} values, but the first row has {} (rows must have equal length)",
+                                   source, line_no, n, cols));
+    }
+    ++rows;
+  }
+  if (rows == 0) throw InputError(fmt::format("frequency file '{}': no frequencies (must have at least one row of numbers)", source));
+  e.w.resize(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c) e.w(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = values[r * cols + c];
+  return e;
+}
+
+spectral::Empirical read_frequency_file(const std::string& path) {
+  return parse_frequency_text(read_file(path, "frequency file"), path);
+}
+
+Spectrum parse_spectrum(std::string_view text) {
+  const std::string_view trimmed = text.substr(std::min(text.find_first_not_of(" \t"), text.size()));
+  if (trimmed.rfind("file:", 0) == 0) {
+    std::string path(trimmed.substr(5));
+    if (path.rfind("path=", 0) == 0) path = path.substr(5);
+    if (path.empty()) throw InputError(fmt::format("spectrum '{}': no file name (spelling: file:PATH)", text));
+    return read_frequency_file(path);
+  }
+  Spelling sp = Spelling::parse(text, "spectrum");
+  const std::string where = fmt::format("spectrum '{}'", sp.text());
+  const std::string& f = sp.family();
+  auto take_dims = [&]() {
+    const auto k = sp.take_int("dims");
+    if (k) check_dims(where, *k);
+    return k ? static_cast<int>(*k) : 1;
+  };
+  Spectrum s;
+  if (f == "gaussian") {
+    spectral::Gaussian g;
+    g.sigma = sp.take_double("sigma").value_or(1.0);
+    g.dims = take_dims();
+    sp.finish("sigma, dims");
+    s = g;
+  } else if (f == "cauchy") {
+    spectral::Cauchy c;
+    c.b = sp.take_double("b").value_or(1.0);
+    c.dims = take_dims();
+    sp.finish("b, dims");
+    s = c;
+  } else if (f == "exponential") {
+    spectral::Exponential e;
+    e.l = sp.take_double("l").value_or(1.0);
+    e.dims = take_dims();
+    sp.finish("l, dims");
+    s = e;
+  } else if (f == "sinc") {
+    spectral::Sinc c;
+    c.W = sp.take_doubles("W").value_or(std::vector<double>{1.0});
+    const auto k = sp.take_int("dims");
+    sp.finish("W, dims");
+    if (k) {
+      check_dims(where, *k);
+      if (c.W.size() == 1) c.W.assign(static_cast<std::size_t>(*k), c.W.front());
+      if (static_cast<std::int64_t>(c.W.size()) != *k)
+        throw_bad_value(where, "W", fmt::format("{} values", c.W.size()), fmt::format("1 or dims = {} values", *k));
+    }
+    s = c;
+  } else if (f == "matern") {
+    spectral::Matern m;
+    m.nu = sp.take_double("nu").value_or(1.5);
+    m.l = sp.take_double("l").value_or(1.0);
+    m.dims = take_dims();
+    sp.finish("nu, l, dims");
+    s = m;
+  } else if (f == "mixture") {
+    spectral::Mixture m;
+    const auto w = sp.take_doubles("weights");
+    const auto mu = sp.take_doubles("mu");
+    const auto sd = sp.take_doubles("s");
+    const int k = take_dims();
+    sp.finish("weights, mu, s, dims");
+    if (!w || !mu || !sd) throw InputError(fmt::format("{}: a mixture needs weights=, mu= and s= (e.g. mixture:weights=0.7,0.3,mu=0,2,s=0.5,0.1)", where));
+    const std::size_t q = w->size(), kk = static_cast<std::size_t>(k);
+    if (mu->size() != q * kk)
+      throw_bad_value(where, "mu", fmt::format("{} values", mu->size()), fmt::format("{} values (k = {} per component, {} components)", q * kk, k, q));
+    if (sd->size() != q && sd->size() != q * kk)
+      throw_bad_value(where, "s", fmt::format("{} values", sd->size()), fmt::format("{} (one per component) or {} values", q, q * kk));
+    m.weights = *w;
+    m.mu.resize(static_cast<Eigen::Index>(q), k);
+    m.s.resize(static_cast<Eigen::Index>(q), k);
+    for (std::size_t i = 0; i < q; ++i)
+      for (std::size_t j = 0; j < kk; ++j) {
+        m.mu(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = (*mu)[i * kk + j];
+        m.s(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = sd->size() == q ? (*sd)[i] : (*sd)[i * kk + j];
+      }
+    s = m;
+  } else {
+    throw InputError(fmt::format("unknown spectrum '{}' (known: gaussian, cauchy, exponential, sinc, matern, mixture, file:PATH)", f));
+  }
+  validate(s, where);
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernels
+
+double matern_correlation(double nu, double x, bool force_general) {
+  if (x == 0) return 1;
+  if (!std::isfinite(x)) return 0;
+  const auto poly = force_general ? std::vector<double>{} : matern_poly(nu);
+  if (!poly.empty()) {
+    double p = 0;
+    for (std::size_t j = poly.size(); j-- > 0;) p = p * x + poly[j];
+    return p * std::exp(-x);
+  }
+  if (x < kMaternSmallX) return 1 - matern_one_minus_mixture(nu, x);
+  return matern_bessel(nu, x);
+}
+
+double matern_one_minus(double nu, double x, bool force_general) {
+  if (x == 0) return 0;
+  if (!std::isfinite(x)) return 1;
+  const auto poly = force_general ? std::vector<double>{} : matern_poly(nu);
+  if (!poly.empty()) return one_minus_poly_exp(poly, x);
+  if (x < kMaternSmallX) return matern_one_minus_mixture(nu, x);
+  return 1 - matern_bessel(nu, x);
+}
+
+double one_minus_phi(const Spectrum& s, std::span<const double> lag) {
+  check_lag(s, lag);
+  return std::visit(
+      Overloaded{
+          [&](const spectral::Gaussian& g) {
+            const double r = norm(lag) / g.sigma;
+            return -std::expm1(-0.5 * r * r);
+          },
+          [&](const spectral::Cauchy& c) {
+            std::vector<double> psi;
+            for (double d : lag) {
+              const double x = d / c.b;
+              psi.push_back(std::isfinite(x * x) ? x * x / (1 + x * x) : 1.0);
+            }
+            return one_minus_product(psi);
+          },
+          [&](const spectral::Exponential& e) { return -std::expm1(-norm(lag) / e.l); },
+          [&](const spectral::Sinc& c) {
+            std::vector<double> psi;
+            for (std::size_t j = 0; j < lag.size(); ++j) psi.push_back(one_minus_sinc(c.W[j] * lag[j]));
+            return one_minus_product(psi);
+          },
+          [&](const spectral::Matern& m) { return matern_one_minus(m.nu, std::sqrt(2 * m.nu) * norm(lag) / m.l); },
+          [&](const spectral::Mixture& m) {
+            // 1 - e^{-a} cos b = -expm1(-a) cos b + 2 sin^2(b/2): no cancellation near a = b = 0.
+            return mixture_sum(m, lag, [](double a, double b) {
+              const double h = std::sin(0.5 * b);
+              return -std::expm1(-a) * std::cos(b) + 2 * h * h;
+            });
+          },
+          [&](const spectral::Empirical& e) {
+            return empirical_mean(e, lag, [](double u) {  // 1 - cos u = 2 sin^2(u/2)
+              const double h = std::sin(0.5 * u);
+              return 2 * h * h;
+            });
+          },
+      },
+      s);
+}
+
+double phi(const Spectrum& s, std::span<const double> lag) {
+  check_lag(s, lag);
+  return std::visit(
+      Overloaded{
+          [&](const spectral::Gaussian& g) {
+            const double r = norm(lag) / g.sigma;
+            return std::exp(-0.5 * r * r);
+          },
+          [&](const spectral::Cauchy& c) {
+            double p = 1;
+            for (double d : lag) {
+              const double x = d / c.b;
+              p /= 1 + x * x;
+            }
+            return p;
+          },
+          [&](const spectral::Exponential& e) { return std::exp(-norm(lag) / e.l); },
+          [&](const spectral::Sinc& c) {
+            double p = 1;
+            for (std::size_t j = 0; j < lag.size(); ++j) {
+              const double x = c.W[j] * lag[j];
+              p *= x == 0 ? 1.0 : (std::isfinite(x) ? std::sin(x) / x : 0.0);
+            }
+            return p;
+          },
+          [&](const spectral::Matern& m) { return matern_correlation(m.nu, std::sqrt(2 * m.nu) * norm(lag) / m.l); },
+          [&](const spectral::Mixture& m) {
+            return mixture_sum(m, lag, [](double a, double b) { return std::exp(-a) * std::cos(b); });
+          },
+          [&](const spectral::Empirical& e) { return empirical_mean(e, lag, [](double u) { return std::cos(u); }); },
+      },
+      s);
+}
+
+KernelValues kernel_values(const Spectrum& s, std::span<const double> lag) {
+  std::vector<double> lag2(lag.begin(), lag.end());
+  for (double& v : lag2) {
+    if (std::isinf(2 * v))
+      throw_bad_value("ropekit::kernel_values", "lag", format_number(v),
+                      "at most 8.98e307 in magnitude: Phi2 is evaluated at 2 Dp");
+    v *= 2;
+  }
+  KernelValues k;
+  k.phi = phi(s, lag);
+  k.phi2 = phi(s, lag2);
+  k.psi = one_minus_phi(s, lag);
+  k.psi2 = one_minus_phi(s, lag2);
+  // Var[cos u] = (1 + Phi2)/2 - Phi^2 = 2 psi - psi2/2 - psi^2; Var[sin u] = (1 - Phi2)/2 = psi2/2 (Prop 4).
+  k.var_cos = std::max(0.0, 2 * k.psi - 0.5 * k.psi2 - k.psi * k.psi);
+  k.var_sin = 0.5 * k.psi2;
+  return k;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sampling
+
+namespace {
+
+constexpr std::size_t kPiece = 256;  // samplers work in stack-held pieces: no allocation per call
+
+// Laplace(0, scale) by its quantile: scale log(2u) for u < 1/2, -scale log(2(1 - u)) above
+// (1 - u is exact there), so the tails keep full relative accuracy for any u in (0, 1). In place.
+void laplace_from_uniform(double* w, std::size_t n, double scale) {
+  double sign[kPiece];
+  for (std::size_t start = 0; start < n; start += kPiece) {
+    const std::size_t m = std::min(kPiece, n - start);
+    double* p = w + start;
+    for (std::size_t i = 0; i < m; ++i) {
+      const double u = p[i];
+      sign[i] = u < 0.5 ? scale : -scale;
+      p[i] = u < 0.5 ? 2 * u : 2 * (1 - u);
+    }
+    log_array(p, p, m);
+    for (std::size_t i = 0; i < m; ++i) p[i] *= sign[i];
+  }
+}
+
+// Cauchy(0, scale) by its quantile tan(pi (u - 1/2)) with an exact phase: -cot(pi u) for u < 1/4,
+// cot(pi (1 - u)) for u > 3/4, tan(pi (u - 1/2)) between (u - 1/2 and 1 - u are exact there). In place.
+void cauchy_from_uniform(double* w, std::size_t n, double scale) {
+  double s[kPiece], c[kPiece];
+  unsigned char region[kPiece];
+  for (std::size_t start = 0; start < n; start += kPiece) {
+    const std::size_t m = std::min(kPiece, n - start);
+    double* p = w + start;
+    for (std::size_t i = 0; i < m; ++i) {
+      const double u = p[i];
+      region[i] = u < 0.25 ? 0 : (u > 0.75 ? 2 : 1);
+      p[i] = region[i] == 0 ? u : (region[i] == 2 ? 1 - u : u - 0.5);
+    }
+    sincospi_array(p, s, c, m);
+    for (std::size_t i = 0; i < m; ++i)
+      p[i] = scale * (region[i] == 1 ? s[i] / c[i] : (region[i] == 0 ? -c[i] / s[i] : c[i] / s[i]));
+  }
+}
+
+}  // namespace
+
+void sample(const Spectrum& s, Rng& rng, std::size_t n, double* w) {
+  const std::size_t k = static_cast<std::size_t>(dims(s));
+  std::visit(Overloaded{
+                 [&](const spectral::Gaussian& g) {
+                   rng.fill_normal(w, n * k);
+                   const double scale = 1 / g.sigma;
+                   for (std::size_t i = 0; i < n * k; ++i) w[i] *= scale;
+                 },
+                 [&](const spectral::Cauchy& c) {
+                   rng.fill_uniform(w, n * k);
+                   laplace_from_uniform(w, n * k, 1 / c.b);
+                 },
+                 [&](const spectral::Exponential& e) {
+                   if (k == 1) {
+                     rng.fill_uniform(w, n);
+                     cauchy_from_uniform(w, n, 1 / e.l);
+                     return;
+                   }
+                   // Multivariate Cauchy: Z / |g| / l with one g per draw, shared by its k components.
+                   rng.fill_normal(w, n * k);
+                   double g[kPiece];
+                   for (std::size_t start = 0; start < n; start += kPiece) {
+                     const std::size_t m = std::min(kPiece, n - start);
+                     rng.fill_normal(g, m);
+                     for (std::size_t j = 0; j < k; ++j)
+                       for (std::size_t i = 0; i < m; ++i) w[j * n + start + i] /= e.l * std::abs(g[i]);
+                   }
+                 },
+                 [&](const spectral::Sinc& c) {
+                   rng.fill_uniform(w, n * k);
+                   for (std::size_t j = 0; j < k; ++j)
+                     for (std::size_t i = 0; i < n; ++i) w[j * n + i] = c.W[j] * (2 * w[j * n + i] - 1);
+                 },
+                 [&](const spectral::Matern& m) {
+                   // w = Z / (l sqrt(V)), V = G/nu, G ~ Gamma(nu, 1). For nu >= 1, G from the batched sampler;
+                   // below, in logs (scale = exp(-(log G - log nu)/2) / l), since G itself may underflow.
+                   rng.fill_normal(w, n * k);
+                   double scale[kPiece];
+                   const double log_nu = std::log(m.nu);
+                   for (std::size_t start = 0; start < n; start += kPiece) {
+                     const std::size_t cnt = std::min(kPiece, n - start);
+                     if (m.nu >= 1) {
+                       rng.fill_gamma(m.nu, scale, cnt);
+                       for (std::size_t i = 0; i < cnt; ++i) scale[i] = std::sqrt(m.nu / scale[i]) / m.l;
+                     } else {
+                       // log G(nu) = log G(nu + 1) + log(U)/nu (Marsaglia-Tsang's boost), batched.
+                       double u[kPiece];
+                       rng.fill_gamma(m.nu + 1, scale, cnt);
+                       rng.fill_uniform(u, cnt);
+                       log_array(scale, scale, cnt);
+                       log_array(u, u, cnt);
+                       for (std::size_t i = 0; i < cnt; ++i)
+                         scale[i] = std::exp(-0.5 * (scale[i] + u[i] / m.nu - log_nu)) / m.l;
+                     }
+                     for (std::size_t j = 0; j < k; ++j)
+                       for (std::size_t i = 0; i < cnt; ++i) w[j * n + start + i] *= scale[i];
+                   }
+                 },
+                 [&](const spectral::Mixture& m) {
+                   const auto weights = normalised(m.weights);
+                   std::vector<double> cumulative(weights.size());
+                   std::partial_sum(weights.begin(), weights.end(), cumulative.begin());
+                   for (std::size_t i = 0; i < n; ++i) {
+                     const double u = rng.uniform();
+                     std::size_t q = 0;
+                     while (q + 1 < cumulative.size() && u >= cumulative[q]) ++q;
+                     const double sign = rng.uniform() < 0.5 ? -1.0 : 1.0;
+                     for (std::size_t j = 0; j < k; ++j)
+                       w[j * n + i] = sign * m.mu(static_cast<Eigen::Index>(q), static_cast<Eigen::Index>(j)) +
+                                      m.s(static_cast<Eigen::Index>(q), static_cast<Eigen::Index>(j)) * rng.normal();
+                   }
+                 },
+                 [&](const spectral::Empirical& e) {
+                   const auto rows = static_cast<std::uint64_t>(e.w.rows());
+                   for (std::size_t i = 0; i < n; ++i) {
+                     const auto r = static_cast<Eigen::Index>(rng.below(rows));
+                     const double sign = (rng.next() >> 63) ? -1.0 : 1.0;
+                     for (std::size_t j = 0; j < k; ++j) w[j * n + i] = sign * e.w(r, static_cast<Eigen::Index>(j));
+                   }
+                 },
+             },
+             s);
+}
+
+bool has_quantile(const Spectrum& s) { return dims(s) == 1; }
+
+QuantileFunction make_quantile(const Spectrum& s) {
+  if (dims(s) != 1)
+    throw_bad_value("ropekit::quantile", "dims", std::to_string(dims(s)), "1 (quantiles, and stratified sampling, are for 1-D densities)");
+  return std::visit(
+      Overloaded{
+          [](const spectral::Gaussian& g) -> QuantileFunction {
+            const boost::math::normal_distribution<double> dist(0.0, 1 / g.sigma);
+            return [dist](double u) { return boost::math::quantile(dist, u); };
+          },
+          [](const spectral::Cauchy& c) -> QuantileFunction {
+            return [b = c.b](double u) {
+              double w = u;
+              laplace_from_uniform(&w, 1, 1 / b);
+              return w;
+            };
+          },
+          [](const spectral::Exponential& e) -> QuantileFunction {
+            return [l = e.l](double u) {
+              double w = u;
+              cauchy_from_uniform(&w, 1, 1 / l);
+              return w;
+            };
+          },
+          [](const spectral::Sinc& c) -> QuantileFunction {
+            return [W = c.W[0]](double u) { return W * (2 * u - 1); };
+          },
+          [](const spectral::Matern& m) -> QuantileFunction {
+            const boost::math::students_t_distribution<double> dist(2 * m.nu);
+            return [dist, l = m.l](double u) { return boost::math::quantile(dist, u) / l; };
+          },
+          [](const spectral::Mixture& m) -> QuantileFunction {
+            // Invert the CDF sum_q w_q (N(x; mu_q, s_q) + N(x; -mu_q, s_q))/2: a table of the CDF on 1025
+            // points of a bracket that holds every component's +-40 s_q gives a tight bracket, and TOMS 748
+            // finishes to full precision in a few evaluations.
+            const auto w = normalised(m.weights);
+            double hi = 0;
+            for (Eigen::Index q = 0; q < m.mu.rows(); ++q) hi = std::max(hi, std::abs(m.mu(q, 0)) + 40 * m.s(q, 0) + 1e-300);
+            const Eigen::VectorXd mu = m.mu.col(0), sd = m.s.col(0);
+            auto cdf = [w, mu, sd](double x) {
+              double c = 0;
+              for (Eigen::Index q = 0; q < mu.size(); ++q) {
+                auto step = [&](double centre) {
+                  if (sd[q] == 0) return x < centre ? 0.0 : 1.0;
+                  return 0.5 * std::erfc(-(x - centre) / (sd[q] * M_SQRT2));
+                };
+                c += w[static_cast<std::size_t>(q)] * 0.5 * (step(mu[q]) + step(-mu[q]));
+              }
+              return c;
+            };
+            constexpr int kTable = 1024;
+            std::vector<double> xs(kTable + 1), cs(kTable + 1);
+            for (int i = 0; i <= kTable; ++i) {
+              xs[static_cast<std::size_t>(i)] = -hi + 2 * hi * i / kTable;
+              cs[static_cast<std::size_t>(i)] = cdf(xs[static_cast<std::size_t>(i)]);
+            }
+            return [cdf, xs, cs](double u) {
+              auto j = static_cast<std::size_t>(std::upper_bound(cs.begin(), cs.end(), u) - cs.begin());
+              j = std::clamp<std::size_t>(j, 1, xs.size() - 1);
+              const double lo = xs[j - 1], hi = xs[j];
+              const double flo = cs[j - 1] - u, fhi = cs[j] - u;
+              if (flo >= 0) return lo;
+              if (fhi <= 0) return hi;
+              std::uintmax_t iterations = 100;
+              const auto r = boost::math::tools::toms748_solve([&](double x) { return cdf(x) - u; }, lo, hi, flo, fhi,
+                                                               boost::math::tools::eps_tolerance<double>(52), iterations);
+              return 0.5 * (r.first + r.second);
+            };
+          },
+          [](const spectral::Empirical& e) -> QuantileFunction {
+            // The symmetrised list {+w_j, -w_j}, sorted: quantile u is its element floor(2 n u).
+            std::vector<double> sorted;
+            for (Eigen::Index r = 0; r < e.w.rows(); ++r) {
+              sorted.push_back(e.w(r, 0));
+              sorted.push_back(-e.w(r, 0));
+            }
+            std::sort(sorted.begin(), sorted.end());
+            return [sorted](double u) {
+              const auto i = static_cast<std::size_t>(u * static_cast<double>(sorted.size()));
+              return sorted[std::min(i, sorted.size() - 1)];
+            };
+          },
+      },
+      s);
+}
+
+double quantile(const Spectrum& s, double u) { return make_quantile(s)(u); }
+
+double density(const Spectrum& s, std::span<const double> w) {
+  if (static_cast<int>(w.size()) != dims(s))
+    throw_bad_value("ropekit::density", "w dimension", std::to_string(w.size()), fmt::format("k = {}", dims(s)));
+  const double k = static_cast<double>(w.size());
+  return std::visit(
+      Overloaded{
+          [&](const spectral::Gaussian& g) {
+            const double r = norm(w) * g.sigma;
+            return std::pow(g.sigma * g.sigma / (2 * M_PI), k / 2) * std::exp(-0.5 * r * r);
+          },
+          [&](const spectral::Cauchy& c) {
+            double p = 1;
+            for (double x : w) p *= 0.5 * c.b * std::exp(-c.b * std::abs(x));
+            return p;
+          },
+          [&](const spectral::Exponential& e) {
+            // Multivariate Cauchy scaled by 1/l: Gamma((1+k)/2) / pi^((1+k)/2) l^k (1 + l^2 |w|^2)^(-(1+k)/2).
+            const double r = norm(w) * e.l;
+            return std::exp(std::lgamma((1 + k) / 2) - (1 + k) / 2 * std::log(M_PI) + k * std::log(e.l) -
+                            (1 + k) / 2 * std::log1p(r * r));
+          },
+          [&](const spectral::Sinc& c) {
+            double p = 1;
+            for (std::size_t j = 0; j < w.size(); ++j) p *= std::abs(w[j]) <= c.W[j] ? 0.5 / c.W[j] : 0.0;
+            return p;
+          },
+          [&](const spectral::Matern& m) {
+            // Spec section 2: Gamma(nu + k/2) / (Gamma(nu) pi^(k/2)) (2nu/l^2)^nu (2nu/l^2 + |w|^2)^(-(nu + k/2)).
+            const double a = 2 * m.nu / (m.l * m.l), r = norm(w);
+            return std::exp(std::lgamma(m.nu + k / 2) - std::lgamma(m.nu) - k / 2 * std::log(M_PI) + m.nu * std::log(a) -
+                            (m.nu + k / 2) * std::log(a + r * r));
+          },
+          [&](const spectral::Mixture& m) {
+            const auto weights = normalised(m.weights);
+            double p = 0;
+            for (Eigen::Index q = 0; q < m.mu.rows(); ++q) {
+              double plus = 1, minus = 1;
+              for (Eigen::Index j = 0; j < m.mu.cols(); ++j) {
+                const double sd = m.s(q, j), x = w[static_cast<std::size_t>(j)];
+                auto pdf = [&](double z) { return std::exp(-0.5 * z * z) / (sd * std::sqrt(2 * M_PI)); };
+                plus *= pdf((x - m.mu(q, j)) / sd);
+                minus *= pdf((x + m.mu(q, j)) / sd);
+              }
+              p += weights[static_cast<std::size_t>(q)] * 0.5 * (plus + minus);
+            }
+            return p;
+          },
+          [&](const spectral::Empirical& e) -> double {
+            throw InputError(fmt::format("frequency file '{}' is a discrete spectrum: it has no density", e.source));
+          },
+      },
+      s);
+}
+
+const std::vector<SpectrumFamilyInfo>& spectrum_families() {
+  static const std::vector<SpectrumFamilyInfo> families = {
+      {"gaussian:sigma=<s>[,dims=k]", "w ~ N(0, sigma^-2 I_k)", "exp(-|Dp|^2 / (2 sigma^2))"},
+      {"cauchy:b=<b>[,dims=k]", "each w_j ~ Laplace(0, 1/b), density (b/2) e^{-b|w|}", "prod_j 1/(1 + (Dp_j/b)^2)"},
+      {"exponential:l=<l>[,dims=k]", "1-D: Cauchy(0, 1/l); k-D: multivariate Cauchy (Student-t, 1 dof) / l", "exp(-|Dp|/l)"},
+      {"sinc:W=<W1>[,<W2>...][,dims=k]", "each w_j ~ U(-W_j, W_j)", "prod_j sin(W_j Dp_j)/(W_j Dp_j)"},
+      {"matern:nu=<nu>,l=<l>[,dims=k]", "Z/(l sqrt(V)), Z ~ N(0, I_k), V ~ Gamma(nu, rate nu) (Student-t, 2 nu dof)",
+       "2^{1-nu}/Gamma(nu) x^nu K_nu(x), x = sqrt(2 nu)|Dp|/l"},
+      {"mixture:weights=<w..>,mu=<mu..>,s=<s..>[,dims=k]", "component q: N(+-mu_q, diag(s_q^2)), both signs, equal mass",
+       "sum_q w_q exp(-sum_j s_qj^2 Dp_j^2/2) cos(mu_q . Dp)"},
+      {"file:<path>", "the file's frequency vectors (one per line), uniformly, with a random sign", "(1/n) sum_j cos(Dp . w_j)"},
+  };
+  return families;
+}
+
+}  // namespace ropekit

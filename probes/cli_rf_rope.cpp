@@ -1,0 +1,320 @@
+// ropekit kernel | verify master | verify variance | verify convergence | verify sampling:
+// RF-RoPE spectral kernels and Monte Carlo checks of the Master Theorem and Proposition 4
+// (spec rf-rope.md sections 1-4).
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "probes/cli.hpp"
+#include "reports/output.hpp"
+#include "reports/progress.hpp"
+#include "reports/table.hpp"
+#include "ropekit/error.hpp"
+#include "ropekit/rf_verify.hpp"
+#include "ropekit/rope_kernel.hpp"
+#include "ropekit/spectral.hpp"
+#include "ropekit/spelling.hpp"
+
+namespace ropekit {
+
+namespace {
+
+const char* kLagsHelp =
+    "lags: k = 1: 0.5,1,2 or start:stop[:step]; k-D: vectors separated by ';', components by ',' (\"1,0;0,2\")";
+
+struct KernelArgs {
+  std::string spectrum, encoding, lags, format = "csv", out;  // lags default: 0,0.5,1,2,5 (k-D: see default_lags)
+  bool families = false;
+};
+
+struct VerifyArgs {
+  std::string spectrum, draw_from, lags, format = "csv", out, content, sampling = "iid", q, k, blocks_list;
+  bool power = false;
+  int blocks = 64;
+  std::int64_t trials = 0;  // 0: the subcommand's default
+  std::uint64_t seed = kDefaultSeed;
+  int threads = 0;
+  double alpha = 1e-6;
+};
+
+// Default lags: 0, 0.5, 1, 2, 4 for k = 1; for k >= 2 the origin, the first axis, the last axis and the diagonal.
+std::string default_lags(int k) {
+  if (k == 1) return "0,0.5,1,2,4";
+  auto vec = [&](auto f) {
+    std::string s;
+    for (int j = 0; j < k; ++j) s += (j ? "," : "") + format_number(f(j));
+    return s;
+  };
+  return vec([](int) { return 0.0; }) + ";" + vec([](int j) { return j == 0 ? 1.0 : 0.0; }) + ";" +
+         vec([&](int j) { return j == k - 1 ? 2.0 : 0.0; }) + ";" + vec([](int) { return 0.5; });
+}
+
+// A double column that is a number for k = 1 and text "1,0" for k >= 2.
+Cell lag_cell(const std::vector<double>& lag) {
+  if (lag.size() == 1) return lag.front();
+  return lag_text(lag);
+}
+
+void run_kernel(const KernelArgs& a) {
+  const Format format = parse_format(a.format);
+  if (a.families) {
+    Table t;
+    t.columns = {"spelling", "frequencies", "Phi(Dp)"};
+    for (const auto& f : spectrum_families()) t.add_row({f.spelling, f.frequencies, f.kernel});
+    emit(a.out, render(t, format));
+    return;
+  }
+  if (a.spectrum.empty() == a.encoding.empty())
+    throw InputError("ropekit kernel: give exactly one of --spectrum SPEC and --encoding rope:dim=<d>,base=<B>");
+  Table t;
+  if (!a.spectrum.empty()) {
+    const Spectrum s = parse_spectrum(a.spectrum);
+    const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? (dims(s) == 1 ? "0,0.5,1,2,5" : default_lags(dims(s))) : a.lags, dims(s));
+    t.columns = {"lag", "phi", "phi2", "var_cos", "var_sin"};
+    std::vector<double> lag(static_cast<std::size_t>(lags.cols()));
+    for (Eigen::Index i = 0; i < lags.rows(); ++i) {
+      for (Eigen::Index j = 0; j < lags.cols(); ++j) lag[static_cast<std::size_t>(j)] = lags(i, j);
+      const KernelValues kv = kernel_values(s, lag);
+      t.add_row({lag_cell(lag), kv.phi, kv.phi2, kv.var_cos, kv.var_sin});
+    }
+  } else {
+    const RopeGrid g = parse_rope_encoding(a.encoding);
+    const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? "0,1,10,100,1000" : a.lags, 1);
+    t.columns = {"lag", "kernel", "sine_residual", "continuum", "continuum_sine"};
+    for (Eigen::Index i = 0; i < lags.rows(); ++i) {
+      const RopeKernelValues v = rope_kernel(g, lags(i, 0));
+      t.add_row({lags(i, 0), v.kernel, v.sine_residual, v.continuum, v.continuum_sine});
+    }
+  }
+  emit(a.out, render(t, format));
+}
+
+// What every verify subcommand needs, parsed and validated before any work starts.
+struct Prepared {
+  Spectrum spectrum;
+  std::optional<Spectrum> draw;
+  Eigen::MatrixXd lags;
+  McOptions mc;
+  Format format;
+};
+
+Prepared prepare(const VerifyArgs& a, std::int64_t default_trials, const std::string& what) {
+  Prepared p;
+  p.format = parse_format(a.format);
+  p.spectrum = parse_spectrum(a.spectrum);
+  if (!a.draw_from.empty() && a.power) throw InputError("ropekit verify: give --draw-from or --power, not both");
+  if (!a.draw_from.empty()) {
+    p.draw = parse_spectrum(a.draw_from);
+    if (dims(*p.draw) != dims(p.spectrum))
+      throw_bad_value("ropekit verify", "--draw-from dims", std::to_string(dims(*p.draw)),
+                      fmt::format("the spectrum's dims, {}", dims(p.spectrum)));
+  }
+  p.lags = parse_lags(a.lags.empty() ? default_lags(dims(p.spectrum)) : a.lags, dims(p.spectrum));
+  if (a.power) {
+    p.draw = wrong_density(p.spectrum);
+    if (!differs(p.spectrum, *p.draw, p.lags))
+      throw InputError(fmt::format("ropekit verify --power: the wrong density ({}) has the same kernel as {} at these lags "
+                                   "(a scale of 1 is its own reciprocal): use a scale other than 1",
+                                   wrong_density_note(p.spectrum), spelling(p.spectrum)));
+  }
+  check_at_least("ropekit " + what, "--blocks", a.blocks, 1);
+  if (a.blocks > (1 << 20)) throw_bad_value("ropekit " + what, "--blocks", std::to_string(a.blocks), "at most 2^20");
+  p.mc.trials = a.trials == 0 ? default_trials : a.trials;
+  check_at_least("ropekit " + what, "--trials", p.mc.trials, 2);
+  if (a.threads < 0) throw_bad_value("ropekit " + what, "--threads", std::to_string(a.threads), ">= 0 (0: all cores)");
+  p.mc.seed = a.seed;
+  p.mc.threads = a.threads;
+  p.mc.sampling = parse_sampling(a.sampling);
+  p.mc.validate();
+  if (!(a.alpha > 0 && a.alpha < 1)) throw_bad_value("ropekit " + what, "--alpha", format_number(a.alpha), "in (0, 1)");
+  check_samplable(p.draw ? *p.draw : p.spectrum, "ropekit " + what + ": spectrum");
+  if (p.mc.sampling == Sampling::stratified && dims(p.spectrum) != 1)
+    throw_bad_value("ropekit " + what, "--sampling", "stratified", "iid or antithetic for k > 1 (stratified needs k = 1)");
+  return p;
+}
+
+Content prepare_content(const VerifyArgs& a, const std::string& default_kind, int blocks) {
+  if (!a.q.empty() || !a.k.empty()) {
+    if (a.q.empty() || a.k.empty()) throw InputError("ropekit verify: give both --q and --k, or neither");
+    if (!a.content.empty()) throw InputError("ropekit verify: give --content or --q/--k, not both");
+    const auto q = parse_number_list(a.q, "--q"), k = parse_number_list(a.k, "--k");
+    return content_from_vectors(q, k);
+  }
+  return make_content(parse_content_kind(a.content.empty() ? default_kind : a.content), blocks, a.seed);
+}
+
+void run_verify(const VerifyArgs& a, bool variance) {
+  const std::string what = variance ? "verify variance" : "verify master";
+  Prepared p = prepare(a, 20000, what);
+  if (variance && p.mc.sampling == Sampling::stratified)
+    throw InputError("ropekit verify variance: stratified draws have no closed-form variance (compare them with "
+                     "`ropekit verify sampling`)");
+  VerifyOptions o;
+  o.spectrum = p.spectrum;
+  o.draw = p.draw;
+  o.content = prepare_content(a, "random", a.blocks);
+  o.lags = p.lags;
+  o.mc = p.mc;
+  o.alpha = a.alpha;
+  Progress progress("ropekit " + what);
+  o.mc.progress = [&](double f) { progress.update(f); };
+  const VerifyReport r = verify(o);
+  progress.finish();
+
+  Table t;
+  t.columns = {"lag", "expected", "mean", "stderr", "z", "var_expected", "var_observed"};
+  if (variance)
+    for (const char* c : {"var_ratio", "var_stderr", "z_var"}) t.columns.push_back(c);
+  t.columns.push_back("pass");
+  for (const auto& l : r.lags) {
+    std::vector<Cell> row = {lag_cell(l.lag), l.expected, l.mean, l.stderr_mean, l.z, l.var_expected, l.var_observed};
+    if (variance) {
+      row.push_back(l.var_expected > 0 ? Cell(l.var_observed / l.var_expected) : Cell());
+      row.push_back(l.var_stderr);
+      row.push_back(l.z_var);
+    }
+    row.push_back(variance ? l.var_pass : l.mean_pass);
+    t.add_row(std::move(row));
+  }
+  emit(a.out, render(t, p.format));
+  const bool pass = variance ? r.var_pass : r.mean_pass;
+  std::cerr << fmt::format("{}: {} ({} lags, max |{}| = {:.3g}, bound {:.3g} = two-sided normal at false-alarm rate {:g} "
+                           "per lag: {:g} over all lags, Bonferroni); spectrum {}, drawn from {}{}, D = {}, N = {}, seed {}\n",
+                           what, pass ? "PASS" : "FAIL", r.lags.size(), variance ? "z_var" : "z",
+                           variance ? r.max_abs_z_var : r.max_abs_z, r.z_critical, r.alpha_per_lag, r.alpha, r.spectrum,
+                           r.draw, a.power ? " = " + wrong_density_note(p.spectrum) : std::string(), r.blocks, r.trials, a.seed);
+}
+
+void run_convergence(const VerifyArgs& a) {
+  Prepared p = prepare(a, 4000, "verify convergence");
+  if (p.mc.sampling == Sampling::stratified)
+    throw InputError("ropekit verify convergence: --sampling stratified has no closed-form variance to compare with "
+                     "(use iid or antithetic)");
+  ConvergenceOptions o;
+  o.spectrum = p.spectrum;
+  o.draw = p.draw;
+  o.content = parse_content_kind(a.content.empty() ? "correlated" : a.content);
+  o.lags = p.lags;
+  o.mc = p.mc;
+  if (!a.blocks_list.empty()) {
+    o.blocks.clear();
+    for (double v : parse_number_list(a.blocks_list, "--blocks-list")) {
+      if (!(v >= 1 && v <= (1 << 20)) || v != std::floor(v))
+        throw_bad_value("ropekit verify convergence", "--blocks-list", format_number(v), "integers in 1..2^20");
+      o.blocks.push_back(static_cast<int>(v));
+    }
+  }
+  Progress progress("ropekit verify convergence");
+  int part = 0;
+  const int parts = static_cast<int>(o.blocks.size());
+  // convergence() runs the block counts in order; count them through the callback's fraction resets.
+  double last = 0;
+  o.mc.progress = [&](double f) {
+    if (f < last) ++part;
+    last = f;
+    progress.update((part + f) / parts);
+  };
+  const ConvergenceReport r = convergence(o);
+  progress.finish();
+  Table t;
+  t.columns = {"blocks", "trials", "rel_rms", "rel_rms_expected", "slope", "slope_expected", "pass"};
+  for (const auto& pt : r.points)
+    t.add_row({std::int64_t{pt.blocks}, std::int64_t{p.mc.trials}, pt.rel_rms, pt.rel_rms_expected, r.slope,
+               r.slope_expected, r.pass});
+  emit(a.out, render(t, p.format));
+  std::cerr << fmt::format("verify convergence: {} (log-log slope of the relative RMS error {:.4f}, Prop 4 predicts {:.4f} "
+                           "for this content; pass if within {} of -1/2); spectrum {}, drawn from {}, N = {} per D, seed {}\n",
+                           r.pass ? "PASS" : "FAIL", r.slope, r.slope_expected, r.tolerance, r.spectrum, r.draw, p.mc.trials,
+                           a.seed);
+}
+
+void run_sampling(const VerifyArgs& a) {
+  Prepared p = prepare(a, 20000, "verify sampling");
+  if (p.draw) throw InputError("ropekit verify sampling: compares sampling schemes of one density (no --draw-from/--power)");
+  const Content content = prepare_content(a, "random", a.blocks);
+  Progress progress("ropekit verify sampling");
+  p.mc.progress = [&](double f) { progress.update(f); };
+  const auto rows = compare_sampling(p.spectrum, content, p.lags, p.mc);
+  progress.finish();
+  Table t;
+  t.columns = {"lag", "var_iid_expected", "var_iid", "var_antithetic_expected", "var_antithetic", "var_stratified",
+               "ratio_antithetic", "ratio_stratified"};
+  for (const auto& r : rows) {
+    auto ratio = [&](double v) { return r.var_iid > 0 && std::isfinite(v) ? Cell(v / r.var_iid) : Cell(); };
+    t.add_row({lag_cell(r.lag), r.var_iid_expected, r.var_iid, r.var_antithetic_expected, r.var_antithetic,
+               std::isfinite(r.var_stratified) ? Cell(r.var_stratified) : Cell(), ratio(r.var_antithetic),
+               ratio(r.var_stratified)});
+  }
+  emit(a.out, render(t, p.format));
+}
+
+void add_verify_options(CLI::App* c, VerifyArgs& a, const char* trials_default, bool blocks = true) {
+  c->add_option("--spectrum", a.spectrum, "spectral family, e.g. cauchy:b=4 or matern:nu=1.5,l=2,dims=2 (see "
+                                          "`ropekit kernel --families`)")->required();
+  c->add_option("--draw-from", a.draw_from, "draw frequencies from this density instead (the kernel stays --spectrum's)");
+  c->add_flag("--power", a.power, "power check: draw from the reciprocal-scale density (the Cauchy erratum's mistake)");
+  if (blocks) c->add_option("--blocks", a.blocks, "D, the number of 2-D blocks (head dimension 2D)")->capture_default_str();
+  c->add_option("--trials", a.trials, std::string("N, independent draws of the D frequencies (default ") + trials_default + ")");
+  c->add_option("--lags", a.lags, std::string(kLagsHelp) + " (default 0,0.5,1,2,4; k-D: origin, axes, diagonal)");
+  c->add_option("--seed", a.seed, "seed of the frequencies and of drawn content")->capture_default_str();
+  c->add_option("--threads", a.threads, "worker threads (0: all cores); never changes a number")->capture_default_str();
+  c->add_option("--content", a.content, "random, correlated or aligned content drawn from --seed");
+  if (blocks) {
+    c->add_option("--q", a.q, "explicit query vector, 2D comma-separated numbers (with --k)");
+    c->add_option("--k", a.k, "explicit key vector, 2D comma-separated numbers (with --q)");
+  }
+  c->add_option("--sampling", a.sampling, "iid, antithetic or stratified (k = 1)")->capture_default_str();
+  c->add_option("--alpha", a.alpha, "false-alarm rate of the check over all lags (Bonferroni)")->capture_default_str();
+  c->add_option("--format", a.format, "csv, md, json or latex")->capture_default_str();
+  c->add_option("--out", a.out, "output file (default: stdout); written only if the run succeeds");
+}
+
+}  // namespace
+
+void add_rf_rope_commands(CLI::App& app, const CliContext&) {
+  {
+    auto a = std::make_shared<KernelArgs>();
+    auto* k = app.add_subcommand("kernel", "Print an RF-RoPE spectral kernel (Phi, Phi2, Var[cos], Var[sin]) or deterministic "
+                                           "RoPE's kernel, sine residual and continuum form at the given lags");
+    k->add_option("--spectrum", a->spectrum, "spectral family, e.g. gaussian:sigma=1 or sinc:W=1,2");
+    k->add_option("--encoding", a->encoding, "deterministic RoPE instead: rope:dim=<d>,base=<B>");
+    k->add_option("--lags", a->lags, std::string(kLagsHelp) + " (default 0,0.5,1,2,5; k-D: origin, axes, diagonal; "
+                                     "--encoding: 0,1,10,100,1000)");
+    k->add_flag("--families", a->families, "list the spectral families, their frequencies and kernels");
+    k->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
+    k->add_option("--out", a->out, "output file (default: stdout)");
+    k->callback([a] { run_kernel(*a); });
+  }
+  auto* verify = app.add_subcommand("verify", "Monte Carlo checks of RF-RoPE's Master Theorem, Prop 4 and convergence");
+  verify->require_subcommand(1);
+  {
+    auto a = std::make_shared<VerifyArgs>();
+    auto* c = verify->add_subcommand("master", "Theorem 2: E[S] = (q . k) Phi(Dp), z-test per lag");
+    add_verify_options(c, *a, "20000");
+    c->callback([a] { run_verify(*a, false); });
+  }
+  {
+    auto a = std::make_shared<VerifyArgs>();
+    auto* c = verify->add_subcommand("variance", "Proposition 4: Var(S), z-test of the sample variance per lag");
+    add_verify_options(c, *a, "20000");
+    c->callback([a] { run_verify(*a, true); });
+  }
+  {
+    auto a = std::make_shared<VerifyArgs>();
+    auto* c = verify->add_subcommand("convergence", "relative RMS error over D = 8..1024 and its log-log slope (-1/2)");
+    add_verify_options(c, *a, "4000", false);
+    c->add_option("--blocks-list", a->blocks_list, "block counts D (default 8,16,...,1024)");
+    c->callback([a] { run_convergence(*a); });
+  }
+  {
+    auto a = std::make_shared<VerifyArgs>();
+    auto* c = verify->add_subcommand("sampling", "variance of i.i.d., antithetic and stratified draws, side by side");
+    add_verify_options(c, *a, "20000");
+    c->callback([a] { run_sampling(*a); });
+  }
+}
+
+}  // namespace ropekit

@@ -1,0 +1,130 @@
+// ropekit kernel / verify as a user meets them: columns, numbers against closed forms, thread-count
+// independence, and bad input (one "error: ..." line, exit 2, no output file).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "reports/table.hpp"
+#include "ropekit/spelling.hpp"
+#include "tests/support.hpp"
+
+using ropekit::test::run_ropekit;
+using ropekit::test::ScratchDir;
+
+namespace {
+ropekit::CsvData csv(const std::string& text) { return ropekit::parse_csv(text, "stdout"); }
+double num(const std::string& s) { return ropekit::parse_double(s).value(); }
+}  // namespace
+
+TEST_CASE("ropekit kernel prints lag,phi,phi2,var_cos,var_sin with the closed forms") {
+  const auto r = run_ropekit("kernel --spectrum gaussian:sigma=1 --lags 0.5,1,2,5 --format csv");
+  REQUIRE(r.exit_code == 0);
+  const auto t = csv(r.out);
+  CHECK(t.columns == std::vector<std::string>{"lag", "phi", "phi2", "var_cos", "var_sin"});
+  REQUIRE(t.rows.size() == 4);
+  for (const auto& row : t.rows) {
+    const double d = num(row[0]);
+    CAPTURE(d);
+    // exp(-d^2/2), exp(-2 d^2), (1 + Phi2)/2 - Phi^2, (1 - Phi2)/2: printed shortest round-trip.
+    CHECK(num(row[1]) == doctest::Approx(std::exp(-d * d / 2)).epsilon(1e-15));
+    CHECK(num(row[2]) == doctest::Approx(std::exp(-2 * d * d)).epsilon(1e-15));
+    CHECK(num(row[3]) == doctest::Approx((1 + std::exp(-2 * d * d)) / 2 - std::exp(-d * d)).epsilon(1e-13));
+    CHECK(num(row[4]) == doctest::Approx((1 - std::exp(-2 * d * d)) / 2).epsilon(1e-15));
+  }
+  // k-D lags are written "a,b;c,d"; each printed lag reads back the same way.
+  const auto k2 = run_ropekit("kernel --spectrum 'cauchy:b=2,dims=2' --lags '1,0;0,2;2,2'");
+  REQUIRE(k2.exit_code == 0);
+  const auto t2 = csv(k2.out);
+  REQUIRE(t2.rows.size() == 3);
+  CHECK(t2.rows[2][0] == "2,2");
+  CHECK(num(t2.rows[2][1]) == doctest::Approx(0.25).epsilon(1e-15));  // (1/(1+1))^2
+}
+
+TEST_CASE("ropekit kernel --encoding rope prints the deterministic kernel, sine residual and continuum") {
+  const auto r = run_ropekit("kernel --encoding rope:dim=128,base=1e4 --lags 0,1,10,100,1000");
+  REQUIRE(r.exit_code == 0);
+  const auto t = csv(r.out);
+  CHECK(t.columns == std::vector<std::string>{"lag", "kernel", "sine_residual", "continuum", "continuum_sine"});
+  REQUIRE(t.rows.size() == 5);
+  CHECK(num(t.rows[0][1]) == 1.0);
+  CHECK(std::abs(num(t.rows[3][1]) - 0.477) <= 5e-4);  // spec section 3, three decimals
+  CHECK(std::abs(num(t.rows[3][3]) - 0.437) <= 5e-4);
+  CHECK(run_ropekit("kernel --families --format md").exit_code == 0);
+}
+
+TEST_CASE("ropekit verify master: the issue's columns, all lags pass and the power check fails") {
+  const auto r = run_ropekit("verify master --spectrum cauchy:b=4 --blocks 32 --trials 4000 --lags 0,1,4 --seed 7");
+  REQUIRE(r.exit_code == 0);
+  const auto t = csv(r.out);
+  CHECK(t.columns ==
+        std::vector<std::string>{"lag", "expected", "mean", "stderr", "z", "var_expected", "var_observed", "pass"});
+  for (const auto& row : t.rows) CHECK(row.back() == "true");
+  CHECK(r.err.find("PASS") != std::string::npos);
+  const auto p = run_ropekit("verify master --spectrum cauchy:b=4 --blocks 32 --trials 4000 --lags 0,1,4 --seed 7 --power");
+  REQUIRE(p.exit_code == 0);
+  const auto tp = csv(p.out);
+  CHECK(tp.rows[1].back() == "false");
+  CHECK(p.err.find("FAIL") != std::string::npos);
+  const auto v = run_ropekit("verify variance --spectrum 'matern:nu=1.5,l=2,dims=2' --blocks 16 --trials 4000 --seed 7");
+  REQUIRE(v.exit_code == 0);
+  CHECK(csv(v.out).columns.size() == 11);
+}
+
+TEST_CASE("the same seed gives the same output with --threads 1 and --threads 2") {
+  for (const char* cmd : {"verify master --spectrum exponential:l=2 --blocks 24 --trials 3000 --seed 11",
+                          "verify variance --spectrum 'sinc:W=1,2' --blocks 24 --trials 3000 --sampling antithetic",
+                          "verify convergence --spectrum gaussian:sigma=2 --trials 300 --blocks-list 8,16,32 --lags 1,2"}) {
+    CAPTURE(cmd);
+    const auto one = run_ropekit(std::string(cmd) + " --threads 1");
+    const auto two = run_ropekit(std::string(cmd) + " --threads 2");
+    REQUIRE(one.exit_code == 0);
+    CHECK(one.out == two.out);
+  }
+}
+
+TEST_CASE("bad input: one error line, exit 2, and no output file") {
+  ScratchDir dir("rf-cli");
+  const std::string ragged = dir.write("ragged.txt", "1 2\n3\n");
+  const std::string empty = dir.write("empty.txt", "# nothing\n");
+  const std::string letters = dir.write("letters.txt", "1\nabc\n");
+  const std::vector<std::string> bad = {
+      "kernel --spectrum lorentzian:b=1",
+      "kernel --spectrum gaussian:sigma=0",
+      "kernel --spectrum gaussian:sigma=-1",
+      "kernel --spectrum matern:nu=0,l=1",
+      "kernel --spectrum matern:nu=-1",
+      "kernel --spectrum sinc:W=0",
+      "kernel --spectrum gaussian:sigma=nan",
+      "kernel --spectrum gaussian --lags 1,nan",
+      "kernel --spectrum 'gaussian:dims=2' --lags '1,2,3'",
+      "kernel --spectrum gaussian --encoding rope",
+      "kernel --encoding rope:dim=127",
+      "kernel --spectrum file:" + ragged,
+      "kernel --spectrum file:" + empty,
+      "kernel --spectrum file:" + letters,
+      "kernel --spectrum file:" + dir.file("missing.txt"),
+      "verify master --spectrum gaussian --blocks 0",
+      "verify master --spectrum gaussian --trials 1",
+      "verify master --spectrum gaussian --alpha 0",
+      "verify master --spectrum gaussian --sampling sobol",
+      "verify master --spectrum gaussian --power",  // sigma = 1 is its own reciprocal
+      "verify master --spectrum gaussian:dims=2 --sampling stratified",
+      "verify master --spectrum gaussian --q 1,2 --k 1",
+      "verify variance --spectrum gaussian --sampling stratified",
+      "verify master --spectrum matern:nu=0.01",
+      "verify master --spectrum file:" + ragged,
+  };
+  for (const auto& args : bad) {
+    CAPTURE(args);
+    const std::string out = dir.file("out.csv");
+    const auto r = run_ropekit(args + " --out " + out);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("error: ", 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.out.empty());
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+}

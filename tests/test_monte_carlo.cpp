@@ -1,0 +1,150 @@
+// The Monte Carlo engine (lib/ropekit/monte_carlo.hpp): mergeable moments, numbers independent of the
+// thread count, the grid (angle-addition) path against the direct path, and its error handling.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "ropekit/error.hpp"
+#include "ropekit/monte_carlo.hpp"
+#include "ropekit/rng.hpp"
+
+using namespace ropekit;
+
+namespace {
+std::uint64_t test_seed() { return seed_from_env("ROPEKIT_TEST_SEED", 1234567); }
+
+Eigen::MatrixXd column(std::vector<double> v) {
+  return Eigen::Map<Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
+}
+
+bool identical(const Moments& a, const Moments& b) {
+  return a.n == b.n && a.mean == b.mean && a.M2 == b.M2 && a.M3 == b.M3 && a.M4 == b.M4;
+}
+}  // namespace
+
+TEST_CASE("Moments: add and merge in any split equal two-pass central moments") {
+  const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
+  Rng rng(seed, 9);
+  std::vector<double> x(1000);
+  for (double& v : x) v = 5 + 2 * rng.normal() + rng.uniform();
+  double mean = 0;
+  for (double v : x) mean += v / static_cast<double>(x.size());
+  double m2 = 0, m3 = 0, m4 = 0;
+  for (double v : x) {
+    const double d = v - mean;
+    m2 += d * d;
+    m3 += d * d * d;
+    m4 += d * d * d * d;
+  }
+  for (std::size_t split : {1u, 100u, 500u, 999u}) {
+    Moments a, b;
+    for (std::size_t i = 0; i < split; ++i) a.add(x[i]);
+    for (std::size_t i = split; i < x.size(); ++i) b.add(x[i]);
+    a.merge(b);
+    CAPTURE(split);
+    CHECK(a.n == 1000);
+    CHECK(a.mean == doctest::Approx(mean).epsilon(1e-14));
+    CHECK(a.M2 == doctest::Approx(m2).epsilon(1e-12));  // sums of 1000 terms: ~1e-13 relative
+    CHECK(a.M3 == doctest::Approx(m3).epsilon(1e-9).scale(m2));
+    CHECK(a.M4 == doctest::Approx(m4).epsilon(1e-12));
+  }
+  // se(s^2) of normal data is sqrt(2/(n-1)) sigma^2: the fourth-moment estimate is close for n = 1000.
+  Moments z;
+  for (int i = 0; i < 20000; ++i) z.add(rng.normal());
+  CHECK(z.stderr_variance() == doctest::Approx(std::sqrt(2.0 / 19999)).epsilon(0.05));  // sampling error of m4 ~ 3%
+}
+
+TEST_CASE("the same seed gives bit-identical moments with 1 and 2 threads") {
+  const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
+  struct Case {
+    const char* spectrum;
+    Sampling sampling;
+    Eigen::MatrixXd lags;
+  };
+  Eigen::MatrixXd lags2(3, 2);
+  lags2 << 0, 0, 1, 0.5, -2, 3;
+  std::vector<double> grid;
+  for (int i = 0; i < 40; ++i) grid.push_back(0.25 * i);
+  const std::vector<Case> cases = {
+      {"cauchy:b=4", Sampling::iid, column({0, 0.5, 1, 2, 4})},
+      {"matern:nu=0.8,l=2", Sampling::antithetic, column({0.3, 3})},
+      {"gaussian:sigma=0.5", Sampling::stratified, column(grid)},
+      {"exponential:l=1,dims=2", Sampling::iid, lags2},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.spectrum);
+    const Spectrum s = parse_spectrum(c.spectrum);
+    const Coefficients coef = coefficients(make_content(ContentKind::random, 24, seed));
+    McOptions o;
+    o.trials = 3000;  // 12 chunks: both threads get several
+    o.seed = seed;
+    o.sampling = c.sampling;
+    o.threads = 1;
+    const auto one = score_moments(s, coef, c.lags, o);
+    o.threads = 2;
+    const auto two = score_moments(s, coef, c.lags, o);
+    REQUIRE(one.size() == two.size());
+    for (std::size_t l = 0; l < one.size(); ++l) CHECK(identical(one[l], two[l]));
+    o.seed = seed + 1;
+    CHECK_FALSE(identical(score_moments(s, coef, c.lags, o)[1], one[1]));
+  }
+}
+
+TEST_CASE("an evenly spaced lag grid (angle-addition recurrence) gives the same scores as shuffled lags (direct sincos)") {
+  const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
+  const Spectrum s = parse_spectrum("gaussian:sigma=3");
+  const Coefficients coef = coefficients(make_content(ContentKind::random, 40, seed));
+  std::vector<double> grid;
+  for (int i = 0; i < 64; ++i) grid.push_back(-8 + 0.5 * i);
+  std::vector<double> shuffled = grid;
+  std::reverse(shuffled.begin() + 10, shuffled.begin() + 30);  // no longer evenly spaced
+  McOptions o;
+  o.trials = 600;
+  o.seed = seed;
+  const auto a = score_moments(s, coef, column(grid), o);
+  const auto b = score_moments(s, coef, column(shuffled), o);
+  const double mag = coef.A.cwiseAbs().sum() + coef.B.cwiseAbs().sum();
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    const std::size_t j = static_cast<std::size_t>(std::find(shuffled.begin(), shuffled.end(), grid[i]) - shuffled.begin());
+    CAPTURE(grid[i]);
+    // Same frequencies, different rounding: recurrence drift <= ~100 eps per term (see test_vecmath).
+    CHECK(std::abs(a[i].mean - b[j].mean) <= 100 * 2.2e-16 * mag);
+    CHECK(std::abs(a[i].variance() - b[j].variance()) <= 1e-9 * (a[i].variance() + 1e-300) + 1e-20);
+  }
+}
+
+TEST_CASE("the engine refuses what it cannot do, and reports progress") {
+  const Coefficients coef = coefficients(make_content(ContentKind::random, 8, 1));
+  McOptions o;
+  o.trials = 1;
+  CHECK_THROWS_AS(score_moments(parse_spectrum("gaussian"), coef, column({1}), o), InputError);
+  o.trials = 100;
+  Eigen::MatrixXd lags2(1, 2);
+  lags2 << 1, 1;
+  CHECK_THROWS_AS(score_moments(parse_spectrum("gaussian"), coef, lags2, o), InputError);  // k = 1 spectrum, 2-D lag
+  o.sampling = Sampling::stratified;
+  CHECK_THROWS_AS(score_moments(parse_spectrum("gaussian:dims=2"), coef, lags2, o), InputError);
+  o.sampling = Sampling::iid;
+  CHECK_THROWS_AS(score_moments(parse_spectrum("matern:nu=0.01"), coef, column({1}), o), InputError);
+  // Cauchy-distributed frequencies (scale 1e5) times a lag of 1e308 overflow: an error, never a silent NaN.
+  CHECK_THROWS_WITH_AS(score_moments(parse_spectrum("exponential:l=1e-5"), coef, column({1e308}), o),
+                       doctest::Contains("not finite"), InputError);
+  double last = 0;
+  int calls = 0;
+  o.trials = 2000;
+  o.threads = 2;
+  o.progress = [&](double f) {
+    CHECK(f > 0);
+    CHECK(f <= 1);
+    last = std::max(last, f);
+    ++calls;
+  };
+  score_moments(parse_spectrum("gaussian"), coef, column({1}), o);
+  CHECK(calls == 8);  // one call per chunk of kTrialsPerChunk = 256
+  CHECK(last == 1.0);
+}

@@ -1,0 +1,469 @@
+// Spectral families (lib/ropekit/spectral.hpp): the closed-form kernels against quadrature of the
+// density's cosine transform, the contract every kernel keeps, the samplers against Boost.Math's
+// distributions (moments and chi-square goodness of fit), and bad parameters.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <boost/math/distributions/cauchy.hpp>
+#include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/fisher_f.hpp>
+#include <boost/math/distributions/laplace.hpp>
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
+#include <boost/math/distributions/uniform.hpp>
+#include <boost/math/quadrature/exp_sinh.hpp>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <boost/math/quadrature/ooura_fourier_integrals.hpp>
+
+#include "ropekit/error.hpp"
+#include "ropekit/rng.hpp"
+#include "ropekit/spectral.hpp"
+#include "tests/support.hpp"
+
+using namespace ropekit;
+
+namespace {
+
+// Every family, 1-D and k-D, with scales away from 1 (so reciprocal mistakes would show).
+const std::vector<std::string>& all_spectra() {
+  static const std::vector<std::string> s = {
+      "gaussian:sigma=0.7",
+      "gaussian:sigma=2,dims=3",
+      "cauchy:b=2",
+      "cauchy:b=0.5,dims=2",
+      "exponential:l=1.5",
+      "exponential:l=0.8,dims=3",
+      "sinc:W=2",
+      "sinc:W=1,3",
+      "matern:nu=0.7,l=1.3",
+      "matern:nu=1.5,l=1.3",
+      "matern:nu=2.5,l=0.6",
+      "matern:nu=3.3,l=0.8",
+      "matern:nu=1.2,l=2,dims=2",
+      "matern:nu=150,l=2",
+      "mixture:weights=0.7,0.3,mu=0.5,3,s=0.2,0.6",
+      "mixture:weights=1,2,mu=1,0,0,2,s=0.3,0.1,0.2,0.4,dims=2",
+  };
+  return s;
+}
+
+std::uint64_t test_seed() { return seed_from_env("ROPEKIT_TEST_SEED", 1234567); }
+
+// Two-sided normal and upper chi-square bounds at false-alarm rate 1e-6 per check.
+constexpr double kAlpha = 1e-6;
+double z_bound() {
+  return boost::math::quantile(boost::math::complement(boost::math::normal_distribution<double>(), kAlpha / 2));
+}
+
+// Phi(d) by quadrature of the 1-D density: 2 int_0^inf p(w) cos(d w) dw / (2 int_0^inf p(w) dw).
+// Dividing by the quadrature of the density removes any normalisation error of the test's density
+// (for nu = 150 the lgamma differences of ~600 carry ~1e-13).
+double phi_by_quadrature_1d(const Spectrum& s, double d) {
+  auto p = [&](double w) {
+    const double ww[1] = {w};
+    return density(s, ww);
+  };
+  if (const auto* c = std::get_if<spectral::Sinc>(&s)) {  // finite support: Gauss-Kronrod on [0, W]
+    const double W = c->W[0];
+    const double num = boost::math::quadrature::gauss_kronrod<double, 61>::integrate(
+        [&](double w) { return p(w) * std::cos(d * w); }, 0.0, W, 12, 1e-15);
+    return 2 * num;
+  }
+  boost::math::quadrature::exp_sinh<double> es;
+  const double mass = es.integrate(p, 0.0, std::numeric_limits<double>::infinity(), 1e-15);
+  if (d == 0) return 1.0;
+  boost::math::quadrature::ooura_fourier_cos<double> oc;
+  return oc.integrate(p, d).first / mass;
+}
+
+// Each 1-D family's frequency law as a Boost.Math distribution: the independent reference for quantiles
+// and goodness-of-fit bins (Laplace(0, 1/b), Cauchy(0, 1/l), U(-W, W), Student-t(2 nu) / l).
+std::vector<std::pair<std::string, std::function<double(double)>>> reference_quantiles() {
+  return {
+      {"gaussian:sigma=0.7", [](double u) { return boost::math::quantile(boost::math::normal_distribution<double>(0, 1 / 0.7), u); }},
+      {"cauchy:b=2", [](double u) { return boost::math::quantile(boost::math::laplace_distribution<double>(0, 0.5), u); }},
+      {"exponential:l=1.5", [](double u) { return boost::math::quantile(boost::math::cauchy_distribution<double>(0, 1 / 1.5), u); }},
+      {"sinc:W=2", [](double u) { return boost::math::quantile(boost::math::uniform_distribution<double>(-2, 2), u); }},
+      {"matern:nu=0.7,l=1.3", [](double u) { return boost::math::quantile(boost::math::students_t_distribution<double>(1.4), u) / 1.3; }},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("every kernel keeps the contract: Phi(0) = 1, |Phi| <= 1, even, Phi2(d) = Phi(2d), variances in [0, 1]") {
+  const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
+  for (const auto& text : all_spectra()) {
+    CAPTURE(text);
+    const Spectrum s = parse_spectrum(text);
+    const int k = dims(s);
+    std::vector<double> zero(static_cast<std::size_t>(k), 0.0);
+    CHECK(phi(s, zero) == 1.0);
+    CHECK(one_minus_phi(s, zero) == 0.0);
+    Rng rng(seed, 1);
+    for (double scale : {1e-8, 1e-3, 0.3, 1.0, 3.0, 30.0, 1e3}) {
+      std::vector<double> lag(static_cast<std::size_t>(k)), neg(lag.size()), twice(lag.size());
+      for (std::size_t j = 0; j < lag.size(); ++j) {
+        lag[j] = scale * rng.normal();
+        neg[j] = -lag[j];
+        twice[j] = 2 * lag[j];
+      }
+      CAPTURE(scale);
+      const KernelValues kv = kernel_values(s, lag);
+      CHECK(std::abs(kv.phi) <= 1.0);
+      CHECK(kv.phi == phi(s, neg));
+      CHECK(kv.phi2 == phi(s, twice));
+      // psi = 1 - Phi is computed by its own route: agreement to rounding of 1 - Phi (a few eps).
+      CHECK(std::abs(kv.psi - (1 - kv.phi)) <= 8e-16);
+      CHECK(kv.var_cos >= 0);
+      CHECK(kv.var_sin >= 0);
+      CHECK(kv.var_cos <= 1);
+      CHECK(kv.var_sin <= 1);  // (1 - Phi2)/2: above 1/2 where Phi2 < 0 (sinc, mixtures)
+      // Prop 4's per-frequency variances, as printed, away from the origin (no cancellation there).
+      if (kv.psi > 1e-3) {
+        CHECK(std::abs(kv.var_cos - ((1 + kv.phi2) / 2 - kv.phi * kv.phi)) <= 1e-14);
+        CHECK(std::abs(kv.var_sin - (1 - kv.phi2) / 2) <= 1e-15);
+      }
+    }
+  }
+}
+
+TEST_CASE("spellings parse back to the same kernel") {
+  for (const auto& text : all_spectra()) {
+    CAPTURE(text);
+    const Spectrum s = parse_spectrum(text);
+    const Spectrum back = parse_spectrum(spelling(s));
+    CHECK(spelling(back) == spelling(s));
+    std::vector<double> lag(static_cast<std::size_t>(dims(s)), 0.37);
+    CHECK(phi(back, lag) == phi(s, lag));
+  }
+  CHECK(dims(parse_spectrum("sinc:W=1,2,dims=2")) == 2);
+  CHECK(dims(parse_spectrum("sinc:W=3,dims=4")) == 4);  // one W broadcast to every dimension
+  CHECK(spelling(parse_spectrum("gaussian")) == "gaussian:sigma=1");
+}
+
+TEST_CASE("closed-form Phi matches quadrature of the 1-D density's cosine transform") {
+  // Ooura's double-exponential Fourier quadrature (Boost.Math) reaches ~1e-14 absolute here; at large
+  // lags Phi is far below that, so the comparison is absolute: 5e-14 covers the quadrature's own error
+  // (largest seen: 8e-15) with margin, and is far below any formula mistake (which shows at 1e-3).
+  // Matern nu = 150 evaluates in logarithms with lgamma(150) ~ 600, whose rounding (~600 eps) limits
+  // the closed form itself to ~1e-13 relative: 3e-13 there.
+  for (const auto& text : all_spectra()) {
+    const Spectrum s = parse_spectrum(text);
+    if (dims(s) != 1) continue;
+    for (double d : {0.0, 1e-8, 1e-3, 0.3, 1.0, 3.0, 30.0, 300.0}) {
+      CAPTURE(text);
+      CAPTURE(d);
+      const double lag[1] = {d};
+      const double q = phi_by_quadrature_1d(s, d);
+      const bool huge_nu = text == "matern:nu=150,l=2";
+      CHECK(std::abs(phi(s, lag) - q) <= (huge_nu ? 3e-13 : 5e-14));
+    }
+  }
+}
+
+TEST_CASE("k-D kernels match quadrature: radial sine transform (k = 3), products and projections (k = 2)") {
+  // k = 3, isotropic density p(|w|): Phi(r) = (4 pi / r) int_0^inf p(rho) rho sin(rho r) d rho.
+  // This checks the k-dimensional densities of spec section 2 (Matern's Gamma(nu + k/2) normalisation)
+  // against the kernels, which do not depend on k.
+  boost::math::quadrature::ooura_fourier_sin<double> os;
+  for (const char* text : {"gaussian:sigma=2,dims=3", "exponential:l=0.8,dims=3", "matern:nu=1.2,l=1.7,dims=3",
+                           "matern:nu=0.6,l=0.9,dims=3"}) {
+    const Spectrum s = parse_spectrum(text);
+    for (double r : {0.05, 0.4, 1.0, 2.5, 10.0}) {
+      CAPTURE(text);
+      CAPTURE(r);
+      auto f = [&](double rho) {
+        const double w[3] = {rho, 0, 0};
+        return 4 * M_PI * density(s, w) * rho / r;
+      };
+      const double q = os.integrate(f, r).first;
+      const double lag[3] = {r * 0.6, -r * 0.8, 0.0};
+      CHECK(std::abs(phi(s, lag) - q) <= 5e-13);  // 3-D density near rho = 0 costs the sine quadrature ~1e-13
+    }
+  }
+  // k = 2 product families: the product of two 1-D quadratures.
+  for (const char* text : {"cauchy:b=0.5,dims=2", "sinc:W=1,3"}) {
+    const Spectrum s = parse_spectrum(text);
+    const double lag[2] = {0.7, -1.3};
+    double q = 1;
+    for (int j = 0; j < 2; ++j) {
+      const Spectrum factor = std::holds_alternative<spectral::Cauchy>(s)
+                                  ? parse_spectrum("cauchy:b=0.5")
+                                  : parse_spectrum(j == 0 ? "sinc:W=1" : "sinc:W=3");
+      q *= phi_by_quadrature_1d(factor, lag[j]);
+    }
+    CAPTURE(text);
+    CHECK(std::abs(phi(s, lag) - q) <= 5e-14);
+  }
+  // k = 2 mixture: w . d of component q is the 1-D Gaussian N(+-mu_q . d, d^T S_q d); integrate its cosine.
+  {
+    const Spectrum s = parse_spectrum("mixture:weights=1,2,mu=1,0,0,2,s=0.3,0.1,0.2,0.4,dims=2");
+    const auto& m = std::get<spectral::Mixture>(s);
+    const double lag[2] = {0.9, 0.4};
+    double q = 0;
+    for (int c = 0; c < 2; ++c) {
+      const double mean = m.mu(c, 0) * lag[0] + m.mu(c, 1) * lag[1];
+      const double sd = std::hypot(m.s(c, 0) * lag[0], m.s(c, 1) * lag[1]);
+      const boost::math::normal_distribution<double> n(mean, sd);
+      const double Ec = boost::math::quadrature::gauss_kronrod<double, 61>::integrate(
+          [&](double x) { return boost::math::pdf(n, x) * std::cos(x); }, mean - 40 * sd, mean + 40 * sd, 12, 1e-15);
+      q += m.weights[static_cast<std::size_t>(c)] / 3.0 * Ec;
+    }
+    CHECK(std::abs(phi(s, lag) - q) <= 1e-14);
+  }
+}
+
+TEST_CASE("Matern: the general route (Boost K_nu, integral fallback, small-x mixture form) agrees with the half-integer forms") {
+  for (double nu : {0.5, 1.5, 2.5}) {
+    for (double x : {1e-10, 1e-4, 0.05, 0.0999, 0.1, 0.5, 1.0, 5.0, 50.0, 600.0, 800.0}) {
+      CAPTURE(nu);
+      CAPTURE(x);
+      const double elementary = matern_correlation(nu, x);
+      const double general = matern_correlation(nu, x, true);
+      // Relative agreement: Boost's K_nu is good to a few eps; 1e-13 relative leaves room for the log form.
+      CHECK(std::abs(general - elementary) <= 1e-13 * elementary + 1e-300);
+      const double psi_e = matern_one_minus(nu, x), psi_g = matern_one_minus(nu, x, true);
+      // 1 - Phi relative to itself: the small-x routes are quadrature (1e-14 tolerance) and series.
+      CHECK(std::abs(psi_g - psi_e) <= 1e-12 * psi_e);
+    }
+  }
+  // Small-x behaviour of 1 - Phi (Taylor: x^2 / (4 (nu - 1)) for nu > 1): an independent check of the
+  // mixture-form quadrature where 1 - Phi is far below rounding of Phi itself.
+  for (double nu : {1.7, 3.3, 20.0}) {
+    const double x = 1e-6;
+    CAPTURE(nu);
+    CHECK(matern_one_minus(nu, x) == doctest::Approx(x * x / (4 * (nu - 1))).epsilon(1e-6));  // next term ~x^2 relative
+  }
+  // nu < 1: 1 - Phi ~ Gamma(1 - nu)/Gamma(1 + nu) (x/2)^{2 nu}.
+  {
+    const double nu = 0.3, x = 1e-8;
+    CHECK(matern_one_minus(nu, x) ==
+          doctest::Approx(std::tgamma(1 - nu) / std::tgamma(1 + nu) * std::pow(x / 2, 2 * nu)).epsilon(1e-4));
+  }
+  // Huge nu tends to the Gaussian exp(-r^2/(2 l^2)) = exp(-x^2/(4 nu)) with x = sqrt(2 nu) r / l; the gap is O(1/nu).
+  for (double r : {0.5, 1.0, 2.0}) {
+    const double nu = 1e4, x = std::sqrt(2 * nu) * r;
+    CHECK(std::abs(matern_correlation(nu, x) - std::exp(-0.5 * r * r)) <= 1e-3);
+  }
+  // Where Boost's K_nu overflows (nu = 300), the integral representation against the quadrature of
+  // the Student-t density (600 dof) at a typical lag, normalised by its mass.
+  {
+    const Spectrum s = parse_spectrum("matern:nu=300,l=1");
+    const double lag[1] = {0.8};
+    CHECK(std::abs(phi(s, lag) - phi_by_quadrature_1d(s, 0.8)) <= 1e-12);  // lgamma(300) ~ 1400: ~1e-13 relative
+  }
+}
+
+TEST_CASE("make_quantile agrees with Boost.Math's quantiles") {
+  for (const auto& [text, reference] : reference_quantiles()) {
+    const auto Q = make_quantile(parse_spectrum(text));
+    for (double u : {1e-12, 0.01, 0.25, 0.5, 0.7, 0.99, 1 - 1e-12}) {
+      CAPTURE(text);
+      CAPTURE(u);
+      const double ref = reference(u);
+      CHECK(std::abs(Q(u) - ref) <= 1e-12 * std::max(1.0, std::abs(ref)));  // a few ulps of a quantile
+    }
+  }
+  // Mixture: the quantile inverts the CDF built from Boost's normal CDF.
+  const Spectrum mix = parse_spectrum("mixture:weights=0.7,0.3,mu=0.5,3,s=0.2,0.6");
+  const auto Q = make_quantile(mix);
+  for (double u : {0.001, 0.2, 0.5, 0.8, 0.999}) {
+    const double x = Q(u);
+    double cdf = 0;
+    for (auto [w, mu, sd] : {std::tuple{0.7, 0.5, 0.2}, std::tuple{0.3, 3.0, 0.6}})
+      cdf += w * 0.5 * (boost::math::cdf(boost::math::normal_distribution<double>(mu, sd), x) +
+                        boost::math::cdf(boost::math::normal_distribution<double>(-mu, sd), x));
+    CAPTURE(u);
+    CHECK(cdf == doctest::Approx(u).epsilon(1e-12));
+  }
+  CHECK_THROWS_AS(make_quantile(parse_spectrum("gaussian:sigma=1,dims=2")), InputError);
+}
+
+namespace {
+
+// Chi-square goodness of fit of x against a CDF on `bins` equiprobable bins (edges from the reference
+// quantile); returns {statistic, bound at false-alarm rate kAlpha}.
+template <class Quantile>
+std::pair<double, double> chi_square(const std::vector<double>& x, Quantile reference_quantile, int bins) {
+  std::vector<double> edges;
+  for (int b = 1; b < bins; ++b) edges.push_back(reference_quantile(static_cast<double>(b) / bins));
+  std::vector<double> count(static_cast<std::size_t>(bins), 0.0);
+  for (double v : x) count[static_cast<std::size_t>(std::upper_bound(edges.begin(), edges.end(), v) - edges.begin())] += 1;
+  const double expected = static_cast<double>(x.size()) / bins;
+  double stat = 0;
+  for (double c : count) stat += (c - expected) * (c - expected) / expected;
+  const double bound =
+      boost::math::quantile(boost::math::complement(boost::math::chi_squared_distribution<double>(bins - 1), kAlpha));
+  return {stat, bound};
+}
+
+std::vector<double> draw(const Spectrum& s, std::size_t n, std::uint64_t seed) {
+  Rng rng(seed, 42);
+  std::vector<double> w(n * static_cast<std::size_t>(dims(s)));
+  sample(s, rng, n, w.data());
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("1-D samplers pass chi-square goodness of fit against Boost's distributions (false-alarm rate 1e-6)") {
+  const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
+  const std::size_t n = 200000;
+  auto cases = reference_quantiles();
+  cases.insert(cases.end(), {
+      {"matern:nu=3.3,l=0.8", [](double u) { return boost::math::quantile(boost::math::students_t_distribution<double>(6.6), u) / 0.8; }},
+      {"matern:nu=0.06,l=1", [](double u) { return boost::math::quantile(boost::math::students_t_distribution<double>(0.12), u); }},
+  });
+  for (const auto& [text, reference] : cases) {
+    CAPTURE(text);
+    const auto x = draw(parse_spectrum(text), n, seed);
+    const auto [stat, bound] = chi_square(x, reference, 64);
+    CAPTURE(bound);
+    CHECK(stat <= bound);
+    CHECK(std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); }));
+  }
+  // The power of this check: a sampler with the reciprocal scale fails it.
+  const auto wrong = draw(parse_spectrum("cauchy:b=0.5"), n, seed);
+  const auto [stat, bound] = chi_square(wrong, [](double u) { return boost::math::quantile(boost::math::laplace_distribution<double>(0, 0.5), u); }, 64);
+  CHECK(stat > bound);
+}
+
+TEST_CASE("sampler moments: mean 0 and variance E[w^2] within the 1e-6 normal bound") {
+  const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
+  const std::size_t n = 200000;
+  // E[w^2] of each finite-variance 1-D family: 1/sigma^2, 2/b^2 (Laplace(0, 1/b)), W^2/3,
+  // 2nu/(2nu - 2)/l^2 (Student-t, 2nu > 2), sum_q w_q (mu_q^2 + s_q^2).
+  const std::vector<std::pair<std::string, double>> cases = {
+      {"gaussian:sigma=0.7", 1 / 0.49}, {"cauchy:b=2", 0.5}, {"sinc:W=2", 4.0 / 3},
+      {"matern:nu=3.3,l=0.8", 6.6 / 4.6 / 0.64}, {"mixture:weights=0.7,0.3,mu=0.5,3,s=0.2,0.6", 0.7 * 0.29 + 0.3 * 9.36},
+  };
+  const double z = z_bound();
+  for (const auto& [text, second_moment] : cases) {
+    CAPTURE(text);
+    const auto x = draw(parse_spectrum(text), n, seed);
+    double m1 = 0, m2 = 0, m4 = 0;
+    for (double v : x) {
+      m1 += v;
+      m2 += v * v;
+      m4 += v * v * v * v;
+    }
+    m1 /= n;
+    m2 /= n;
+    m4 /= n;
+    CHECK(std::abs(m1) <= z * std::sqrt(m2 / n));
+    CHECK(std::abs(m2 - second_moment) <= z * std::sqrt((m4 - m2 * m2) / n));
+  }
+}
+
+TEST_CASE("k-D samplers: |w|^2 has the right law (chi-square, F) and the coordinates the right marginal") {
+  const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
+  const std::size_t n = 100000;
+  struct Case {
+    std::string text;
+    std::function<double(double)> norm2_quantile;  // quantile of |w|^2 (scaled as below)
+    double scale;                                   // statistic = |w|^2 * scale
+  };
+  const std::vector<Case> cases = {
+      {"gaussian:sigma=2,dims=3", [](double u) { return boost::math::quantile(boost::math::chi_squared_distribution<double>(3), u); }, 4.0},
+      // multivariate t with nu dof: |w|^2 l^2 / k ~ F(k, nu)
+      {"exponential:l=0.8,dims=3", [](double u) { return boost::math::quantile(boost::math::fisher_f_distribution<double>(3, 1), u); }, 0.64 / 3},
+      {"matern:nu=1.2,l=2,dims=2", [](double u) { return boost::math::quantile(boost::math::fisher_f_distribution<double>(2, 2.4), u); }, 4.0 / 2},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.text);
+    const Spectrum s = parse_spectrum(c.text);
+    const auto w = draw(s, n, seed);
+    const auto k = static_cast<std::size_t>(dims(s));
+    std::vector<double> stat(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      double r2 = 0;
+      for (std::size_t j = 0; j < k; ++j) r2 += w[j * n + i] * w[j * n + i];
+      stat[i] = r2 * c.scale;
+    }
+    auto [chi, bound] = chi_square(stat, c.norm2_quantile, 50);
+    CHECK(chi <= bound);
+  }
+  // Cauchy k-D: independent Laplace coordinates; sinc k-D: independent uniforms with their own W.
+  {
+    const Spectrum s = parse_spectrum("sinc:W=1,3");
+    const auto w = draw(s, n, seed);
+    for (int j = 0; j < 2; ++j) {
+      const double W = j == 0 ? 1 : 3;
+      std::vector<double> x(w.begin() + static_cast<long>(j * n), w.begin() + static_cast<long>((j + 1) * n));
+      auto [chi, bound] = chi_square(x, [&](double u) { return W * (2 * u - 1); }, 50);
+      CHECK(chi <= bound);
+    }
+  }
+}
+
+TEST_CASE("a frequency file's draws: each listed frequency with either sign, equally likely") {
+  const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
+  const Spectrum s = parse_frequency_text("# RoPE-like\n1\n0.25\n\n0.0625\r\n", "inline");
+  const std::size_t n = 60000;
+  const auto w = draw(s, n, seed);
+  const std::vector<double> values = {-1, -0.25, -0.0625, 0.0625, 0.25, 1};
+  std::vector<double> count(values.size(), 0);
+  for (double v : w) {
+    const auto it = std::find(values.begin(), values.end(), v);
+    REQUIRE(it != values.end());
+    count[static_cast<std::size_t>(it - values.begin())] += 1;
+  }
+  double stat = 0;
+  for (double c : count) stat += (c - n / 6.0) * (c - n / 6.0) / (n / 6.0);
+  CHECK(stat <= boost::math::quantile(boost::math::complement(boost::math::chi_squared_distribution<double>(5), kAlpha)));
+}
+
+TEST_CASE("bad spectra are InputErrors naming the value and the constraint") {
+  const std::vector<std::string> bad = {
+      "lorentzian:b=1", "gaussian:sigma=0", "gaussian:sigma=-1", "gaussian:sigma=nan", "gaussian:sigma=inf",
+      "cauchy:b=0", "exponential:l=-2", "sinc:W=0", "sinc:W=1,-1", "sinc:W=1,2,dims=3", "matern:nu=0,l=1",
+      "matern:nu=-0.5", "matern:nu=nan", "matern:l=0", "gaussian:dims=0", "gaussian:dims=2000", "gaussian:sigma=1,bogus=2",
+      "mixture:weights=1,mu=1", "mixture:weights=-1,mu=1,s=1", "mixture:weights=1,mu=1,2,s=1", "mixture:weights=1,mu=1,s=-1",
+      "file:", "gaussian:sigma", "gaussian:sigma=abc"};
+  for (const auto& text : bad) {
+    CAPTURE(text);
+    CHECK_THROWS_AS(parse_spectrum(text), InputError);
+  }
+  try {
+    parse_spectrum("gaussian:sigma=-1");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == "spectrum 'gaussian:sigma=-1': sigma = -1 (must be finite and > 0)");
+  }
+  // Sampling needs nu >= 0.05 (smaller nu overflows float64 frequencies); the kernel does not.
+  const Spectrum tiny = parse_spectrum("matern:nu=0.01");
+  CHECK_NOTHROW(check_samplable(parse_spectrum("matern:nu=0.05")));
+  CHECK_THROWS_AS(check_samplable(tiny), InputError);
+  const double lag[1] = {1.0};
+  CHECK(phi(tiny, lag) > 0);
+  // Lags of the wrong dimension or not finite.
+  const double two[2] = {1, 2};
+  CHECK_THROWS_AS(phi(parse_spectrum("gaussian"), two), InputError);
+  const double nan[1] = {std::nan("")};
+  CHECK_THROWS_AS(phi(parse_spectrum("gaussian"), nan), InputError);
+}
+
+TEST_CASE("frequency files: empty, ragged, non-numeric or non-finite are errors naming the line") {
+  CHECK_THROWS_WITH_AS(parse_frequency_text("", "f.txt"), doctest::Contains("no frequencies"), InputError);
+  CHECK_THROWS_WITH_AS(parse_frequency_text("# only a comment\n\n", "f.txt"), doctest::Contains("no frequencies"), InputError);
+  CHECK_THROWS_WITH_AS(parse_frequency_text("1 2\n3\n", "f.txt"), doctest::Contains("line 2"), InputError);
+  CHECK_THROWS_WITH_AS(parse_frequency_text("1,x\n", "f.txt"), doctest::Contains("'x'"), InputError);
+  CHECK_THROWS_WITH_AS(parse_frequency_text("1\nnan\n", "f.txt"), doctest::Contains("line 2"), InputError);
+  CHECK_THROWS_AS(read_frequency_file("/nonexistent/freqs.txt"), InputError);
+  const auto e = parse_frequency_text("1, 2\n3\t4\n", "f.txt");
+  CHECK(e.w.rows() == 2);
+  CHECK(e.w.cols() == 2);
+  CHECK(e.w(1, 0) == 3);
+  // Phi of a file spectrum: the average of cos(Dp . w_j).
+  const double lag[2] = {0.5, -0.25};
+  CHECK(phi(Spectrum(e), lag) == doctest::Approx((std::cos(0.5 - 0.5) + std::cos(1.5 - 1.0)) / 2).epsilon(1e-15));
+}
