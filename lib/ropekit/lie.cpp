@@ -13,6 +13,7 @@
 #include "ropekit/error.hpp"
 #include "ropekit/parallel.hpp"
 #include "ropekit/keep_max.hpp"
+#include "ropekit/rng.hpp"
 #include "ropekit/overloaded.hpp"
 
 namespace ropekit {
@@ -24,28 +25,7 @@ constexpr double kMaxEntries = kMaxGeneratorEntries;
 // The pairwise reversibility scan costs (P^2 / 2) n^2 flops for P positions; keep it under ~2^28.
 constexpr double kPairwiseFlops = 1 << 28;
 
-// splitmix64: a portable, seedable stream (std::normal_distribution differs between standard libraries).
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : s_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  double normal() {                                                            // Box-Muller
-    const double u1 = 1.0 - uniform(), u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-  }
-  int below(int n) { return static_cast<int>(uniform() * n); }  // {0, ..., n-1}
-
- private:
-  std::uint64_t s_;
-};
-
-// Distinct streams for the pieces that share a user seed.
+// Distinct streams (ropekit::Rng keys) for the pieces that share a user seed.
 constexpr std::uint64_t kMixedStream = 0x4D49584544ull, kRandomStream = 0x52414E44ull, kMixingStream = 0x4D4958ull,
                         kTorusStream = 0x544F52ull;
 
@@ -180,7 +160,7 @@ Eigen::MatrixXd torus_frequencies(const GeneratorFamily& family) {
           },
           [](const gen::Mixed& m) -> Eigen::MatrixXd {
             check_grouped("ropekit::gen::Mixed", m.dim, m.axes, m.base);
-            Rng rng(m.seed ^ kMixedStream);
+            Rng rng(m.seed, kMixedStream);
             const Eigen::MatrixXd O = m.axes == 1 ? Eigen::MatrixXd::Ones(1, 1) : random_rotation(m.axes, rng);
             const int planes = m.dim / 2;
             const auto start = group_starts(planes, m.axes);
@@ -214,7 +194,7 @@ Eigen::MatrixXd random_torus_frequencies(int axes, int dim, double base, std::ui
   check_dim(where, dim, true);
   check_axes(where, axes, dim);
   check_positive(where, "base", base);
-  Rng rng(seed ^ kTorusStream);
+  Rng rng(seed, kTorusStream);
   Eigen::MatrixXd W(axes, dim / 2);
   for (int i = 0; i < axes; ++i)
     for (int b = 0; b < dim / 2; ++b) W(i, b) = std::pow(base, -rng.uniform());
@@ -258,7 +238,7 @@ GeneratorSet generators(const GeneratorFamily& family) {
                    check_dim(where, r.dim, false);
                    check_axes(where, r.axes, r.dim);
                    check_positive(where, "scale", r.scale);
-                   Rng rng(r.seed ^ kRandomStream);
+                   Rng rng(r.seed, kRandomStream);
                    const double s = r.scale / std::sqrt(2.0 * r.dim);
                    for (int i = 0; i < r.axes; ++i) {
                      Eigen::MatrixXd A(r.dim, r.dim);
@@ -346,7 +326,7 @@ Eigen::MatrixXd orthogonal(const Mixing& mixing) {
 
 Mixing random_mixing(MixingKind kind, int dim, std::uint64_t seed) {
   check_dim("ropekit::random_mixing", dim, false);
-  Rng rng(seed ^ kMixingStream);
+  Rng rng(seed, kMixingStream);
   switch (kind) {
     case MixingKind::cayley: return mix::Cayley{skew_from_upper(dim, rng)};
     case MixingKind::exp: return mix::Exp{skew_from_upper(dim, rng)};
@@ -517,10 +497,10 @@ Scan scan_differences(const Encoder& enc, Route route, int W, std::int64_t budge
   int r0 = 0;
   while (r0 + 1 < W && half_cube_count(N, r0 + 1) <= budget / 2.0) ++r0;
   if (r0 > 0) for_each_half_difference(N, r0, visit);
-  Rng rng(seed);
+  Rng rng(seed, 0);
   while (s.checked < budget) {
     Point d(N);
-    for (int i = 0; i < N; ++i) d[i] = rng.below(2 * W - 1) - (W - 1);
+    for (int i = 0; i < N; ++i) d[i] = static_cast<int>(rng.below(2 * W - 1)) - (W - 1);
     auto first = std::find_if(d.begin(), d.end(), [](int v) { return v != 0; });
     if (first == d.end()) continue;
     if (*first < 0)
@@ -558,10 +538,10 @@ Scan scan_pairwise(const Encoder& enc, Route route, int W, std::int64_t max_exp,
         for (int i = 0; i < N; ++i) p[i] = (mask >> i) & 1 ? W - 1 : 0;
         if (seen.insert(p).second) pos.push_back(p);
       }
-    Rng rng(seed);
+    Rng rng(seed, 0);
     while (pos.size() < count) {
       Point p(N);
-      for (int i = 0; i < N; ++i) p[i] = rng.below(W);
+      for (int i = 0; i < N; ++i) p[i] = static_cast<int>(rng.below(W));
       if (seen.insert(p).second) pos.push_back(p);
     }
   }
@@ -631,7 +611,7 @@ LieCheck check(const GeneratorSet& set, const LieCheckOptions& opt) {
   c.relativity_tolerance = 32.0 * n * kEps * (1.0 + c.window_scale);
 
   // Relativity: the two far corners, then seeded random pairs of window positions.
-  Rng rng(opt.seed);
+  Rng rng(opt.seed, 0);
   const int W = opt.window;
   std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> pairs(static_cast<std::size_t>(opt.pairs));
   for (int k = 0; k < opt.pairs; ++k) {
@@ -640,7 +620,7 @@ LieCheck check(const GeneratorSet& set, const LieCheckOptions& opt) {
       x1.setConstant(k == 0 ? 0.0 : W - 1.0);
       x2.setConstant(k == 0 ? W - 1.0 : 0.0);
     } else {
-      for (int i = 0; i < N; ++i) x1[i] = rng.below(W), x2[i] = rng.below(W);
+      for (int i = 0; i < N; ++i) x1[i] = static_cast<int>(rng.below(W)), x2[i] = static_cast<int>(rng.below(W));
     }
     pairs[static_cast<std::size_t>(k)] = {x1, x2};
   }
