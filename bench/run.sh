@@ -14,12 +14,12 @@ echo
 
 echo "## whole process, wall time (hyperfine: 5 warm-up runs, 40 timed runs)"
 echo
-declare -a names=(table3 table11 tables6-16 probe-all)
+declare -a names=(table3 table11 tables6-16 jordan-probes)
 declare -a cmds=(
   "$ropekit fit --config configs/paper-table3-toy.yaml --format csv --out $out/t3.csv"
   "$ropekit fit --config configs/paper-table11-structured.yaml --format csv --out $out/t11.csv"
   "$ropekit fit --config configs/paper-tables6-16-highjet.yaml --format csv --out $out/t6.csv"
-  "$ropekit probe --all --out-dir $out/reports"
+  "$ropekit probe jordan-table3 jordan-table11 jordan-tables6-16 --out-dir $out/reports"
 )
 if command -v hyperfine >/dev/null; then
   args=()
@@ -37,6 +37,9 @@ else
   done
   mean() { echo "${ms[$1]}"; }
 fi
+echo
+t0=$(date +%s%N); "$ropekit" probe rf-rope nd-rope jordan-positionwise --out-dir "$out/reports" >/dev/null; t1=$(date +%s%N)
+awk -v a="$t0" -v b="$t1" 'BEGIN { printf "Monte Carlo and Lie probes (rf-rope, nd-rope, jordan-positionwise), one run: %.2f s\n", (b-a)/1e9 }'
 echo
 echo "Reference implementation (PyTorch, float32, plots off; times from the issue): Table 3 suite 2.5 s, Table 11 suite 3.4 s."
 awk -v a="$(mean table3)" -v b="$(mean table11)" 'BEGIN {
