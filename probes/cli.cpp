@@ -55,6 +55,8 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "error: " << e.what() << " (see ropekit --help)\n";
     return 2;
+  } catch (const ChecksFailed&) {
+    return 3;
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -10,6 +10,10 @@ class App;
 
 namespace ropekit {
 
+/// Thrown by a verification command after its complete output is written, when a check failed:
+/// run_cli exits with code 3 (0: every check passed, 2: bad input, 1: internal failure).
+struct ChecksFailed {};
+
 struct CliContext {
   std::string command;  ///< the exact command line, shell-quoted, recorded in reports
 };
@@ -22,7 +26,8 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx);
 /// lie build|check|kernel, jordan positionwise (N-D RoPE and position-wise Jordan-RoPE).
 void add_lie_commands(CLI::App& app, const CliContext& ctx);
 
-/// Parses and runs. Returns the process exit code: 0 ok, 2 bad input, 1 internal failure.
+/// Parses and runs. Returns the process exit code: 0 ok, 3 a verification check failed (output
+/// complete), 2 bad input, 1 internal failure.
 int run_cli(int argc, char** argv);
 
 }  // namespace ropekit

@@ -186,6 +186,7 @@ void run_verify(const VerifyArgs& a, bool variance) {
                            what, pass ? "PASS" : "FAIL", r.lags.size(), variance ? "z_var" : "z",
                            variance ? r.max_abs_z_var : r.max_abs_z, r.z_critical, r.alpha_per_lag, r.alpha, r.spectrum,
                            r.draw, a.power ? " = " + wrong_density_note(p.spectrum) : std::string(), r.blocks, r.trials, a.seed);
+  if (!pass) throw ChecksFailed{};
 }
 
 void run_convergence(const VerifyArgs& a) {
@@ -229,6 +230,7 @@ void run_convergence(const VerifyArgs& a) {
                            "for this content; pass if within {} of -1/2); spectrum {}, drawn from {}, N = {} per D, seed {}\n",
                            r.pass ? "PASS" : "FAIL", r.slope, r.slope_expected, r.tolerance, r.spectrum, r.draw, p.mc.trials,
                            a.seed);
+  if (!r.pass) throw ChecksFailed{};
 }
 
 void run_sampling(const VerifyArgs& a) {

@@ -64,7 +64,7 @@ TEST_CASE("ropekit verify master: the issue's columns, all lags pass and the pow
   for (const auto& row : t.rows) CHECK(row.back() == "true");
   CHECK(r.err.find("PASS") != std::string::npos);
   const auto p = run_ropekit("verify master --spectrum cauchy:b=4 --blocks 32 --trials 4000 --lags 0,1,4 --seed 7 --power");
-  REQUIRE(p.exit_code == 0);
+  REQUIRE(p.exit_code == 3);  // a failed check: complete output, exit code 3
   const auto tp = csv(p.out);
   CHECK(tp.rows[1].back() == "false");
   CHECK(p.err.find("FAIL") != std::string::npos);
