@@ -75,22 +75,19 @@ Eigen::MatrixXd target_matrix(const FitConfig& config, const Eigen::VectorXd& la
 
 }  // namespace
 
-MethodPrediction predict(const FitConfig& config, const std::string& method, int context, std::int64_t seed) {
+Predictions predict(const FitConfig& config, const std::vector<std::string>& methods, int context,
+                    std::int64_t seed) {
   config.validate();
   if (context < 1) throw_bad_value("ropekit::predict", "context", std::to_string(context), "an integer >= 1");
   const int L = config.basis.train_context;
   const int t_max = std::max(L, context);
-  MethodPrediction out;
-  out.lags = Eigen::VectorXd::LinSpaced(t_max, 0, t_max - 1);
-  const Eigen::MatrixXd Y = target_matrix(config, out.lags);
-  const BasisEvaluator evaluator(config.basis, out.lags);
-  auto [fit, pred] = fit_and_predict(evaluator, parse_method(method), Y, training_lags(L, config.train_points, seed), L,
-                                     config.ridge);
-  out.lags.conservativeResize(context);
-  out.y = Y.topRows(context);
-  out.pred = pred.topRows(context);
-  out.cond = fit.cond;
-  out.rank = fit.rank;
+  const Eigen::VectorXd lags = Eigen::VectorXd::LinSpaced(t_max, 0, t_max - 1);
+  const Eigen::MatrixXd Y = target_matrix(config, lags);
+  const BasisEvaluator evaluator(config.basis, lags);
+  const std::vector<int> idx = training_lags(L, config.train_points, seed);
+  Predictions out{lags.head(context), Y.topRows(context), {}};
+  for (const auto& m : methods)
+    out.pred.push_back(fit_and_predict(evaluator, parse_method(m), Y, idx, L, config.ridge).second.topRows(context));
   return out;
 }
 

@@ -40,16 +40,16 @@ std::vector<int> training_lags(int train_context, int train_points, std::int64_t
 /// @throws InputError if the config is invalid.
 std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads = 0);
 
-/// One method fitted on a seed's training lags, predicting every target of the config on lags 0..T-1.
-struct MethodPrediction {
-  Eigen::VectorXd lags;  ///< 0..T-1
-  Eigen::MatrixXd y;     ///< rows = lags, cols = config targets
-  Eigen::MatrixXd pred;  ///< rows = lags, cols = config targets
-  double cond = 0;
-  int rank = 0;
+/// Methods fitted on a seed's training lags, predicting every target of the config on lags 0..T-1.
+struct Predictions {
+  Eigen::VectorXd lags;              ///< 0..T-1
+  Eigen::MatrixXd y;                 ///< rows = lags, cols = config targets
+  std::vector<Eigen::MatrixXd> pred; ///< one per method: rows = lags, cols = config targets
 };
+/// One trigonometric table and target matrix serve every method.
 /// @throws InputError for an invalid config, method or context < 1.
-MethodPrediction predict(const FitConfig& config, const std::string& method, int context, std::int64_t seed = 0);
+Predictions predict(const FitConfig& config, const std::vector<std::string>& methods, int context,
+                    std::int64_t seed = 0);
 
 /// Columns: seed,target,method,context,split,n_features,n_train,mse,r2,cond,rank.
 Table fit_rows_table(const std::vector<FitRow>& rows);

@@ -100,15 +100,10 @@ Run prepare(const ProbeContext& ctx, const std::string& config_path, const std::
 }
 
 // "0.039" or "50.463 †" (float32 artefact) or "—" (not printed).
-std::string paper_text(int table, const std::string& method, const std::string& target, const std::string& metric,
-                       int* artefacts = nullptr) {
+std::string paper_text(int table, const std::string& method, const std::string& target, const std::string& metric) {
   const PaperCell* c = find_paper_cell(table, method, target, metric);
   if (!c) return "—";
-  if (!c->paper_matches_f64) {
-    if (artefacts) ++*artefacts;
-    return c->paper + " " + kDagger;
-  }
-  return c->paper;
+  return c->paper_matches_f64 ? c->paper : c->paper + " " + kDagger;
 }
 
 // Agreement of this run with the independent float64 answers of one table's printed cells.
@@ -140,14 +135,6 @@ std::string oracle_line(const OracleCheck& o) {
       o.cells, o.max_rel, o.worst.empty() ? "" : " (" + o.worst + ")", o.artefacts, o.cells, kDagger);
 }
 
-double parse_paper(const std::string& text) {
-  try {
-    return std::stod(text);
-  } catch (...) {
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-}
-
 // The lowest-MSE row of one column, in float64 and as printed (printed ties, e.g. several 0.000, kept).
 struct Winner {
   std::string ours;
@@ -168,7 +155,7 @@ Winner lowest(const Run& run, int table, const std::vector<std::string>& methods
   for (const auto& m : methods) {
     if (const double v = run.value(m, target, metric); v < w.ours_value) w.ours_value = v, w.ours = m;
     if (const PaperCell* c = find_paper_cell(table, m, target, metric)) {
-      const double p = parse_paper(c->paper);
+      const double p = c->paper_value;
       if (p < w.printed_value) w.printed_value = p, w.printed.clear();
       if (p == w.printed_value) w.printed.push_back(m);
     }
@@ -176,7 +163,6 @@ Winner lowest(const Run& run, int table, const std::vector<std::string>& methods
   return w;
 }
 
-// Writes the report and the rows; returns the files written.
 // Extrapolation error against distance: RMS of (prediction - target) over windows of `window` lags,
 // one curve per method, written as <name>-<target>.svg. Skipped when rendering given rows.
 std::string error_plot(const ProbeContext& ctx, const Run& run, const std::string& name, const std::string& target,
@@ -184,12 +170,12 @@ std::string error_plot(const ProbeContext& ctx, const Run& run, const std::strin
   if (run.rows_source != "computed") return "";
   FitConfig cfg = run.config;
   cfg.targets = {target};
+  const Predictions p = predict(cfg, methods, context);
   std::vector<PlotSeries> series;
-  for (const auto& m : methods) {
-    const MethodPrediction p = predict(cfg, m, context);
-    PlotSeries s{display_name(m), {}, {}, "", 1.6, false};
+  for (std::size_t k = 0; k < methods.size(); ++k) {
+    PlotSeries s{display_name(methods[k]), {}, {}, "", 1.6, false};
     for (int start = 0; start + window <= context; start += window) {
-      const Eigen::VectorXd e = p.pred.col(0).segment(start, window) - p.y.col(0).segment(start, window);
+      const Eigen::VectorXd e = p.pred[k].col(0).segment(start, window) - p.y.col(0).segment(start, window);
       s.x.push_back(start + window / 2.0);
       s.y.push_back(std::sqrt(e.squaredNorm() / window));
     }

@@ -16,14 +16,10 @@ namespace ropekit {
 
 std::vector<PaperCell> parse_paper_cells(std::string_view csv_text, std::string_view source) {
   const CsvData csv = parse_csv(csv_text, source);
-  Table index;
-  index.columns = csv.columns;
   const auto col = [&](std::string_view n) {
-    try {
-      return index.column(n);
-    } catch (const std::out_of_range&) {
-      throw InputError(fmt::format("{}: no column '{}'", source, n));
-    }
+    for (std::size_t i = 0; i < csv.columns.size(); ++i)
+      if (csv.columns[i] == n) return i;
+    throw InputError(fmt::format("{}: no column '{}'", source, n));
   };
   const auto c_table = col("table"), c_row = col("row"), c_col = col("column"), c_method = col("method"),
              c_target = col("target"), c_metric = col("metric"), c_paper = col("paper"), c_oracle = col("oracle_f64"),
@@ -38,9 +34,11 @@ std::vector<PaperCell> parse_paper_cells(std::string_view csv_text, std::string_
     c.target = r[c_target];
     c.metric = r[c_metric];
     c.paper = r[c_paper];
-    auto v = parse_double(r[c_oracle]);
-    if (!v || c.table == 0) throw InputError(fmt::format("{}: bad row for '{}' / '{}'", source, c.row, c.column));
+    const auto v = parse_double(r[c_oracle]), printed = parse_double(c.paper);
+    if (!v || !printed || c.table == 0)
+      throw InputError(fmt::format("{}: bad row for '{}' / '{}'", source, c.row, c.column));
     c.oracle_f64 = *v;
+    c.paper_value = *printed;
     c.paper_matches_f64 = r[c_match] == "yes";
     cells.push_back(std::move(c));
   }

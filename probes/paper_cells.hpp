@@ -17,7 +17,8 @@ struct PaperCell {
   std::string method;        ///< a method name, or "max(m1 m2 ...)" for a best-of column
   std::string target;
   std::string metric;        ///< "mse@T" or "r2@T"
-  std::string paper;         ///< the printed value, as text
+  std::string paper;         ///< the printed value, as text (as stored: 0.000 is "0.0")
+  double paper_value = 0;    ///< the same as a number
   double oracle_f64 = 0;     ///< an independent float64 implementation's answer
   bool paper_matches_f64 = true;  ///< false: the printed value is a float32 artefact of the reference
 };

@@ -84,22 +84,19 @@ TEST_CASE("bad input on the command line: error: - exit 2 - no output file") {
   check_rejected("fit --config '" + toy + "' --targets spiral", "unknown target 'spiral'");
   check_rejected("fit --config '" + toy + "' --format xml", "format = 'xml'");
   check_rejected("fit --config /nonexistent.yaml", "/nonexistent.yaml");
-  check_rejected("fit --config '" + cfg.write("odd.yaml", toy_with("head_dim: 64", "head_dim: 63")) + "'",
-                 "head_dim = 63");
-  check_rejected("fit --config '" + cfg.write("zero.yaml", toy_with("head_dim: 64", "head_dim: 0")) + "'",
-                 "head_dim = 0");
-  check_rejected("fit --config '" + cfg.write("nf.yaml", toy_with("num_freqs: 16", "num_freqs: 0")) + "'",
-                 "num_freqs = 0");
-  check_rejected("fit --config '" + cfg.write("neg.yaml", toy_with("train_context: 1024\n  eval", "train_context: -1024\n  eval")) + "'",
-                 "train_context = -1024");
-  check_rejected("fit --config '" + cfg.write("zl.yaml", toy_with("[1024, 2048, 4096, 8192]", "[1024, 0]")) + "'",
-                 "eval_contexts[1] = 0");
-  check_rejected("fit --config '" + cfg.write("ridge.yaml", toy_with("ridge: 0.0001", "ridge: -1")) + "'",
-                 "ridge = -1");
-  check_rejected("fit --config '" + cfg.write("nan.yaml", toy_with("gamma: 0.0001", "gamma: .nan")) + "'",
-                 "gamma = nan");
-  check_rejected("fit --config '" + cfg.write("nan2.yaml", toy_with("theta: 10000.0", "theta: nan")) + "'",
-                 "theta = nan");
+  // The paper's Table 3 config with one value broken.
+  struct Broken {
+    const char *from, *to, *expect;
+  };
+  for (const auto& b : {Broken{"head_dim: 64", "head_dim: 63", "head_dim = 63"},
+                        Broken{"head_dim: 64", "head_dim: 0", "head_dim = 0"},
+                        Broken{"num_freqs: 16", "num_freqs: 0", "num_freqs = 0"},
+                        Broken{"train_context: 1024\n  eval", "train_context: -1024\n  eval", "train_context = -1024"},
+                        Broken{"[1024, 2048, 4096, 8192]", "[1024, 0]", "eval_contexts[1] = 0"},
+                        Broken{"ridge: 0.0001", "ridge: -1", "ridge = -1"},
+                        Broken{"gamma: 0.0001", "gamma: .nan", "gamma = nan"},
+                        Broken{"theta: 10000.0", "theta: nan", "theta = nan"}})
+    check_rejected("fit --config '" + cfg.write("broken.yaml", toy_with(b.from, b.to)) + "'", b.expect);
   check_rejected("fit --config '" + cfg.write("bad.yaml", "toy: [1, 2\n") + "'", "malformed YAML");
   check_rejected("fit --config '" + cfg.write("none.yaml", "seeds: [0]\nmethods: [rope]\n") + "'",
                  "neither a 'toy' nor a 'benchmarks' section");

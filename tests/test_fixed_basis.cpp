@@ -131,3 +131,22 @@ TEST_CASE("rows read back from CSV - including the reference's task/benchmark co
   CHECK(bench.at(0).r2 == 0.36);
   CHECK_THROWS_AS(read_fit_rows(parse_csv("seed,method\n0,rope\n", "bad"), "bad"), InputError);
 }
+
+TEST_CASE("predict() (the plots' data) scores exactly as the rows of the same run") {
+  FitConfig c = config_for_table(3);
+  c.methods = {"rope", "jordan_raw_tau"};
+  const auto rows = run_fixed_basis(c);
+  const Predictions p = predict(c, c.methods, 8192);
+  REQUIRE(p.pred.size() == 2);
+  CHECK(p.lags.size() == 8192);
+  for (std::size_t k = 0; k < c.methods.size(); ++k)
+    for (std::size_t j = 0; j < c.targets.size(); ++j) {
+      CAPTURE(c.methods[k]);
+      CAPTURE(c.targets[j]);
+      const auto col = static_cast<Eigen::Index>(j);
+      const double mse = (p.pred[k].col(col) - p.y.col(col)).squaredNorm() / 8192;
+      // Same fit and features, summed in another order: a few ulps.
+      CHECK(mse == doctest::Approx(metric_value(rows, c.methods[k], c.targets[j], "mse@8192")).epsilon(1e-12));
+    }
+  CHECK_THROWS_AS(predict(c, {"rope"}, 0), InputError);
+}
