@@ -3,10 +3,12 @@
 #include <malloc.h>
 
 #include <iostream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "reports/output.hpp"
 #include "ropekit/error.hpp"
 #include "ropekit/version.hpp"
 
@@ -44,19 +46,34 @@ int run_cli(int argc, char** argv) {
   add_rf_rope_commands(app, ctx);
   add_lie_commands(app, ctx);
 
+  // Whatever reached stdout must not be lost (a full disk, a closed descriptor): a run that printed
+  // its result into the void fails with exit code 2.
+  auto finish = [](int code) { return flush_stdout() ? code : 2; };
+  // --help and --version text goes through emit, whose checked write names the reason of a failure.
+  auto print = [&app](const CLI::Error& e) {
+    std::ostringstream text;
+    const int code = app.exit(e, text);
+    try {
+      emit("", text.str());
+    } catch (const InputError& err) {
+      std::cerr << "error: " << err.what() << "\n";
+      return 2;
+    }
+    return code;
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return finish(print(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return finish(print(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return finish(print(e));
   } catch (const CLI::ParseError& e) {
     std::cerr << "error: " << e.what() << " (see ropekit --help)\n";
     return 2;
   } catch (const ChecksFailed&) {
-    return 3;
+    return finish(3);
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
@@ -64,7 +81,7 @@ int run_cli(int argc, char** argv) {
     std::cerr << "internal error: " << e.what() << "\n";
     return 1;
   }
-  return 0;
+  return finish(0);
 }
 
 }  // namespace ropekit

@@ -1,6 +1,5 @@
 // ropekit fit | features | list | probe: the fixed-basis commands.
 #include <chrono>
-#include <iostream>
 #include <memory>
 
 #include <CLI/CLI.hpp>
@@ -46,6 +45,7 @@ void run_fit(const FitArgs& a) {
   if (!a.section.empty()) o.section = a.section;
   if (a.threads < 0) throw_bad_value("ropekit fit", "--threads", std::to_string(a.threads), "an integer >= 0; 0 means all cores");
   const FitConfig config = load_fit_config(a.config, o);
+  check_output_path(a.out);
   emit(a.out, render(fit_rows_table(run_fixed_basis(config, a.threads)), format));
 }
 
@@ -53,6 +53,7 @@ void run_features(const FeatureArgs& a) {
   const Format format = parse_format(a.format);
   BasisParams p = a.basis;
   if (!a.config.empty()) p = load_fit_config(a.config).basis;
+  check_output_path(a.out);
   if (!a.bounded_tau.empty()) {
     if (a.bounded_tau != "true" && a.bounded_tau != "false")
       throw_bad_value("ropekit features", "--bounded-tau", a.bounded_tau, "true or false");
@@ -109,11 +110,14 @@ void run_probes(const ProbeArgs& a, const CliContext& ctx) {
   ProbeContext pc{a.out_dir, ctx.command, a.rows};
   for (const auto* p : chosen) {
     const auto t0 = std::chrono::steady_clock::now();
+    // A probe's files land together after it succeeds; a failure (a full disk) leaves none of them.
+    OutputBatch batch;
     const ProbeResult r = p->run(pc);
+    batch.commit();
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::string files;
     for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + f;
-    std::cout << fmt::format("{:<22} {:>7.1f} ms  {}\n{:<22}             {}\n", p->name, ms, files, "", r.summary);
+    emit("", fmt::format("{:<22} {:>7.1f} ms  {}\n{:<22}             {}\n", p->name, ms, files, "", r.summary));
   }
 }
 

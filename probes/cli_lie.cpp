@@ -120,6 +120,7 @@ void run_check(const CheckArgs& a) {
   LieCheckOptions o = a.options;
   o.route = parse_route(a.route);
   const GeneratorSet set = load_generator_file(a.file);
+  check_output_path(a.out);  // refuse a bad --out before the work, not after it
   const LieCheck c = check(set, o);
   emit(a.out, format == Format::json ? lie_check_json(c, a.file) : lie_check_markdown(c, a.file));
 }
@@ -128,6 +129,7 @@ void run_kernel(const KernelArgs& a) {
   const Format format = parse_format(a.format);
   const Route route = parse_route(a.route);
   const GeneratorSet set = load_generator_file(a.file);
+  check_output_path(a.out);  // refuse a bad --out before the work, not after it
   const auto list = parse_number_list(a.offsets, "--offsets", 1u << 16);
   const int N = set.axes();
   const double rows = std::pow(static_cast<double>(list.size()), N);

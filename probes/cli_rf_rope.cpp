@@ -72,6 +72,7 @@ void run_kernel(const KernelArgs& a) {
   Table t;
   if (!a.spectrum.empty()) {
     const Spectrum s = parse_spectrum(a.spectrum);
+    check_output_path(a.out);
     const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? (dims(s) == 1 ? "0,0.5,1,2,5" : default_lags(dims(s))) : a.lags, dims(s));
     t.columns = {"lag", "phi", "phi2", "var_cos", "var_sin"};
     std::vector<double> lag(static_cast<std::size_t>(lags.cols()));
@@ -131,6 +132,7 @@ Prepared prepare(const VerifyArgs& a, std::int64_t default_trials, const std::st
   p.mc.validate();
   if (!(a.alpha > 0 && a.alpha < 1)) throw_bad_value("ropekit " + what, "--alpha", format_number(a.alpha), "in (0, 1)");
   check_samplable(p.draw ? *p.draw : p.spectrum, "ropekit " + what + ": spectrum");
+  check_output_path(a.out);  // before the Monte Carlo run, not after it
   if (p.mc.sampling == Sampling::stratified && dims(p.spectrum) != 1)
     throw_bad_value("ropekit " + what, "--sampling", "stratified", "iid or antithetic for k > 1 (stratified needs k = 1)");
   return p;

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "reports/output.hpp"
 #include "ropekit/error.hpp"
+#include "ropekit/input_file.hpp"
 #include "ropekit/spelling.hpp"
 
 namespace ropekit {

@@ -17,6 +17,7 @@
 #include "reports/table.hpp"
 #include "ropekit/embedded.hpp"
 #include "ropekit/error.hpp"
+#include "ropekit/input_file.hpp"
 
 namespace ropekit {
 

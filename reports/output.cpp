@@ -1,14 +1,21 @@
 #include "reports/output.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -18,55 +25,246 @@ namespace ropekit {
 
 namespace fs = std::filesystem;
 
-void write_file_atomic(const std::string& path, std::string_view content) {
-  std::error_code ec;
-  const fs::path target(path);
-  if (fs::exists(target, ec) && !fs::is_regular_file(target, ec)) {
-    if (fs::is_directory(target, ec)) throw InputError(fmt::format("cannot write '{}': it is a directory", path));
-    std::ofstream direct(target, std::ios::binary);
-    direct.write(content.data(), static_cast<std::streamsize>(content.size()));
-    if (!direct) throw InputError(fmt::format("cannot write '{}'", path));
-    return;
-  }
-  if (target.has_parent_path()) {
-    fs::create_directories(target.parent_path(), ec);
-    if (ec) throw InputError(fmt::format("cannot create directory '{}': {}", target.parent_path().string(), ec.message()));
-  }
-  const fs::path tmp = target.string() + fmt::format(".tmp.{}", ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.close();
-    if (!out) {
-      fs::remove(tmp, ec);
-      throw InputError(fmt::format("cannot write '{}'", path));
+namespace {
+
+// ---- Temporaries in flight, for the signal handler --------------------------------------------------
+// Fixed slots (no allocation, lock-free atomics): all a handler may touch. Slots are claimed round-robin,
+// so a freed slot's name stays intact long after release, even if a handler on another thread still reads it.
+constexpr int kSlots = 64;
+struct Slot {
+  std::atomic<int> state{0};  // 0 free, 1 being filled, 2 names a temporary that may exist
+  char path[PATH_MAX];
+};
+Slot g_slots[kSlots];
+std::atomic<unsigned> g_next_slot{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
+
+extern "C" void remove_temporaries_and_reraise(int sig) {
+  const int saved = errno;
+  for (auto& s : g_slots)
+    if (s.state.load() == 2) ::unlink(s.path);
+  errno = saved;
+  // SA_RESETHAND restored the default action; the signal is blocked until the handler returns, and then
+  // kills the process, so its exit status is the signal's as without the handler.
+  ::raise(sig);
+}
+
+// Installs the handler for SIGINT, SIGTERM, SIGHUP where their action is the default (an ignored signal,
+// as under nohup, stays ignored; another handler is left alone).
+void install_signal_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction old {};
+      if (::sigaction(sig, nullptr, &old) != 0) continue;
+      if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue;
+      struct sigaction sa {};
+      sa.sa_handler = remove_temporaries_and_reraise;
+      sigemptyset(&sa.sa_mask);
+      for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sa.sa_mask, s);
+      sa.sa_flags = SA_RESETHAND;
+      ::sigaction(sig, &sa, nullptr);
+    }
+  });
+}
+
+int claim_slot(const std::string& tmp) {
+  install_signal_handlers();
+  for (int tries = 0; tries < kSlots; ++tries) {
+    const int i = static_cast<int>(g_next_slot.fetch_add(1) % kSlots);
+    int expected = 0;
+    if (g_slots[i].state.compare_exchange_strong(expected, 1)) {
+      std::memcpy(g_slots[i].path, tmp.c_str(), tmp.size() + 1);
+      g_slots[i].state.store(2);
+      return i;
     }
   }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError(fmt::format("cannot write '{}': {}", path, ec.message()));
+  throw std::runtime_error(fmt::format("more than {} output files in flight at once", kSlots));
+}
+
+// ---- Checked writes ------------------------------------------------------------------------------
+
+[[noreturn]] void fail(const std::string& path, std::string_view reason) {
+  throw InputError(fmt::format("cannot write '{}': {}", path, reason));
+}
+
+/// 0 on success, else the errno of the failed write.
+int write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), std::min<std::size_t>(data.size(), std::size_t{1} << 30));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EIO;
+    data.remove_prefix(static_cast<std::size_t>(n));
   }
+  return 0;
+}
+
+// Where a write to `path` goes, after the checks every write makes.
+struct Target {
+  fs::path path;        // symlinks resolved
+  bool exists = false;
+  bool regular = true;  // a missing file will be a regular one
+  mode_t mode = 0;
+};
+
+Target resolve(const std::string& path) {
+  Target t;
+  t.path = path;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return t;  // missing (or unreachable: the write reports why)
+  if (S_ISDIR(st.st_mode)) fail(path, "it is a directory");
+  if (const auto in = input_file_at(path))
+    fail(path, fmt::format("it is the {} this run read{}; an output never replaces an input (choose another name)",
+                           in->what, in->path == path ? std::string() : fmt::format(" (as '{}')", in->path)));
+  t.exists = true;
+  t.regular = S_ISREG(st.st_mode);
+  t.mode = st.st_mode & 07777;
+  std::error_code ec;
+  if (fs::is_symlink(t.path, ec)) {
+    t.path = fs::canonical(t.path, ec);  // write through the link: replace its target, keep the link
+    if (ec) fail(path, ec.message());
+  }
+  return t;
+}
+
+void write_direct(const std::string& path, const fs::path& target, std::string_view content) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) fail(path, std::strerror(errno));
+  int err = write_all(fd, content);
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) fail(path, std::strerror(err));
+}
+
+// A complete copy of a file's new content under <target>.tmp.<pid>, removed unless it lands.
+class Staged {
+ public:
+  Staged(std::string path, fs::path target) : path_(std::move(path)), target_(std::move(target)) {
+    tmp_ = fs::absolute(target_.string() + fmt::format(".tmp.{}", ::getpid())).string();
+    if (tmp_.size() >= PATH_MAX) fail(path_, std::strerror(ENAMETOOLONG));
+    slot_ = claim_slot(tmp_);  // before the file exists: a signal at any later moment removes it
+  }
+  ~Staged() {
+    if (slot_ < 0) return;
+    ::unlink(tmp_.c_str());
+    g_slots[slot_].state.store(0);
+  }
+  Staged(const Staged&) = delete;
+  Staged& operator=(const Staged&) = delete;
+
+  const fs::path& target() const { return target_; }
+
+  /// Writes, syncs and closes the temporary, checking each step.
+  void write(std::string_view content, std::optional<mode_t> mode) {
+    int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd < 0 && errno == EEXIST) {  // left by a killed process that had our pid
+      ::unlink(tmp_.c_str());
+      fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+    }
+    if (fd < 0) fail(path_, std::strerror(errno));
+    if (mode) ::fchmod(fd, *mode);  // a replaced file keeps its permissions
+    int err = write_all(fd, content);
+    // fsync: the data is on disk before the rename makes it the file (a crash leaves old or new, never empty),
+    // and a full disk that only shows at writeback is reported here, not lost.
+    if (err == 0 && ::fsync(fd) != 0 && errno != EINVAL) err = errno;
+    if (::close(fd) != 0 && err == 0) err = errno;
+    if (err != 0) fail(path_, std::strerror(err));
+  }
+
+  /// Renames the temporary onto the target.
+  void land() {
+    if (::rename(tmp_.c_str(), target_.c_str()) != 0) fail(path_, std::strerror(errno));
+    g_slots[slot_].state.store(0);
+    slot_ = -1;
+  }
+
+ private:
+  std::string path_, tmp_;
+  fs::path target_;
+  int slot_ = -1;
+};
+
+struct Held {
+  std::string path;
+  fs::path target;
+  std::string content;
+};
+
+}  // namespace
+
+struct OutputBatch::State {
+  std::vector<std::unique_ptr<Staged>> staged;
+  std::vector<Held> held;
+};
+
+namespace {
+OutputBatch::State* g_batch = nullptr;
+}  // namespace
+
+OutputBatch::OutputBatch() : state_(std::make_unique<State>()) {
+  if (g_batch) throw std::logic_error("OutputBatch: batches do not nest");
+  g_batch = state_.get();
+}
+
+OutputBatch::~OutputBatch() {
+  if (g_batch == state_.get()) g_batch = nullptr;
+}  // state_'s Staged files remove their temporaries
+
+void OutputBatch::commit() {
+  g_batch = nullptr;
+  for (const auto& h : state_->held) write_direct(h.path, h.target, h.content);
+  state_->held.clear();
+  for (auto& s : state_->staged) s->land();
+  state_->staged.clear();
+}
+
+void check_output_path(const std::string& path) {
+  if (path.empty() || path == "-") return;
+  resolve(path);
+}
+
+void write_file_atomic(const std::string& path, std::string_view content) {
+  const Target t = resolve(path);
+  if (t.exists && !t.regular) {
+    if (g_batch) g_batch->held.push_back({path, t.path, std::string(content)});
+    else write_direct(path, t.path, content);
+    return;
+  }
+  if (t.path.has_parent_path()) {
+    std::error_code ec;
+    fs::create_directories(t.path.parent_path(), ec);
+    if (ec) fail(path, fmt::format("cannot create directory '{}': {}", t.path.parent_path().string(), ec.message()));
+  }
+  if (g_batch)  // written twice in one batch: the later content wins
+    std::erase_if(g_batch->staged, [&](const auto& s) { return s->target() == t.path; });
+  auto staged = std::make_unique<Staged>(path, t.path);
+  staged->write(content, t.exists ? std::optional<mode_t>(t.mode) : std::nullopt);
+  if (g_batch) g_batch->staged.push_back(std::move(staged));
+  else staged->land();
 }
 
 void emit(const std::string& path, std::string_view content) {
   if (path.empty() || path == "-") {
-    std::cout << content;
     std::cout.flush();
+    std::fflush(stdout);
+    if (const int err = write_all(STDOUT_FILENO, content))
+      throw InputError(fmt::format("cannot write standard output: {}", std::strerror(err)));
     return;
   }
   write_file_atomic(path, content);
 }
 
-std::string read_file(const std::string& path, std::string_view what) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError(fmt::format("cannot read {} '{}': it is a directory", what, path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot read {} '{}': {}", what, path, std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+bool flush_stdout() {
+  errno = 0;
+  std::cout.flush();  // flushes stdout too (std::cout is synced with stdio): a failure sets errno here
+  int err = errno;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (!flushed && err == 0) err = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return true;
+  std::cerr << "error: cannot write standard output: " << (err ? std::strerror(err) : "a write failed") << "\n";
+  return false;
 }
 
 }  // namespace ropekit

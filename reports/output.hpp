@@ -1,21 +1,58 @@
 #pragma once
-// Writing results: all or nothing. A file is written to a temporary name beside it and renamed
-// into place, so a failed run never leaves a partial output file.
+// Writing results: all or nothing, never over an input, and never silently lost.
+// A regular file is written to a temporary name beside it (<path>.tmp.<pid>), synced, and renamed into
+// place, so a failed run leaves the old file (or none) and never a partial one; temporaries are removed
+// on failure and on SIGINT, SIGTERM and SIGHUP (the process then dies of the signal as it would have).
+// Every write, the sync and the close are checked; a failure is an InputError
+// "cannot write '<path>': <reason>" (exit code 2 on the command line).
 
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "ropekit/input_file.hpp"  // read_file, the reading side (in lib/, which must not include reports/)
+
 namespace ropekit {
 
-/// Writes content to path atomically (temporary file + rename); creates missing parent directories.
-/// Non-regular targets (/dev/null, a FIFO) are written directly.
-/// @throws InputError if the file cannot be written, naming the path and the reason.
+/// Writes content to path atomically (temporary file + fsync + rename); creates missing parent directories.
+/// A symlink is written through (its target is replaced, the link kept); an existing file keeps its mode.
+/// Non-regular targets (/dev/null, a FIFO, a device) are written directly, with every write checked.
+/// Inside an OutputBatch the file is staged and lands only when the batch commits.
+/// @throws InputError "cannot write '<path>': <reason>", also when path is a directory or a file this run
+///         read as input (read_file), which is never overwritten.
 void write_file_atomic(const std::string& path, std::string_view content);
 
-/// Writes to stdout if path is empty or "-", else write_file_atomic.
+/// Writes to stdout if path is empty or "-", else write_file_atomic. A failed write to stdout (a full
+/// disk, a closed descriptor) throws InputError "cannot write standard output: <reason>".
 void emit(const std::string& path, std::string_view content);
 
-/// Reads a whole file. @throws InputError naming the path if it cannot be read.
-std::string read_file(const std::string& path, std::string_view what);
+/// The checks write_file_atomic makes before writing (path not a directory, not an input of this run),
+/// for commands to call before a long computation. Does nothing for stdout ("" or "-").
+/// @throws InputError as write_file_atomic.
+void check_output_path(const std::string& path);
+
+/// Flushes std::cout and stdout. @returns false (after printing "error: cannot write standard output:
+/// <reason>" on stderr) if anything written to stdout by this process was lost.
+bool flush_stdout();
+
+/// A group of files that land together: while a batch is open, write_file_atomic stages each regular
+/// file under its temporary name (written and synced) and holds writes to non-regular targets; commit()
+/// performs the held direct writes, then renames every staged file into place. A batch destroyed without
+/// commit() (an exception, a failed write) removes its temporaries: none of its files lands. Batches do
+/// not nest; one batch at a time per process.
+class OutputBatch {
+ public:
+  OutputBatch();
+  ~OutputBatch();
+  OutputBatch(const OutputBatch&) = delete;
+  OutputBatch& operator=(const OutputBatch&) = delete;
+  /// @throws InputError if a held direct write or a rename fails (staged files not yet renamed are removed).
+  void commit();
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace ropekit

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "reports/output.hpp"
 #include "ropekit/error.hpp"
+#include "ropekit/input_file.hpp"
 
 namespace ropekit {
 
@@ -170,7 +170,10 @@ GeneratorSet parse_generator_json(std::string_view text, std::string_view source
 }
 
 GeneratorSet load_generator_file(const std::string& path) {
-  return parse_generator_json(read_file(path, "generator file"), path);
+  // Cap: the largest set parse_generator_json accepts (kMaxGeneratorEntries numbers) in this file's own
+  // format takes at most 32 bytes a number (24-character shortest round-trip form, separator, indent).
+  return parse_generator_json(read_file(path, "generator file", static_cast<std::uint64_t>(kMaxGeneratorEntries) * 32),
+                              path);
 }
 
 }  // namespace ropekit

@@ -16,8 +16,8 @@
 #include <boost/math/tools/roots.hpp>
 #include <fmt/format.h>
 
-#include "reports/output.hpp"
 #include "ropekit/error.hpp"
+#include "ropekit/input_file.hpp"
 #include "ropekit/overloaded.hpp"
 #include "ropekit/spelling.hpp"
 #include "ropekit/vecmath.hpp"

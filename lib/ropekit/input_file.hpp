@@ -1,0 +1,35 @@
+#pragma once
+// Reading the files a user names (run configs, frequency files, generator files, rows CSVs): only
+// regular files, at most a bounded size, and remembered, so that no output of the same run can
+// overwrite an input (see input_file_at).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ropekit {
+
+/// Largest file read_file accepts by default: 256 MiB. Real inputs are far smaller (the paper's configs
+/// are 2 KB; a frequency file of a million 8-D vectors is about 170 MB); the cap turns a wrong file into
+/// an error before it can exhaust memory (the parsers need several times the text's size).
+inline constexpr std::uint64_t kMaxInputFileBytes = std::uint64_t{256} << 20;
+
+/// Reads a whole user-named file. Before opening it, refuses anything that is not a regular file
+/// (/dev/zero, a FIFO, a directory, a socket: reading them could block or never end) and files larger
+/// than max_bytes; what is read is capped too, in case the file grows. Records the file's identity
+/// (device and inode) for input_file_at.
+/// @throws InputError "cannot read <what> '<path>': <reason>".
+std::string read_file(const std::string& path, std::string_view what, std::uint64_t max_bytes = kMaxInputFileBytes);
+
+/// An input this process read with read_file.
+struct InputFile {
+  std::string what;  ///< as given to read_file, e.g. "config"
+  std::string path;  ///< the name it was read under
+};
+
+/// The input read earlier that is the same file as `path` (same device and inode, so another spelling,
+/// a symlink or a hard link is found too), if any.
+std::optional<InputFile> input_file_at(const std::string& path);
+
+}  // namespace ropekit
