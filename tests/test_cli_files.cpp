@@ -197,6 +197,47 @@ TEST_CASE("inputs that are not files (/dev/zero, a FIFO) are refused at once, wi
   }
 }
 
+TEST_CASE("an oversized input is refused from its size, at each kind's cap") {
+  // Sparse files one byte over each cap: refused before a byte is read (the parsers would need up to
+  // ~140 bytes of memory per byte). The caps: config 1 MiB, rows CSV 16 MiB, generator file 128 MiB,
+  // frequency file 256 MiB.
+  ScratchDir dir("oversized");
+  auto sparse = [&](const std::string& name, std::uintmax_t size) {
+    const std::string path = dir.write(name, "");
+    fs::resize_file(path, size);
+    return path;
+  };
+  struct Case {
+    std::vector<std::string> args;
+    std::string expect;
+  };
+  const std::string out = dir.file("out.csv");
+  const std::string config = sparse("c.yaml", (1u << 20) + 1), rows = sparse("rows.csv", (16u << 20) + 1),
+                    gen = sparse("g.json", (128u << 20) + 1), freqs = sparse("f.txt", (256u << 20) + 1);
+  for (const auto& c : std::vector<Case>{
+           {{"fit", "--config", config, "--out", out},
+            "cannot read config '" + config + "': size = 1048577 bytes (must be at most 1048576 bytes, 1 MiB)"},
+           {{"probe", "jordan-table3", "--rows", rows, "--out-dir", dir.file("reports")},
+            "cannot read rows CSV '" + rows + "': size = 16777217 bytes (must be at most 16777216 bytes, 16 MiB)"},
+           {{"lie", "check", gen, "--out", out},
+            "cannot read generator file '" + gen + "': size = 134217729 bytes (must be at most 134217728 bytes, 128 MiB)"},
+           {{"kernel", "--spectrum", "file:" + freqs, "--out", out},
+            "cannot read frequency file '" + freqs + "': size = 268435457 bytes (must be at most 268435456 bytes, 256 MiB)"},
+       }) {
+    CAPTURE(c.args[0]);
+    check_refused(run(c.args), c.expect);
+    CHECK(names_in(dir.path()) == std::set<std::string>{"c.yaml", "rows.csv", "g.json", "f.txt"});
+  }
+  // At the cap exactly, a config is read: the paper's, padded with a comment to 1 MiB.
+  std::string text = slurp(source_path("configs/paper-table3-toy.yaml")) + "# ";
+  text += std::string((1u << 20) - 1 - text.size(), 'x') + "\n";
+  REQUIRE(text.size() == (1u << 20));
+  const Outcome r = run({"fit", "--config", dir.write("exact.yaml", text), "--methods", "rope", "--targets", "phase"});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.rfind("seed,target,method,", 0) == 0);
+}
+
 TEST_CASE("a write error is reported: --out /dev/full and stdout on a full device exit 2") {
   // Before: kernel and verify lost their output into /dev/full with exit code 0.
   const std::string toy = source_path("configs/paper-table3-toy.yaml");

@@ -170,10 +170,9 @@ GeneratorSet parse_generator_json(std::string_view text, std::string_view source
 }
 
 GeneratorSet load_generator_file(const std::string& path) {
-  // Cap: the largest set parse_generator_json accepts (kMaxGeneratorEntries numbers) in this file's own
-  // format takes at most 32 bytes a number (24-character shortest round-trip form, separator, indent).
-  return parse_generator_json(read_file(path, "generator file", static_cast<std::uint64_t>(kMaxGeneratorEntries) * 32),
-                              path);
+  // 128 MiB: four dense 1024 x 1024 generators at full precision (about 100 MB). The JSON tree takes up to
+  // about 30 bytes of memory per byte of file (a file of bare zeros), so the cap also bounds memory (~4 GB).
+  return parse_generator_json(read_file(path, "generator file", std::uint64_t{128} << 20), path);
 }
 
 }  // namespace ropekit

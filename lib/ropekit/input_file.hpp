@@ -10,9 +10,9 @@
 
 namespace ropekit {
 
-/// Largest file read_file accepts by default: 256 MiB. Real inputs are far smaller (the paper's configs
-/// are 2 KB; a frequency file of a million 8-D vectors is about 170 MB); the cap turns a wrong file into
-/// an error before it can exhaust memory (the parsers need several times the text's size).
+/// Largest file read_file accepts by default: 256 MiB, room for a frequency file of a million 8-D vectors
+/// at full precision (about 170 MB); parsing takes up to about 9 bytes of memory per byte of such a file.
+/// Callers whose parsers need more per byte pass a smaller cap (configs, generator files, rows CSVs).
 inline constexpr std::uint64_t kMaxInputFileBytes = std::uint64_t{256} << 20;
 
 /// Reads a whole user-named file. Before opening it, refuses anything that is not a regular file
