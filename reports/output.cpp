@@ -1,6 +1,8 @@
 #include "reports/output.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,7 +34,7 @@ namespace {
 // so a freed slot's name stays intact long after release, even if a handler on another thread still reads it.
 constexpr int kSlots = 64;
 struct Slot {
-  std::atomic<int> state{0};  // 0 free, 1 being filled, 2 names a temporary that may exist
+  std::atomic<int> state{0};  // 0 free, 1 claimed (name not yet ours), 2 names a temporary this process created
   char path[PATH_MAX];
 };
 Slot g_slots[kSlots];
@@ -68,19 +70,31 @@ void install_signal_handlers() {
   });
 }
 
-int claim_slot(const std::string& tmp) {
+int claim_slot() {
   install_signal_handlers();
   for (int tries = 0; tries < kSlots; ++tries) {
     const int i = static_cast<int>(g_next_slot.fetch_add(1) % kSlots);
     int expected = 0;
-    if (g_slots[i].state.compare_exchange_strong(expected, 1)) {
-      std::memcpy(g_slots[i].path, tmp.c_str(), tmp.size() + 1);
-      g_slots[i].state.store(2);
-      return i;
-    }
+    if (g_slots[i].state.compare_exchange_strong(expected, 1)) return i;
   }
   throw std::runtime_error(fmt::format("more than {} output files in flight at once", kSlots));
 }
+
+// Blocks SIGINT, SIGTERM and SIGHUP in this thread for its lifetime: between creating a temporary and
+// publishing its name, a signal would otherwise leave it behind.
+class SignalsHeld {
+ public:
+  SignalsHeld() {
+    sigset_t s;
+    sigemptyset(&s);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&s, sig);
+    ::pthread_sigmask(SIG_BLOCK, &s, &old_);
+  }
+  ~SignalsHeld() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+ private:
+  sigset_t old_;
+};
 
 // ---- Checked writes ------------------------------------------------------------------------------
 
@@ -138,32 +152,65 @@ void write_direct(const std::string& path, const fs::path& target, std::string_v
   if (err != 0) fail(path, std::strerror(err));
 }
 
-// A complete copy of a file's new content under <target>.tmp.<pid>, removed unless it lands.
+// A complete copy of a file's new content under <target>.tmp.<pid>, removed unless it lands; so are the
+// directories created for it, if still empty.
 class Staged {
  public:
-  Staged(std::string path, fs::path target) : path_(std::move(path)), target_(std::move(target)) {
-    tmp_ = fs::absolute(target_.string() + fmt::format(".tmp.{}", ::getpid())).string();
-    if (tmp_.size() >= PATH_MAX) fail(path_, std::strerror(ENAMETOOLONG));
-    slot_ = claim_slot(tmp_);  // before the file exists: a signal at any later moment removes it
-  }
+  Staged(std::string path, fs::path target) : path_(std::move(path)), target_(std::move(target)) {}
   ~Staged() {
-    if (slot_ < 0) return;
-    ::unlink(tmp_.c_str());
-    g_slots[slot_].state.store(0);
+    if (slot_ >= 0) {
+      ::unlink(tmp_.c_str());
+      g_slots[slot_].state.store(0);
+    }
+    if (!landed_) {
+      std::error_code ec;
+      for (const auto& d : created_dirs_) fs::remove(d, ec);  // deepest first; only if empty
+    }
   }
   Staged(const Staged&) = delete;
   Staged& operator=(const Staged&) = delete;
 
   const fs::path& target() const { return target_; }
 
-  /// Writes, syncs and closes the temporary, checking each step.
+  /// Creates missing parent directories, then writes, syncs and closes the temporary, checking each step.
   void write(std::string_view content, std::optional<mode_t> mode) {
-    int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
-    if (fd < 0 && errno == EEXIST) {  // left by a killed process that had our pid
-      ::unlink(tmp_.c_str());
-      fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+    std::error_code ec;
+    for (fs::path d = fs::absolute(target_).parent_path(); !d.empty() && !fs::exists(d, ec); d = d.parent_path()) {
+      created_dirs_.push_back(d);
+      if (d == d.parent_path()) break;
     }
-    if (fd < 0) fail(path_, std::strerror(errno));
+    fs::create_directories(fs::absolute(target_).parent_path(), ec);
+    if (ec) fail(path_, fmt::format("cannot create directory '{}': {}", target_.parent_path().string(), ec.message()));
+
+    const int slot = claim_slot();
+    int fd = -1;
+    {
+      const SignalsHeld held;
+      // <target>.tmp.<pid>, or .tmp.<pid>.<n> if that name is taken: an existing file is never removed.
+      for (int n = 0; n < 100 && fd < 0; ++n) {
+        const std::string tmp = fs::absolute(target_).string() + (n == 0 ? fmt::format(".tmp.{}", ::getpid())
+                                                                         : fmt::format(".tmp.{}.{}", ::getpid(), n));
+        if (tmp.size() >= PATH_MAX) {
+          g_slots[slot].state.store(0);
+          fail(path_, std::strerror(ENAMETOOLONG));
+        }
+        std::memcpy(g_slots[slot].path, tmp.c_str(), tmp.size() + 1);
+        fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+        if (fd >= 0) {
+          g_slots[slot].state.store(2);  // ours now: a signal from here on removes it
+          tmp_ = tmp;
+          slot_ = slot;
+        } else if (errno != EEXIST) {
+          const int err = errno;
+          g_slots[slot].state.store(0);
+          fail(path_, std::strerror(err));
+        }
+      }
+    }
+    if (fd < 0) {
+      g_slots[slot].state.store(0);
+      fail(path_, "no free temporary name beside it");
+    }
     if (mode) ::fchmod(fd, *mode);  // a replaced file keeps its permissions
     int err = write_all(fd, content);
     // fsync: the data is on disk before the rename makes it the file (a crash leaves old or new, never empty),
@@ -178,12 +225,15 @@ class Staged {
     if (::rename(tmp_.c_str(), target_.c_str()) != 0) fail(path_, std::strerror(errno));
     g_slots[slot_].state.store(0);
     slot_ = -1;
+    landed_ = true;
   }
 
  private:
   std::string path_, tmp_;
   fs::path target_;
+  std::vector<fs::path> created_dirs_;
   int slot_ = -1;
+  bool landed_ = false;
 };
 
 struct Held {
@@ -197,6 +247,9 @@ struct Held {
 struct OutputBatch::State {
   std::vector<std::unique_ptr<Staged>> staged;
   std::vector<Held> held;
+  ~State() {
+    while (!staged.empty()) staged.pop_back();  // last first: a directory is removed after the files in it
+  }
 };
 
 namespace {
@@ -231,11 +284,6 @@ void write_file_atomic(const std::string& path, std::string_view content) {
     if (g_batch) g_batch->held.push_back({path, t.path, std::string(content)});
     else write_direct(path, t.path, content);
     return;
-  }
-  if (t.path.has_parent_path()) {
-    std::error_code ec;
-    fs::create_directories(t.path.parent_path(), ec);
-    if (ec) fail(path, fmt::format("cannot create directory '{}': {}", t.path.parent_path().string(), ec.message()));
   }
   if (g_batch)  // written twice in one batch: the later content wins
     std::erase_if(g_batch->staged, [&](const auto& s) { return s->target() == t.path; });

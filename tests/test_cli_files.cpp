@@ -372,6 +372,10 @@ TEST_CASE("a full disk leaves no partial file: a probe's files land all or none"
   const Outcome r = run({"probe", "jordan-table3", "--out-dir", dir.path().string()}, limits);
   check_refused(r, "': File too large");
   CHECK(contents_of(dir.path()) == std::map<std::string, std::string>{{"jordan-table3.md", "old report\n"}});
+  // Into a new directory: not even the directory is left.
+  const Outcome fresh = run({"probe", "jordan-table3", "--out-dir", dir.file("new/reports")}, limits);
+  check_refused(fresh, "': File too large");
+  CHECK(names_in(dir.path()) == std::set<std::string>{"jordan-table3.md"});
 
   // A single output: no partial file either.
   limits.file_size = 512;

@@ -54,6 +54,16 @@ TEST_CASE("write_file_atomic creates, replaces, keeps the mode, and leaves no te
   CHECK(names_in(dir.path() / "sub" / "dir") == std::set<std::string>{"out.csv"});
 }
 
+TEST_CASE("write_file_atomic never removes a file that happens to have its temporary's name") {
+  ScratchDir dir("tmpname");
+  const std::string path = dir.file("out.csv");
+  dir.write("out.csv.tmp." + std::to_string(::getpid()), "someone's file\n");
+  write_file_atomic(path, "rows\n");
+  CHECK(slurp(path) == "rows\n");
+  CHECK(slurp(tmp_of(path)) == "someone's file\n");
+  CHECK(names_in(dir.path()).size() == 2);
+}
+
 TEST_CASE("write_file_atomic writes through a symlink and refuses a directory") {
   ScratchDir dir("link");
   const std::string real = dir.write("real.csv", "old\n");
@@ -112,6 +122,7 @@ TEST_CASE("an OutputBatch lands all its files at commit, or none of them") {
       OutputBatch batch;
       write_file_atomic(a, "rows\n");
       write_file_atomic(b, "new report\n");
+      write_file_atomic(dir.file("new/sub/c.tex"), "table\n");  // creates new/sub, removed again
       CHECK(error_of([&] { write_file_atomic(dir.file("blocker/c.svg"), "<svg/>"); })
                 .rfind("cannot write '" + dir.file("blocker/c.svg") + "': cannot create directory", 0) == 0);
     }  // not committed: the staged temporaries are removed
