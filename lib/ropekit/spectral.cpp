@@ -8,16 +8,12 @@
 
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
-#include <boost/math/quadrature/exp_sinh.hpp>
-#include <boost/math/quadrature/gauss_kronrod.hpp>
-#include <boost/math/quadrature/tanh_sinh.hpp>
-#include <boost/math/special_functions/bessel.hpp>
-#include <boost/math/special_functions/gamma.hpp>
 #include <boost/math/tools/roots.hpp>
 #include <fmt/format.h>
 
 #include "ropekit/error.hpp"
 #include "ropekit/input_file.hpp"
+#include "ropekit/matern.hpp"
 #include "ropekit/overloaded.hpp"
 #include "ropekit/spelling.hpp"
 #include "ropekit/vecmath.hpp"
@@ -27,13 +23,6 @@ namespace ropekit {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// Boost.Math: report over/underflow as inf/0 instead of throwing, so the caller can switch route.
-using QuietPolicy = boost::math::policies::policy<
-    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::underflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::denorm_error<boost::math::policies::ignore_error>,
-    boost::math::policies::evaluation_error<boost::math::policies::ignore_error>>;
 
 // |x|^2 and |x| without overflow for any finite components.
 double norm(std::span<const double> x) {
@@ -75,111 +64,11 @@ double one_minus_sinc(double x) {
   return 1 - std::sin(x) / x;
 }
 
-// 1 - P(x) e^{-x} for a polynomial P with P(0) = 1 (half-integer Matern), by its Taylor series for
-// x < 0.5 (coefficients c_n = -sum_j p_j (-1)^{n-j}/(n-j)!), directly above.
-double one_minus_poly_exp(const std::vector<double>& p, double x) {
-  double poly = 0;
-  for (std::size_t j = p.size(); j-- > 0;) poly = poly * x + p[j];
-  if (x >= 0.5) return 1 - poly * std::exp(-x);
-  double sum = 0, xn = 1;
-  for (int n = 1; n <= 24; ++n) {
-    xn *= x;
-    double c = 0, fact = 1;  // fact = (n - j)!
-    for (int j = n; j >= 0; --j) {
-      if (j < static_cast<int>(p.size())) c -= p[static_cast<std::size_t>(j)] * (((n - j) % 2) ? -1.0 : 1.0) / fact;
-      fact *= (n - j + 1);
-    }
-    sum += c * xn;
-  }
-  return sum;
-}
-
-// Matern correlation from Boost's K_nu in logarithms, or from the integral representation
-// K_nu(x) = int_0^inf exp(-x cosh t) cosh(nu t) dt (A&S 9.6.24), also in logarithms, where K_nu or
-// Gamma(nu) leave the float64 range (large nu, tiny or huge x). For large nu the integrand is a narrow
-// peak at t* = asinh(nu/x) of width ~ (x cosh t*)^(-1/2): integrate around it explicitly.
-double matern_bessel(double nu, double x) {
-  const double log_front = (1 - nu) * M_LN2 - std::lgamma(nu) + nu * std::log(x);
-  double K = kNaN;
-  try {
-    K = boost::math::cyl_bessel_k(nu, x, QuietPolicy());
-  } catch (const std::exception&) {
-  }
-  if (std::isfinite(K) && K >= DBL_MIN) return std::exp(log_front + std::log(K));
-  auto integrand = [&](double t) {
-    const double nt = nu * t;  // log cosh(nu t) = nu t + log1p(e^{-2 nu t}) - log 2
-    return std::exp(log_front - x * std::cosh(t) + nt + std::log1p(std::exp(-2 * nt)) - M_LN2);
-  };
-  const double peak = std::asinh(nu / x), width = 1 / std::sqrt(x * std::cosh(peak));
-  const double a = std::max(0.0, peak - 12 * width), b = peak + 12 * width;
-  using GK = boost::math::quadrature::gauss_kronrod<double, 61>;
-  // Depth 10 with a reachable tolerance: a few hundred evaluations, not an unbounded adaptive tree.
-  double sum = GK::integrate(integrand, a, b, 10, 1e-14);
-  if (a > 0) sum += GK::integrate(integrand, 0.0, a, 10, 1e-14);
-  boost::math::quadrature::exp_sinh<double> tail;
-  sum += tail.integrate(integrand, b, std::numeric_limits<double>::infinity(), 1e-15);
-  return sum;
-}
-
-// 1 - Phi for small x by the gamma-mixture form Phi = E[exp(-c/Y)], c = x^2/4, Y ~ Gamma(nu, 1):
-// 1 - Phi = E[-expm1(-c/Y)] = P(nu, c) - int_0^c g(y) e^{-c/y} dy + int_c^inf g(y) (-expm1(-c/y)) dy,
-// g the Gamma(nu, 1) density, P the regularized lower incomplete gamma. No cancellation against 1.
-double matern_one_minus_mixture(double nu, double x) {
-  const double c = x * x / 4;
-  const double lg = std::lgamma(nu);
-  auto log_g = [&](double y) { return (nu - 1) * std::log(y) - y - lg; };
-  boost::math::quadrature::tanh_sinh<double> ts;
-  boost::math::quadrature::exp_sinh<double> es;
-  const double head = boost::math::gamma_p(nu, c) -
-                      ts.integrate([&](double y) { return y <= 0 ? 0.0 : std::exp(log_g(y) - c / y); }, 0.0, c, 1e-14);
-  const double tail = es.integrate([&](double y) { return std::exp(log_g(y)) * -std::expm1(-c / y); }, c,
-                                   std::numeric_limits<double>::infinity(), 1e-14);
-  return head + tail;
-}
-
-constexpr double kMaternSmallX = 0.1;  // below: 1 - Phi from the mixture form (1 - Phi >= ~1e-4 above)
-
-std::vector<double> matern_poly(double nu) {
-  if (nu == 0.5) return {1.0};
-  if (nu == 1.5) return {1.0, 1.0};
-  if (nu == 2.5) return {1.0, 1.0, 1.0 / 3.0};
-  return {};
-}
-
 std::vector<double> normalised(const std::vector<double>& w) {
   const double total = std::accumulate(w.begin(), w.end(), 0.0);
   std::vector<double> out(w.size());
   for (std::size_t i = 0; i < w.size(); ++i) out[i] = w[i] / total;
   return out;
-}
-
-// sum_q w_q term(a_q, b_q) over a mixture's components, a_q = sum_j s_qj^2 Dp_j^2 / 2, b_q = mu_q . Dp.
-template <class Term>
-double mixture_sum(const spectral::Mixture& m, std::span<const double> lag, Term term) {
-  const auto w = normalised(m.weights);
-  double sum = 0;
-  for (Eigen::Index q = 0; q < m.mu.rows(); ++q) {
-    double a = 0, b = 0;
-    for (Eigen::Index j = 0; j < m.mu.cols(); ++j) {
-      const double d = lag[static_cast<std::size_t>(j)];
-      a += 0.5 * m.s(q, j) * m.s(q, j) * d * d;
-      b += m.mu(q, j) * d;
-    }
-    sum += w[static_cast<std::size_t>(q)] * term(a, b);
-  }
-  return sum;
-}
-
-// (1/n) sum_r term(u_r) over a file spectrum's frequencies, u_r = Dp . w_r.
-template <class Term>
-double empirical_mean(const spectral::Empirical& e, std::span<const double> lag, Term term) {
-  double sum = 0;
-  for (Eigen::Index r = 0; r < e.w.rows(); ++r) {
-    double u = 0;
-    for (Eigen::Index j = 0; j < e.w.cols(); ++j) u += lag[static_cast<std::size_t>(j)] * e.w(r, j);
-    sum += term(u);
-  }
-  return sum / static_cast<double>(e.w.rows());
 }
 
 void check_lag(const Spectrum& s, std::span<const double> lag) {
@@ -193,6 +82,23 @@ std::string join(const std::vector<double>& v) {
   std::string out;
   for (double x : v) out += (out.empty() ? "" : ",") + format_number(x);
   return out;
+}
+
+// Scales (sigma, b, l, W) and frequencies (mixture mu and s, file rows) stay within 1e-300..1e300 in magnitude, so
+// that sampled frequencies, their reciprocals (the power check's density) and doubled values stay in float64.
+constexpr double kMaxMagnitude = 1e300;
+
+void check_scale(std::string_view where, std::string_view name, double v) {
+  check_positive(where, name, v);
+  if (!(v >= 1 / kMaxMagnitude && v <= kMaxMagnitude))
+    throw_bad_value(where, name, format_number(v), "in [1e-300, 1e300]: scales beyond it put frequencies or their "
+                                                   "reciprocals outside float64");
+}
+
+void check_frequency(std::string_view where, std::string_view name, double v) {
+  if (!(std::abs(v) <= kMaxMagnitude))
+    throw_bad_value(where, name, format_number(v), "at most 1e300 in magnitude: larger frequencies leave float64 when "
+                                                   "sampled, doubled or multiplied by a lag");
 }
 
 void check_dims(std::string_view where, std::int64_t k) {
@@ -252,24 +158,24 @@ std::string spelling(const Spectrum& s) {
 void validate(const Spectrum& s, std::string_view where) {
   std::visit(Overloaded{
                  [&](const spectral::Gaussian& g) {
-                   check_positive(where, "sigma", g.sigma);
+                   check_scale(where, "sigma", g.sigma);
                    check_dims(where, g.dims);
                  },
                  [&](const spectral::Cauchy& c) {
-                   check_positive(where, "b", c.b);
+                   check_scale(where, "b", c.b);
                    check_dims(where, c.dims);
                  },
                  [&](const spectral::Exponential& e) {
-                   check_positive(where, "l", e.l);
+                   check_scale(where, "l", e.l);
                    check_dims(where, e.dims);
                  },
                  [&](const spectral::Sinc& s) {
                    check_dims(where, static_cast<std::int64_t>(s.W.size()));
-                   for (double W : s.W) check_positive(where, "W", W);
+                   for (double W : s.W) check_scale(where, "W", W);
                  },
                  [&](const spectral::Matern& m) {
                    check_positive(where, "nu", m.nu);
-                   check_positive(where, "l", m.l);
+                   check_scale(where, "l", m.l);
                    check_dims(where, m.dims);
                  },
                  [&](const spectral::Mixture& m) {
@@ -281,14 +187,15 @@ void validate(const Spectrum& s, std::string_view where) {
                      throw_bad_value(where, "mu, s", fmt::format("{}x{} and {}x{}", m.mu.rows(), m.mu.cols(), m.s.rows(), m.s.cols()),
                                      fmt::format("one row of k values per component ({} components)", m.weights.size()));
                    for (Eigen::Index i = 0; i < m.mu.size(); ++i) {
-                     check_finite(where, "mu", m.mu.data()[i]);
+                     check_frequency(where, "mu", m.mu.data()[i]);
                      check_nonnegative(where, "s", m.s.data()[i]);
+                     check_frequency(where, "s", m.s.data()[i]);
                    }
                  },
                  [&](const spectral::Empirical& e) {
                    if (e.w.rows() < 1) throw_bad_value(where, "frequencies", "none", "at least one frequency vector");
                    check_dims(where, e.w.cols());
-                   for (Eigen::Index i = 0; i < e.w.size(); ++i) check_finite(where, "frequency", e.w.data()[i]);
+                   for (Eigen::Index i = 0; i < e.w.size(); ++i) check_frequency(where, "frequency", e.w.data()[i]);
                  },
              },
              s);
@@ -324,12 +231,16 @@ spectral::Empirical parse_frequency_text(std::string_view text, std::string_view
       if (end == std::string_view::npos) end = line.size();
       const std::string_view token = line.substr(start, end - start);
       const auto v = parse_double(token);
-      if (!v || !std::isfinite(*v))
-        throw InputError(fmt::format("frequency file '{}' line {}: '{}' is not a finite number", source, line_no, token));
+      if (!v || !(std::abs(*v) <= kMaxMagnitude))
+        throw InputError(fmt::format("frequency file '{}' line {}: '{}' (must be a number of magnitude at most 1e300)",
+                                     source, line_no, token));
       values.push_back(*v);
       ++n;
       pos = end;
     }
+    if (n == 0)
+      throw InputError(fmt::format("frequency file '{}' line {}: '{}' holds no number (must be a row of numbers, a blank "
+                                   "line or a # comment)", source, line_no, line));
     if (rows == 0) {
       cols = n;
       if (cols > static_cast<std::size_t>(kMaxDims))
@@ -437,117 +348,190 @@ Spectrum parse_spectrum(std::string_view text) {
 // ---------------------------------------------------------------------------------------------
 // Kernels
 
-double matern_correlation(double nu, double x, bool force_general) {
-  if (x == 0) return 1;
-  if (!std::isfinite(x)) return 0;
-  const auto poly = force_general ? std::vector<double>{} : matern_poly(nu);
-  if (!poly.empty()) {
-    double p = 0;
-    for (std::size_t j = poly.size(); j-- > 0;) p = p * x + poly[j];
-    return p * std::exp(-x);
-  }
-  if (x < kMaternSmallX) return 1 - matern_one_minus_mixture(nu, x);
-  return matern_bessel(nu, x);
+namespace {
+
+// Moments of one independent, symmetric component u_j of the phase of a product kernel (Cauchy, sinc):
+// c = E cos u_j, v = Var cos u_j, s = E sin^2 u_j = (1 - Phi2_j)/2. For u = u_1 + u_2, E[cos u_j sin u_j] = 0 gives
+// Var cos u = v1 v2 + v1 c2^2 + c1^2 v2 + s1 s2 and E sin^2 u = s1 (v2 + c2^2) + (v1 + c1^2) s2: sums of
+// non-negative terms, so the variance keeps its relative accuracy at small lags, where it is O(Dp^4).
+struct CosMoments {
+  double c = 1, v = 0, s = 0;
+};
+
+CosMoments compose(const CosMoments& x, const CosMoments& y) {
+  return {x.c * y.c, x.v * y.v + x.v * y.c * y.c + x.c * x.c * y.v + x.s * y.s,
+          x.s * (y.v + y.c * y.c) + (x.v + x.c * x.c) * y.s};
 }
 
-double matern_one_minus(double nu, double x, bool force_general) {
-  if (x == 0) return 0;
-  if (!std::isfinite(x)) return 1;
-  const auto poly = force_general ? std::vector<double>{} : matern_poly(nu);
-  if (!poly.empty()) return one_minus_poly_exp(poly, x);
-  if (x < kMaternSmallX) return matern_one_minus_mixture(nu, x);
-  return 1 - matern_bessel(nu, x);
+// Cauchy component at x = Dp_j / b, y = x^2: Phi = 1/(1 + y), Phi2 = 1/(1 + 4y), and (1 + Phi2)/2 - Phi^2 reduces
+// exactly to y^2 (5 + 2y) / ((1 + 4y)(1 + y)^2); above y = 1 each form is written in r = 1/y so nothing overflows.
+CosMoments cauchy_moments(double x) {
+  const double y = x * x;
+  if (y <= 1) return {1 / (1 + y), y * y * (5 + 2 * y) / ((1 + 4 * y) * (1 + y) * (1 + y)), 2 * y / (1 + 4 * y)};
+  const double r = 1 / y;
+  return {r / (1 + r), (5 * r + 2) / ((r + 4) * (r + 1) * (r + 1)), 2 / (r + 4)};
 }
+
+// Sinc component, u ~ U(-x, x): Var cos u = (1 + sinc 2x)/2 - sinc^2 x = sum_{n>=2} (-1)^n (2x)^{2n} (n - 1)/(2n + 2)!
+// (x^4/45 first) below x = 1, where 20 terms leave < 1e-30 relative; directly above, where the difference is at
+// least 1/50 of the terms (cancellation below 50 eps).
+CosMoments sinc_moments(double x) {
+  x = std::abs(x);
+  if (!std::isfinite(x)) return {0, 0.5, 0.5};
+  const double c = x == 0 ? 1.0 : std::sin(x) / x;
+  double v;
+  if (x < 1) {
+    const double y = 4 * x * x;  // (2x)^2
+    double power = y * y, fact = 720, sum = 0;  // (2x)^{2n} and (2n + 2)! at n = 2
+    for (int n = 2; n < 22; ++n) {
+      sum += ((n % 2) ? -1.0 : 1.0) * power * (n - 1) / fact;
+      power *= y;
+      fact *= (2.0 * n + 3) * (2.0 * n + 4);
+    }
+    v = sum;
+  } else {
+    v = 0.5 * (1 + std::sin(2 * x) / (2 * x)) - c * c;
+  }
+  return {c, v, 0.5 * one_minus_sinc(2 * x)};
+}
+
+// Phi, 1 - Phi and Var[cos u] at one lag (var_cos only if asked; NaN otherwise).
+struct PhiPsiVar {
+  double phi, psi, var_cos;
+};
+
+[[noreturn]] void overflowing_phase(const Spectrum& s, std::span<const double> lag, std::string_view what) {
+  throw_bad_value(fmt::format("spectrum '{}'", spelling(s)), "lag", join(std::vector<double>(lag.begin(), lag.end())),
+                  fmt::format("small enough that the phase {} is finite in float64", what));
+}
+
+PhiPsiVar values_at(const Spectrum& spectrum, std::span<const double> lag, bool with_var) {
+  return std::visit(
+      Overloaded{
+          [&](const spectral::Gaussian& g) -> PhiPsiVar {
+            // Phi = e^{-h}, Phi2 = e^{-4h}: Var cos u = (1 + e^{-4h})/2 - e^{-2h} = (1 - e^{-2h})^2 / 2.
+            const double r = norm(lag) / g.sigma, h = 0.5 * r * r;
+            return {std::exp(-h), -std::expm1(-h), 0.5 * std::expm1(-2 * h) * std::expm1(-2 * h)};
+          },
+          [&](const spectral::Exponential& e) -> PhiPsiVar {
+            // Phi2 = Phi^2, so Var cos u = (1 - Phi^2)/2.
+            const double r = norm(lag) / e.l;
+            return {std::exp(-r), -std::expm1(-r), -0.5 * std::expm1(-2 * r)};
+          },
+          [&](const spectral::Cauchy& c) -> PhiPsiVar {
+            CosMoments m;
+            std::vector<double> psi;  // 1 - 1/(1 + y) = y/(1 + y) per component
+            for (double d : lag) {
+              m = compose(m, cauchy_moments(d / c.b));
+              const double y = (d / c.b) * (d / c.b);
+              psi.push_back(std::isfinite(y) ? y / (1 + y) : 1.0);
+            }
+            return {m.c, one_minus_product(psi), m.v};
+          },
+          [&](const spectral::Sinc& c) -> PhiPsiVar {
+            CosMoments m;
+            std::vector<double> psi;
+            for (std::size_t j = 0; j < lag.size(); ++j) {
+              m = compose(m, sinc_moments(c.W[j] * lag[j]));
+              psi.push_back(one_minus_sinc(c.W[j] * lag[j]));
+            }
+            return {m.c, one_minus_product(psi), m.v};
+          },
+          [&](const spectral::Matern& m) -> PhiPsiVar {
+            const double r = norm(lag) / m.l;
+            const MaternValues v = matern_values(m.nu, 0.5 * r * r, with_var);
+            return {v.phi, v.psi, v.var_cos};
+          },
+          [&](const spectral::Mixture& m) -> PhiPsiVar {
+            // Component q: u ~ N(+-b, 2a), a = sum_j s_qj^2 Dp_j^2 / 2, b = mu_q . Dp. Its mean of cos u is
+            // e^{-a} cos b, 1 - it = -expm1(-a) cos b + 2 sin^2(b/2), and its variance (1 + e^{-4a} cos 2b)/2 -
+            // e^{-2a} cos^2 b = expm1(-2a)^2/2 + sin^2 b e^{-2a} (1 - e^{-2a}). Var cos u = mean of the component
+            // variances + the weighted spread of the component means (psi - psi_q)^2: all non-negative.
+            const auto w = normalised(m.weights);
+            const auto q_count = static_cast<std::size_t>(m.mu.rows());
+            std::vector<double> phi_q(q_count), psi_q(q_count), var_q(q_count);
+            double phi = 0, psi = 0;
+            for (std::size_t q = 0; q < q_count; ++q) {
+              double a = 0, b = 0;
+              for (Eigen::Index j = 0; j < m.mu.cols(); ++j) {
+                const double d = lag[static_cast<std::size_t>(j)], sd = m.s(static_cast<Eigen::Index>(q), j);
+                a += 0.5 * (sd * d) * (sd * d);
+                b += m.mu(static_cast<Eigen::Index>(q), j) * d;
+              }
+              if (std::isinf(a)) {  // the component's kernel is 0 whatever its phase
+                phi_q[q] = 0, psi_q[q] = 1, var_q[q] = 0.5;
+              } else {
+                if (!std::isfinite(b)) overflowing_phase(spectrum, lag, "mu . Dp");
+                const double h = std::sin(0.5 * b), sb = std::sin(b), e2 = std::expm1(-2 * a);
+                phi_q[q] = std::exp(-a) * std::cos(b);
+                psi_q[q] = -std::expm1(-a) * std::cos(b) + 2 * h * h;
+                var_q[q] = 0.5 * e2 * e2 - sb * sb * std::exp(-2 * a) * e2;
+              }
+              phi += w[q] * phi_q[q];
+              psi += w[q] * psi_q[q];
+            }
+            double var = 0;
+            if (with_var)
+              for (std::size_t q = 0; q < q_count; ++q) var += w[q] * (var_q[q] + (psi - psi_q[q]) * (psi - psi_q[q]));
+            return {phi, psi, with_var ? var : kNaN};
+          },
+          [&](const spectral::Empirical& e) -> PhiPsiVar {
+            // cos u_r with u_r = Dp . w_r (the random sign does not change cos): Phi is their mean, 1 - cos u_r =
+            // 2 sin^2(u_r/2) =: h_r, and Var cos u = mean (h_r - mean h)^2 in two passes (exact even when all h_r agree).
+            const auto n = static_cast<std::size_t>(e.w.rows());
+            std::vector<double> h(n);
+            double phi = 0, psi = 0;
+            for (std::size_t r = 0; r < n; ++r) {
+              double u = 0;
+              for (Eigen::Index j = 0; j < e.w.cols(); ++j) u += lag[static_cast<std::size_t>(j)] * e.w(static_cast<Eigen::Index>(r), j);
+              if (!std::isfinite(u)) overflowing_phase(spectrum, lag, "Dp . w");
+              const double half = std::sin(0.5 * u);
+              h[r] = 2 * half * half;
+              phi += std::cos(u);
+              psi += h[r];
+            }
+            phi /= static_cast<double>(n);
+            psi /= static_cast<double>(n);
+            double var = 0;
+            if (with_var) {
+              for (double hr : h) var += (hr - psi) * (hr - psi);
+              var /= static_cast<double>(n);
+            }
+            return {phi, psi, with_var ? var : kNaN};
+          },
+      },
+      spectrum);
+}
+
+}  // namespace
 
 double one_minus_phi(const Spectrum& s, std::span<const double> lag) {
   check_lag(s, lag);
-  return std::visit(
-      Overloaded{
-          [&](const spectral::Gaussian& g) {
-            const double r = norm(lag) / g.sigma;
-            return -std::expm1(-0.5 * r * r);
-          },
-          [&](const spectral::Cauchy& c) {
-            std::vector<double> psi;
-            for (double d : lag) {
-              const double x = d / c.b;
-              psi.push_back(std::isfinite(x * x) ? x * x / (1 + x * x) : 1.0);
-            }
-            return one_minus_product(psi);
-          },
-          [&](const spectral::Exponential& e) { return -std::expm1(-norm(lag) / e.l); },
-          [&](const spectral::Sinc& c) {
-            std::vector<double> psi;
-            for (std::size_t j = 0; j < lag.size(); ++j) psi.push_back(one_minus_sinc(c.W[j] * lag[j]));
-            return one_minus_product(psi);
-          },
-          [&](const spectral::Matern& m) { return matern_one_minus(m.nu, std::sqrt(2 * m.nu) * norm(lag) / m.l); },
-          [&](const spectral::Mixture& m) {
-            // 1 - e^{-a} cos b = -expm1(-a) cos b + 2 sin^2(b/2): no cancellation near a = b = 0.
-            return mixture_sum(m, lag, [](double a, double b) {
-              const double h = std::sin(0.5 * b);
-              return -std::expm1(-a) * std::cos(b) + 2 * h * h;
-            });
-          },
-          [&](const spectral::Empirical& e) {
-            return empirical_mean(e, lag, [](double u) {  // 1 - cos u = 2 sin^2(u/2)
-              const double h = std::sin(0.5 * u);
-              return 2 * h * h;
-            });
-          },
-      },
-      s);
+  return values_at(s, lag, false).psi;
 }
 
 double phi(const Spectrum& s, std::span<const double> lag) {
   check_lag(s, lag);
-  return std::visit(
-      Overloaded{
-          [&](const spectral::Gaussian& g) {
-            const double r = norm(lag) / g.sigma;
-            return std::exp(-0.5 * r * r);
-          },
-          [&](const spectral::Cauchy& c) {
-            double p = 1;
-            for (double d : lag) {
-              const double x = d / c.b;
-              p /= 1 + x * x;
-            }
-            return p;
-          },
-          [&](const spectral::Exponential& e) { return std::exp(-norm(lag) / e.l); },
-          [&](const spectral::Sinc& c) {
-            double p = 1;
-            for (std::size_t j = 0; j < lag.size(); ++j) {
-              const double x = c.W[j] * lag[j];
-              p *= x == 0 ? 1.0 : (std::isfinite(x) ? std::sin(x) / x : 0.0);
-            }
-            return p;
-          },
-          [&](const spectral::Matern& m) { return matern_correlation(m.nu, std::sqrt(2 * m.nu) * norm(lag) / m.l); },
-          [&](const spectral::Mixture& m) {
-            return mixture_sum(m, lag, [](double a, double b) { return std::exp(-a) * std::cos(b); });
-          },
-          [&](const spectral::Empirical& e) { return empirical_mean(e, lag, [](double u) { return std::cos(u); }); },
-      },
-      s);
+  return values_at(s, lag, false).phi;
 }
 
 KernelValues kernel_values(const Spectrum& s, std::span<const double> lag) {
+  check_lag(s, lag);
   std::vector<double> lag2(lag.begin(), lag.end());
   for (double& v : lag2) {
     if (std::isinf(2 * v))
-      throw_bad_value("ropekit::kernel_values", "lag", format_number(v),
+      throw_bad_value(fmt::format("spectrum '{}'", spelling(s)), "lag", format_number(v),
                       "at most 8.98e307 in magnitude: Phi2 is evaluated at 2 Dp");
     v *= 2;
   }
+  const PhiPsiVar at1 = values_at(s, lag, true), at2 = values_at(s, lag2, false);
   KernelValues k;
-  k.phi = phi(s, lag);
-  k.phi2 = phi(s, lag2);
-  k.psi = one_minus_phi(s, lag);
-  k.psi2 = one_minus_phi(s, lag2);
-  // Var[cos u] = (1 + Phi2)/2 - Phi^2 = 2 psi - psi2/2 - psi^2; Var[sin u] = (1 - Phi2)/2 = psi2/2 (Prop 4).
-  k.var_cos = std::max(0.0, 2 * k.psi - 0.5 * k.psi2 - k.psi * k.psi);
+  k.phi = at1.phi;
+  k.psi = at1.psi;
+  k.phi2 = at2.phi;
+  k.psi2 = at2.psi;
+  // Prop 4: Var[cos u] = (1 + Phi2)/2 - Phi^2 (per family without cancellation); Var[sin u] = (1 - Phi2)/2 = psi2/2.
+  k.var_cos = at1.var_cos;
   k.var_sin = 0.5 * k.psi2;
   return k;
 }

@@ -100,9 +100,10 @@ spectral::Empirical read_frequency_file(const std::string& path);
 /// k, the dimension of positions and frequencies.
 int dims(const Spectrum& s);
 
-/// Everything Prop 4 needs at one lag, computed without cancellation near Dp = 0:
-/// psi = 1 - Phi is evaluated directly (expm1, series), and Var[cos u] = 2 psi - psi2/2 - psi^2,
-/// Var[sin u] = psi2/2 (algebraically the spec's (1 + Phi2)/2 - Phi^2 and (1 - Phi2)/2).
+/// Everything Prop 4 needs at one lag, each accurate relative to itself down to tiny lags: psi = 1 - Phi is
+/// evaluated directly (expm1, series, Matern's mixture integral), and Var[cos u] = (1 + Phi2)/2 - Phi^2, which is
+/// O(Dp^4) for kernels smooth at 0, from a per-family form without cancellation (closed forms; for product kernels
+/// a composition of per-axis moments; for mixtures the law of total variance); Var[sin u] = (1 - Phi2)/2 = psi2/2.
 struct KernelValues {
   double phi = 1;       ///< Phi(Dp)
   double phi2 = 1;      ///< Phi2(Dp) = Phi(2 Dp)
@@ -118,13 +119,6 @@ double phi(const Spectrum& s, std::span<const double> lag);
 double one_minus_phi(const Spectrum& s, std::span<const double> lag);
 /// Phi, Phi2, 1 - Phi, 1 - Phi2, Var[cos u], Var[sin u] at one lag.
 KernelValues kernel_values(const Spectrum& s, std::span<const double> lag);
-
-/// The Matern correlation 2^{1-nu}/Gamma(nu) x^nu K_nu(x), x >= 0 (1 at 0), for any nu > 0: elementary
-/// forms at nu = 1/2, 3/2, 5/2; Boost's K_nu elsewhere, in logarithms; an integral representation
-/// of K_nu where K_nu or Gamma(nu) leave the float64 range. `force_general` skips the elementary forms (tests).
-double matern_correlation(double nu, double x, bool force_general = false);
-/// 1 - matern_correlation(nu, x), without cancellation for small x.
-double matern_one_minus(double nu, double x, bool force_general = false);
 
 /// Fills w with n independent draws: structure of arrays, component j of draw i at w[j * n + i].
 /// Vectorised inverse transforms / Box-Muller where the family allows. Call check_samplable first.
