@@ -3,11 +3,14 @@
 #include <malloc.h>
 
 #include <iostream>
+#include <new>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "reports/table.hpp"
 #include "ropekit/error.hpp"
+#include "ropekit/spelling.hpp"
 #include "ropekit/version.hpp"
 
 namespace ropekit {
@@ -23,7 +26,69 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+// Rewrites the option's text to canonical decimal before CLI11 converts it, or throws InputError
+// (which run_cli prints as the one-line error).
+CLI::Validator integer_transform(const std::string& command, const std::string& name, std::int64_t min,
+                                 std::int64_t max) {
+  return CLI::Validator(
+      [=](std::string& text) {
+        text = std::to_string(parse_integer_in(text, Where(command), name, min, max));
+        return std::string();
+      },
+      "", "");
+}
+
+CLI::Validator real_transform(const std::string& command, const std::string& name) {
+  return CLI::Validator(
+      [=](std::string& text) {
+        const auto v = parse_double(text);
+        if (!v) throw_bad_value(Where(command), name, "'" + text + "'", "a number");
+        text = format_number(*v);  // canonical: CLI11's conversion then reads exactly this double
+        return std::string();
+      },
+      "", "");
+}
+
 }  // namespace
+
+Format parse_format_option(const std::string& command, const std::string& text) {
+  try {
+    return parse_format(text);
+  } catch (const InputError&) {
+    throw_bad_value(Where(command), "--format", "'" + text + "'", "one of csv, md, json, latex");
+  }
+}
+
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& command, const std::string& name, int& value,
+                                const std::string& help, std::int64_t min, std::int64_t max) {
+  return cmd->add_option(name, value, help)->transform(integer_transform(command, name, min, max));
+}
+
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& command, const std::string& name,
+                                std::int64_t& value, const std::string& help, std::int64_t min, std::int64_t max) {
+  return cmd->add_option(name, value, help)->transform(integer_transform(command, name, min, max));
+}
+
+CLI::Option* add_seed_option(CLI::App* cmd, const std::string& command, const std::string& name,
+                             std::uint64_t& value, const std::string& help) {
+  return cmd->add_option(name, value, help)
+      ->transform(CLI::Validator(
+          [=](std::string& text) {
+            text = std::to_string(parse_unsigned_in(text, Where(command), name, UINT64_MAX));
+            return std::string();
+          },
+          "", ""));
+}
+
+CLI::Option* add_real_option(CLI::App* cmd, const std::string& command, const std::string& name, double& value,
+                             const std::string& help) {
+  return cmd->add_option(name, value, help)->transform(real_transform(command, name));
+}
+
+CLI::Option* add_real_option(CLI::App* cmd, const std::string& command, const std::string& name,
+                             std::optional<double>& value, const std::string& help) {
+  return cmd->add_option(name, value, help)->transform(real_transform(command, name));
+}
 
 int run_cli(int argc, char** argv) {
   // Keep freed feature matrices (megabytes each) in the heap for reuse instead of returning them to
@@ -60,6 +125,13 @@ int run_cli(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    // Sizes are bounded up front (half the physical memory); this is memory other processes hold.
+    std::string what = "ropekit";  // the command words, without options
+    for (int i = 1; i < argc && i < 4 && argv[i][0] != '-'; ++i) what += std::string(" ") + argv[i];
+    std::cerr << "error: " << what << ": out of memory (the request fits the budget of half the physical "
+                 "memory, but the machine could not provide it; free memory or reduce the sizes)\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";
     return 1;
