@@ -122,6 +122,10 @@ Target parse_target(std::string_view name) {
   std::string n(name);
   if (n.empty()) throw InputError("target name is empty (known: " + known_targets() + ")");
   if (n.find_first_of(":-=") != std::string::npos) return parse_readable(n);
+  // std::regex recurses per character: a name of 1e5 characters would overflow the stack.
+  if (n.size() > 128)
+    throw_bad_value("target", "name", fmt::format("{} characters", n.size()),
+                    "at most 128 characters (known: " + known_targets() + ")");
   return parse_reference(n);
 }
 

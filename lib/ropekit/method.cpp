@@ -16,7 +16,8 @@ namespace ropekit {
 namespace {
 
 constexpr int kMaxOrder = 32;  // x^p/p! for p < 32 stays far inside double range on any lag grid
-constexpr std::int64_t kMaxMatchedK = INT32_MAX;  // rope_matched: k > F already means M = 1 column pair
+constexpr std::int64_t kMaxMatchedK = INT32_MAX;
+constexpr std::size_t kMaxNameLength = 128;  // reference names are ~20 characters  // rope_matched: k > F already means M = 1 column pair
 
 std::string known_names() {
   return "nope, rope, rope_matched_m<k>, alibi, rope_alibi, damped_rope, real_jordan, direct_sum, "
@@ -164,7 +165,7 @@ int take_order(Spelling& s, const OrderRule& r) {
   if (!v) return r.fallback;
   if (*v < r.min || *v > r.max)
     throw_bad_value(where_of(s.what(), s.text()), r.key, std::to_string(*v),
-                    *v < r.min && *v >= 0 && r.min_ref > 1
+                    *v < r.min && *v >= 0
                         ? fmt::format("an integer in [{}, {}]; the reference's {}{} means {} = {}", r.min, r.max, r.ref,
                                       *v, r.key, r.min_ref)
                         : fmt::format("an integer in [{}, {}]", r.min, r.max));
@@ -228,6 +229,11 @@ Method parse_method(std::string_view name, std::string_view what) {
   std::string n(name);
   if (n.empty()) throw InputError(fmt::format("{}: the method name is empty (known: {})", what, known_names()));
   if (n.find_first_of(":-=") != std::string::npos) return parse_readable(what, n);
+  // std::regex recurses per character: a name of 1e5 characters would overflow the stack.
+  if (n.size() > kMaxNameLength)
+    throw InputError(fmt::format("{} = {} characters (must be at most {}; known: {})",
+                                 what == "method" ? std::string("method name") : std::string(what), n.size(),
+                                 kMaxNameLength, known_names()));
   return parse_reference(what, n);
 }
 
