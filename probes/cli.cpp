@@ -118,7 +118,15 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << e.what() << " (see ropekit --help)\n";
+    // Name the (sub)command being parsed: "error: ropekit fit: --config is required (see ropekit fit --help)".
+    std::string path = "ropekit";
+    for (CLI::App* sub = &app;;) {
+      const auto subs = sub->get_subcommands();
+      if (subs.empty()) break;
+      sub = subs.front();
+      path += " " + sub->get_name();
+    }
+    std::cerr << "error: " << (path == "ropekit" ? "" : path + ": ") << e.what() << " (see " << path << " --help)\n";
     return 2;
   } catch (const ChecksFailed&) {
     return 3;

@@ -88,6 +88,10 @@ void run_build(const BuildArgs& a, const CliContext& ctx) {
                                   static_cast<long long>(kMaxGeneratorEntries) / (static_cast<long long>(a.dim) * a.dim),
                                   a.dim, static_cast<long long>(kMaxGeneratorEntries)));
     check_positive(where, "base", a.base);
+    if (!a.freqs.empty()) {  // --base and --seed only shape the default frequencies (and --seed the mixing)
+      refuse(a.base_opt, a.family, "torus without --freqs");
+      if (a.mix.empty()) refuse(a.seed_opt, a.family, "torus without --freqs, and --mix");
+    }
     const int planes = a.dim / 2;
     Eigen::MatrixXd W(a.axes, planes);
     if (!a.freqs.empty()) {
@@ -110,6 +114,9 @@ void run_build(const BuildArgs& a, const CliContext& ctx) {
     throw_bad_value("ropekit lie build", "family", "'" + a.family + "'", "axial, mixed, torus or random");
   }
   const MixingKind kind = a.mix.empty() ? MixingKind::cayley : parse_mixing_kind(a.mix, where);
+  // Writing N n^2 numbers (and Q) as shortest round-trip text: about 1e6 numbers per second, conservatively.
+  const double numbers = (static_cast<double>(a.axes) + (a.mix.empty() ? 0 : 1)) * a.dim * a.dim;
+  announce(command, fmt::format("{} numbers of {} x {} matrices", numbers, a.dim, a.dim), numbers / 1e6);
   GeneratorSet set = generators(family, where);
   Provenance prov = {{"ropekit", kVersion}, {"command", ctx.command}, {"family", a.family}};
   if (!a.mix.empty()) {

@@ -74,6 +74,8 @@ void run_kernel(const KernelArgs& a) {
   const std::string command = "ropekit kernel";
   const Where where = Where::options(command);
   const Format format = parse_format_option(command, a.format);
+  if (a.families && (!a.spectrum.empty() || !a.encoding.empty() || !a.lags.empty()))
+    throw InputError(command + ": --families lists the families; give it without --spectrum, --encoding and --lags");
   if (a.families) {
     Table t;
     t.columns = {"spelling", "frequencies", "Phi(Dp)"};
@@ -361,8 +363,10 @@ void run_sampling(const VerifyArgs& a) {
   emit(a.out, render(t, p.format));
 }
 
+// Options every verify subcommand reads; --blocks/--q/--k, --sampling and --alpha only where they are used
+// (sampling compares every scheme, convergence judges a slope: an option they would ignore is not offered).
 void add_verify_options(CLI::App* c, const std::string& cmd, VerifyArgs& a, const char* trials_default,
-                        bool blocks = true) {
+                        bool blocks = true, bool sampling = true, bool alpha = true) {
   c->add_option("--spectrum", a.spectrum, "spectral family, e.g. cauchy:b=4 or matern:nu=1.5,l=2,dims=2 (see "
                                           "`ropekit kernel --families`)")->required();
   c->add_option("--draw-from", a.draw_from, "draw frequencies from this density instead (the kernel stays --spectrum's)");
@@ -386,9 +390,10 @@ void add_verify_options(CLI::App* c, const std::string& cmd, VerifyArgs& a, cons
     c->add_option("--q", a.q, "explicit query vector, 2D comma-separated numbers (with --k)");
     c->add_option("--k", a.k, "explicit key vector, 2D comma-separated numbers (with --q)");
   }
-  c->add_option("--sampling", a.sampling, "iid, antithetic or stratified (k = 1)")->capture_default_str();
-  add_real_option(c, cmd, "--alpha", a.alpha, "false-alarm rate of the check over all lags (Bonferroni)")
-      ->capture_default_str();
+  if (sampling) c->add_option("--sampling", a.sampling, "iid, antithetic or stratified (k = 1)")->capture_default_str();
+  if (alpha)
+    add_real_option(c, cmd, "--alpha", a.alpha, "false-alarm rate of the check over all lags (Bonferroni)")
+        ->capture_default_str();
   c->add_option("--format", a.format, "csv, md, json or latex")->capture_default_str();
   c->add_option("--out", a.out, "output file (default: stdout); written only if the run succeeds");
 }
@@ -426,14 +431,14 @@ void add_rf_rope_commands(CLI::App& app, const CliContext&) {
   {
     auto a = std::make_shared<VerifyArgs>();
     auto* c = verify->add_subcommand("convergence", "relative RMS error over D = 8..1024 and its log-log slope (-1/2)");
-    add_verify_options(c, "ropekit verify convergence", *a, "4000", false);
+    add_verify_options(c, "ropekit verify convergence", *a, "4000", false, true, false);
     c->add_option("--blocks-list", a->blocks_list, "block counts D (default 8,16,...,1024)");
     c->callback([a] { run_convergence(*a); });
   }
   {
     auto a = std::make_shared<VerifyArgs>();
     auto* c = verify->add_subcommand("sampling", "variance of i.i.d., antithetic and stratified draws, side by side");
-    add_verify_options(c, "ropekit verify sampling", *a, "20000");
+    add_verify_options(c, "ropekit verify sampling", *a, "20000", true, false, false);
     c->callback([a] { run_sampling(*a); });
   }
 }

@@ -255,6 +255,10 @@ TEST_CASE("about 50 bad invocations across every command: exit 2, one error line
       {"verify master --spectrum gaussian:sigma=2 --sampling sobol", "ropekit verify master: --sampling = 'sobol'"},
       {"verify master --spectrum gaussian:sigma=2 --content weird", "ropekit verify master: --content = 'weird'"},
       {"fit --config '" + toy + "' --section lm", "ropekit fit: --section = 'lm'"},
+      // Names long enough to overflow std::regex's recursion (a crash before).
+      {"features --method rope_matched_m" + std::string(100000, '9'), "ropekit features: --method = 100014 characters"},
+      {"fit --config '" + toy + "' --targets high_jet_r" + std::string(100000, '9'), "target: name = 100010 characters"},
+      {"lie build torus --dim 4 --axes 1 --freqs 1,2 --seed 7", "ropekit lie build torus: --seed = given"},
   };
   CHECK(bad.size() >= 50);
   for (const auto& b : bad) check_clean_refusal(b);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -154,6 +156,19 @@ TEST_CASE("alias agreement: every reference name and its readable spelling read 
       }
     }
   }
+  // The unsuffixed names and rules 1-3 of the spec, each with the readable spelling of its definition.
+  for (const auto& [ref, readable] : std::vector<std::pair<const char*, const char*>>{
+           {"rope_matched", "rope-matched:k=2"}, {"direct_sum_poly", "direct-sum-poly:k=4"},
+           {"jordan_scaled", "jordan-scaled:m=3,c=1"}, {"jordan_rope", "jordan:m=2"},
+           {"jordan_no_gamma", "jordan:m=2,gamma=0"}, {"jordan_raw_tau", "jordan:m=2,tau=raw"},
+           {"jordan_m3", "jordan:m=3"}, {"jordan_m4", "jordan:m=4"}, {"jordan_exact", "jordan-scaled:m=2,c=1"},
+           {"jordan_exact_scaled", "jordan-scaled:m=2,c=1"}, {"jordan_exact_c010", "jordan-scaled:m=2,c=0.1"},
+           {"jordan_exact_c1", "jordan-scaled:m=2,c=0.01"}, {"jordan_scaled_m4_c150", "jordan-scaled:m=4,c=1.5"},
+           {"jordan_scaled_m2_c010", "jordan-scaled:m=2,c=0.1"}, {"damped_rope", "damped-rope"},
+           {"rope_alibi", "rope-alibi"}, {"direct_sum", "direct-sum"}, {"real_jordan", "real-jordan"}}) {
+    CAPTURE(ref);
+    CHECK(readable_name(parse_method(ref)) == readable_name(parse_method(readable)));
+  }
   // The spec's column counts for F = 16 (written out: 1 + 2 max(1, 16 / k'), 2F + k', 1 + 2 m F).
   CHECK(as<method::RopeMatched>(parse_method("rope_matched_m0")).k == 1);
   CHECK(as<method::DirectSumPoly>(parse_method("direct_sum_poly_m1")).k == 2);
@@ -167,7 +182,7 @@ TEST_CASE("alias agreement: every reference name and its readable spelling read 
 
 TEST_CASE("suffixes beyond every integer type are refused, not thrown as std::out_of_range") {
   const std::string huge_c = "jordan_exact_c" + std::string(400, '9');  // c = 10^400 / 100: not a float64
-  for (const std::string name : {std::string("direct_sum_poly_m99999999999"), std::string("rope_matched_m99999999999"),
+  for (const std::string& name : {std::string("direct_sum_poly_m99999999999"), std::string("rope_matched_m99999999999"),
                                  std::string("jordan_scaled_m99999999999"), std::string("jordan_exact_m99999999999"),
                                  std::string("jordan_m99999999999"), std::string("direct_sum_poly_m33"),
                                  std::string("jordan_scaled_m33_c010"), huge_c}) {
