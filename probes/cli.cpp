@@ -109,6 +109,23 @@ int run_cli(int argc, char** argv) {
   add_rf_rope_commands(app, ctx);
   add_lie_commands(app, ctx);
 
+  // The command words (without options), for messages that come before CLI11 knows the subcommand.
+  std::string words = "ropekit";
+  for (int i = 1; i < argc && i < 4 && argv[i][0] != '-'; ++i) words += std::string(" ") + argv[i];
+
+  // An option given an empty value ("--lags ''", "--q=") would read as not given and silently take its
+  // default: refuse it.
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0) continue;
+    const auto eq = arg.find('=');
+    if ((eq != std::string::npos && eq + 1 == arg.size()) ||
+        (eq == std::string::npos && i + 1 < argc && argv[i + 1][0] == '\0')) {
+      std::cerr << "error: " << words << ": " << arg.substr(0, eq) << " = '' (must be a non-empty value)\n";
+      return 2;
+    }
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -135,9 +152,7 @@ int run_cli(int argc, char** argv) {
     return 2;
   } catch (const std::bad_alloc&) {
     // Sizes are bounded up front (half the physical memory); this is memory other processes hold.
-    std::string what = "ropekit";  // the command words, without options
-    for (int i = 1; i < argc && i < 4 && argv[i][0] != '-'; ++i) what += std::string(" ") + argv[i];
-    std::cerr << "error: " << what << ": out of memory (the request fits the budget of half the physical "
+    std::cerr << "error: " << words << ": out of memory (the request fits the budget of half the physical "
                  "memory, but the machine could not provide it; free memory or reduce the sizes)\n";
     return 1;
   } catch (const std::exception& e) {

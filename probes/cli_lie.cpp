@@ -88,13 +88,13 @@ void run_build(const BuildArgs& a, const CliContext& ctx) {
                                   static_cast<long long>(kMaxGeneratorEntries) / (static_cast<long long>(a.dim) * a.dim),
                                   a.dim, static_cast<long long>(kMaxGeneratorEntries)));
     check_positive(where, "base", a.base);
-    if (!a.freqs.empty()) {  // --base and --seed only shape the default frequencies (and --seed the mixing)
+    if (a.freqs_opt->count() > 0) {  // --base and --seed only shape the default frequencies (and --seed the mixing)
       refuse(a.base_opt, a.family, "torus without --freqs");
       if (a.mix.empty()) refuse(a.seed_opt, a.family, "torus without --freqs, and --mix");
     }
     const int planes = a.dim / 2;
     Eigen::MatrixXd W(a.axes, planes);
-    if (!a.freqs.empty()) {
+    if (a.freqs_opt->count() > 0) {  // given, even empty: parsed (an empty list is refused)
       const auto v = parse_number_list(a.freqs, where, "--freqs", 1u << 24);
       if (v.size() != static_cast<std::size_t>(a.axes) * planes)
         throw_bad_value(where, "freqs", fmt::format("{} values", v.size()),

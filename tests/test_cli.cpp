@@ -259,6 +259,10 @@ TEST_CASE("about 50 bad invocations across every command: exit 2, one error line
       {"features --method rope_matched_m" + std::string(100000, '9'), "ropekit features: --method = 100014 characters"},
       {"fit --config '" + toy + "' --targets high_jet_r" + std::string(100000, '9'), "target: name = 100010 characters"},
       {"lie build torus --dim 4 --axes 1 --freqs 1,2 --seed 7", "ropekit lie build torus: --seed = given"},
+      // An empty value read as "not given" took the default silently.
+      {"verify master --spectrum gaussian:sigma=2 --lags ''", "ropekit verify master: --lags = '' (must be a non-empty"},
+      {"verify master --spectrum gaussian:sigma=2 --q '' --k ''", "ropekit verify master: --q = ''"},
+      {"features --method rope --config ''", "ropekit features: --config = ''"},
   };
   CHECK(bad.size() >= 50);
   for (const auto& b : bad) check_clean_refusal(b);
