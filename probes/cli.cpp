@@ -3,13 +3,16 @@
 #include <malloc.h>
 
 #include <iostream>
+#include <new>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "reports/output.hpp"
+#include "reports/table.hpp"
 #include "ropekit/error.hpp"
+#include "ropekit/spelling.hpp"
 #include "ropekit/version.hpp"
 
 namespace ropekit {
@@ -25,7 +28,69 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+// Rewrites the option's text to canonical decimal before CLI11 converts it, or throws InputError
+// (which run_cli prints as the one-line error).
+CLI::Validator integer_transform(const std::string& command, const std::string& name, std::int64_t min,
+                                 std::int64_t max) {
+  return CLI::Validator(
+      [=](std::string& text) {
+        text = std::to_string(parse_integer_in(text, Where(command), name, min, max));
+        return std::string();
+      },
+      "", "");
+}
+
+CLI::Validator real_transform(const std::string& command, const std::string& name) {
+  return CLI::Validator(
+      [=](std::string& text) {
+        const auto v = parse_double(text);
+        if (!v) throw_bad_value(Where(command), name, "'" + text + "'", "a number");
+        text = format_number(*v);  // canonical: CLI11's conversion then reads exactly this double
+        return std::string();
+      },
+      "", "");
+}
+
 }  // namespace
+
+Format parse_format_option(const std::string& command, const std::string& text) {
+  try {
+    return parse_format(text);
+  } catch (const InputError&) {
+    throw_bad_value(Where(command), "--format", "'" + text + "'", "one of csv, md, json, latex");
+  }
+}
+
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& command, const std::string& name, int& value,
+                                const std::string& help, std::int64_t min, std::int64_t max) {
+  return cmd->add_option(name, value, help)->transform(integer_transform(command, name, min, max));
+}
+
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& command, const std::string& name,
+                                std::int64_t& value, const std::string& help, std::int64_t min, std::int64_t max) {
+  return cmd->add_option(name, value, help)->transform(integer_transform(command, name, min, max));
+}
+
+CLI::Option* add_seed_option(CLI::App* cmd, const std::string& command, const std::string& name,
+                             std::uint64_t& value, const std::string& help) {
+  return cmd->add_option(name, value, help)
+      ->transform(CLI::Validator(
+          [=](std::string& text) {
+            text = std::to_string(parse_unsigned_in(text, Where(command), name, UINT64_MAX));
+            return std::string();
+          },
+          "", ""));
+}
+
+CLI::Option* add_real_option(CLI::App* cmd, const std::string& command, const std::string& name, double& value,
+                             const std::string& help) {
+  return cmd->add_option(name, value, help)->transform(real_transform(command, name));
+}
+
+CLI::Option* add_real_option(CLI::App* cmd, const std::string& command, const std::string& name,
+                             std::optional<double>& value, const std::string& help) {
+  return cmd->add_option(name, value, help)->transform(real_transform(command, name));
+}
 
 int run_cli(int argc, char** argv) {
   // Keep freed feature matrices (megabytes each) in the heap for reuse instead of returning them to
@@ -61,6 +126,23 @@ int run_cli(int argc, char** argv) {
     }
     return code;
   };
+  // The command words (without options), for messages that come before CLI11 knows the subcommand.
+  std::string words = "ropekit";
+  for (int i = 1; i < argc && i < 4 && argv[i][0] != '-'; ++i) words += std::string(" ") + argv[i];
+
+  // An option given an empty value ("--lags ''", "--q=") would read as not given and silently take its
+  // default: refuse it.
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0) continue;
+    const auto eq = arg.find('=');
+    if ((eq != std::string::npos && eq + 1 == arg.size()) ||
+        (eq == std::string::npos && i + 1 < argc && argv[i + 1][0] == '\0')) {
+      std::cerr << "error: " << words << ": " << arg.substr(0, eq) << " = '' (must be a non-empty value)\n";
+      return 2;
+    }
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -70,13 +152,26 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return finish(print(e));
   } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << e.what() << " (see ropekit --help)\n";
+    // Name the (sub)command being parsed: "error: ropekit fit: --config is required (see ropekit fit --help)".
+    std::string path = "ropekit";
+    for (CLI::App* sub = &app;;) {
+      const auto subs = sub->get_subcommands();
+      if (subs.empty()) break;
+      sub = subs.front();
+      path += " " + sub->get_name();
+    }
+    std::cerr << "error: " << (path == "ropekit" ? "" : path + ": ") << e.what() << " (see " << path << " --help)\n";
     return 2;
   } catch (const ChecksFailed&) {
     return finish(3);
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    // Sizes are bounded up front (half the physical memory); this is memory other processes hold.
+    std::cerr << "error: " << words << ": out of memory (the request fits the budget of half the physical "
+                 "memory, but the machine could not provide it; free memory or reduce the sizes)\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";
     return 1;

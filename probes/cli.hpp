@@ -2,11 +2,14 @@
 // The `ropekit` command line. Each command group registers its subcommands on the app; the
 // commands throw InputError for bad input, which run_cli turns into "error: ..." and exit code 2.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace CLI {
 class App;
-}
+class Option;
+}  // namespace CLI
 
 namespace ropekit {
 
@@ -25,6 +28,33 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx);
 void add_rf_rope_commands(CLI::App& app, const CliContext& ctx);
 /// lie build|check|kernel, jordan positionwise (N-D RoPE and position-wise Jordan-RoPE).
 void add_lie_commands(CLI::App& app, const CliContext& ctx);
+
+// Typed options read by ropekit's own parsers, so that every value error has the one message shape
+// "<command>: <option> = <text> (must be ...)" and integers may be typed in scientific notation.
+
+/// An integer option read exactly in decimal or scientific notation ("100000", "1e5", "2.5e3"); a fraction,
+/// a non-number or a value outside [min, max] is refused as "<command>: <name> = <text> (must be an integer
+/// in [min, max])".
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& command, const std::string& name, int& value,
+                                const std::string& help, std::int64_t min, std::int64_t max);
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& command, const std::string& name,
+                                std::int64_t& value, const std::string& help, std::int64_t min, std::int64_t max);
+/// A seed: an integer in [0, 2^64 - 1], exactly (never wrapped or saturated: -1 and 2^64 are refused).
+CLI::Option* add_seed_option(CLI::App* cmd, const std::string& command, const std::string& name,
+                             std::uint64_t& value, const std::string& help);
+/// A real option read by parse_double; a non-number is refused as "<command>: <name> = '<text>' (must be
+/// a number)". Range checks (finite, > 0, ...) belong to the validators.
+CLI::Option* add_real_option(CLI::App* cmd, const std::string& command, const std::string& name, double& value,
+                             const std::string& help);
+CLI::Option* add_real_option(CLI::App* cmd, const std::string& command, const std::string& name,
+                             std::optional<double>& value, const std::string& help);
+
+/// The most worker threads --threads accepts (more would only fail to start).
+inline constexpr int kMaxThreads = 1024;
+
+/// parse_format with the message naming the command and --format.
+enum class Format;
+Format parse_format_option(const std::string& command, const std::string& text);
 
 /// Parses and runs. Returns the process exit code: 0 ok, 3 a verification check failed (output
 /// complete), 2 bad input, 1 internal failure.

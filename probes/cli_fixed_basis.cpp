@@ -10,8 +10,10 @@
 #include "probes/fixed_basis.hpp"
 #include "probes/probe.hpp"
 #include "reports/output.hpp"
+#include "reports/progress.hpp"
 #include "reports/table.hpp"
 #include "ropekit/basis.hpp"
+#include "ropekit/budget.hpp"
 #include "ropekit/error.hpp"
 #include "ropekit/spelling.hpp"
 #include "targets/target.hpp"
@@ -29,6 +31,8 @@ struct FitArgs {
 struct FeatureArgs {
   std::string method, lags = "0:8", format = "csv", out, config, bounded_tau;
   BasisParams basis;
+  // Explicit basis options, which override --config's values.
+  CLI::Option *num_freqs = nullptr, *head_dim = nullptr, *theta = nullptr, *gamma = nullptr, *train_context = nullptr;
 };
 
 struct ProbeArgs {
@@ -37,32 +41,85 @@ struct ProbeArgs {
   std::string out_dir = "reports/out", rows;
 };
 
+// Memory and time per printed cell of `features` (measured on the reference machine with 2e7 cells:
+// CSV 100 bytes and 2.7e6 cells/s, JSON 210 bytes and 7e5 cells/s; the float64 value, its Cell, its text
+// and a copy while it is written), with margins.
+double bytes_per_cell(Format f) { return f == Format::json ? 240 : 120; }
+double cells_per_second(Format f) { return f == Format::json ? 2e5 : 1e6; }
+
 void run_fit(const FitArgs& a) {
-  const Format format = parse_format(a.format);
+  const Format format = parse_format_option("ropekit fit", a.format);
   ConfigOverrides o;
   if (!a.methods.empty()) o.methods = a.methods;
   if (!a.targets.empty()) o.targets = a.targets;
   if (!a.section.empty()) o.section = a.section;
-  if (a.threads < 0) throw_bad_value("ropekit fit", "--threads", std::to_string(a.threads), "an integer >= 0; 0 means all cores");
-  const FitConfig config = load_fit_config(a.config, o);
+  const FitConfig config = load_fit_config(a.config, o);  // validates, sizes included (FitConfig::cost)
   check_output_path(a.out);
+  announce("ropekit fit", fmt::format("{} methods x {} targets, lengths up to {}", config.methods.size(),
+                                      config.targets.size(), config.max_length()),
+           config.cost().seconds);
   emit(a.out, render(fit_rows_table(run_fixed_basis(config, a.threads)), format));
 }
 
 void run_features(const FeatureArgs& a) {
-  const Format format = parse_format(a.format);
+  const std::string command = "ropekit features";
+  const Where where = Where::options(command);
+  const Format format = parse_format_option(command, a.format);
   BasisParams p = a.basis;
-  if (!a.config.empty()) p = load_fit_config(a.config).basis;
+  if (!a.config.empty()) {
+    // The config's basis, with every option given on the command line overriding its value.
+    p = load_fit_config(a.config).basis;
+    if (a.num_freqs->count()) p.num_freqs = a.basis.num_freqs;
+    if (a.head_dim->count()) p.head_dim = a.basis.head_dim;
+    if (a.theta->count()) p.theta = a.basis.theta;
+    if (a.gamma->count()) p.gamma = a.basis.gamma;
+    if (a.train_context->count()) p.train_context = a.basis.train_context;
+  }
   check_output_path(a.out);
   if (!a.bounded_tau.empty()) {
     if (a.bounded_tau != "true" && a.bounded_tau != "false")
-      throw_bad_value("ropekit features", "--bounded-tau", a.bounded_tau, "true or false");
+      throw_bad_value(where, "bounded_tau", "'" + a.bounded_tau + "'", "true or false");
     p.bounded_tau = a.bounded_tau == "true";
   }
-  p.validate();
-  const Method m = parse_method(a.method);
-  const auto lag_list = parse_number_list(a.lags, "--lags", 1u << 20);
+  p.validate(where);
+  const Method m = parse_method(a.method, command + ": --method");
+  const auto lag_list = parse_number_list(a.lags, where, "--lags", 1u << 20);
+  for (double d : lag_list)
+    if (!(d >= 0)) throw_bad_value(where, "lags", format_number(d), "finite and >= 0 (causal lags)");
   const Eigen::VectorXd lags = Eigen::Map<const Eigen::VectorXd>(lag_list.data(), static_cast<Eigen::Index>(lag_list.size()));
+  if (const auto o = find_lag_overflow(m, p, lags))
+    throw_bad_value(where, "lags", format_number(o->lag),
+                    fmt::format("at most {} for {} with --train-context {}: beyond it {} exceeds the float64 range",
+                                format_number(o->limit), readable_name(m), p.train_context, o->cause));
+
+  // Memory and time: the trigonometric tables, the matrix and the printed table.
+  const double rows = static_cast<double>(lags.size());
+  auto cost_of = [&](const BasisParams& q) {
+    const double cells = rows * (1.0 + n_features(m, q));
+    return Cost{features_bytes(m, q, rows) + cells * bytes_per_cell(format),
+                cells / cells_per_second(format) + rows * q.num_freqs / kElementsPerSecond};
+  };
+  const Cost cost = cost_of(p);
+  if (!cost.fits()) {
+    BasisParams one = p;
+    one.num_freqs = 1;
+    if (cost_of(one).fits()) {
+      const auto max_f = largest_fitting(1, p.num_freqs, [&](std::int64_t f) {
+        BasisParams q = p;
+        q.num_freqs = static_cast<int>(f);
+        return cost_of(q).fits();
+      });
+      check_cost(where, "num_freqs", std::to_string(p.num_freqs), cost, std::to_string(max_f),
+                 fmt::format("for {} on {} lags", readable_name(m), lags.size()));
+    }
+    const double per_lag = cost_of(one).bytes / rows;
+    check_cost(where, "lags", fmt::format("{} lags", lags.size()), cost_of(one),
+               fmt::format("{} lags", static_cast<long long>(memory_budget_bytes() / per_lag)),
+               fmt::format("for {} with --num-freqs 1", readable_name(m)));
+  }
+  announce(command, fmt::format("{} lags x {} columns of {}", lags.size(), n_features(m, p), readable_name(m)),
+           cost.seconds);
+
   const Eigen::MatrixXd X = features(m, p, lags);
   Table t;
   t.columns = {"lag"};
@@ -76,7 +133,7 @@ void run_features(const FeatureArgs& a) {
 }
 
 void run_list(const std::string& what, const std::string& format_name) {
-  const Format format = parse_format(format_name);
+  const Format format = parse_format_option("ropekit list", format_name);
   Table t;
   if (what == "methods") {
     t.columns = {"readable spelling", "reference names", "columns", "count"};
@@ -109,6 +166,7 @@ void run_probes(const ProbeArgs& a, const CliContext& ctx) {
   if (!a.rows.empty() && chosen.size() != 1) throw InputError("ropekit probe: --rows needs exactly one probe");
   ProbeContext pc{a.out_dir, ctx.command, a.rows};
   for (const auto* p : chosen) {
+    if (a.rows.empty()) announce("ropekit probe " + p->name, p->description, p->typical_seconds);
     const auto t0 = std::chrono::steady_clock::now();
     // A probe's files land together after it succeeds; a failure (a full disk) leaves none of them.
     OutputBatch batch;
@@ -134,7 +192,8 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     fit->add_option("--section", a->section, "toy or benchmarks, when the config has both");
     fit->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     fit->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
-    fit->add_option("--threads", a->threads, "worker threads (0: all cores); the numbers do not depend on it")
+    add_integer_option(fit, "ropekit fit", "--threads", a->threads,
+                       "worker threads (0: all cores); the numbers do not depend on it", 0, kMaxThreads)
         ->capture_default_str();
     fit->callback([a] { run_fit(*a); });
   }
@@ -143,12 +202,19 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     auto* f = app.add_subcommand("features", "Print a method's feature columns at the given lags");
     f->add_option("--method", a->method, "method name or spelling, e.g. jordan-scaled:m=4,c=0.1")->required();
     f->add_option("--lags", a->lags, "lags: 0,1,2 or start:stop[:step]")->capture_default_str();
-    f->add_option("--config", a->config, "take the basis parameters from this YAML run config");
-    f->add_option("--num-freqs", a->basis.num_freqs, "F")->capture_default_str();
-    f->add_option("--head-dim", a->basis.head_dim, "h (frequency grid theta^(-2k/h))")->capture_default_str();
-    f->add_option("--theta", a->basis.theta, "RoPE base")->capture_default_str();
-    f->add_option("--gamma", a->basis.gamma, "damping")->capture_default_str();
-    f->add_option("--train-context", a->basis.train_context, "L")->capture_default_str();
+    const std::string cmd = "ropekit features";
+    f->add_option("--config", a->config,
+                  "take the basis parameters from this YAML run config; options given explicitly override it");
+    a->num_freqs = add_integer_option(f, cmd, "--num-freqs", a->basis.num_freqs, "F", 1, kMaxNumFreqs)
+                       ->capture_default_str();
+    a->head_dim = add_integer_option(f, cmd, "--head-dim", a->basis.head_dim, "h (frequency grid theta^(-2k/h))", 2,
+                                     INT32_MAX)
+                      ->capture_default_str();
+    a->theta = add_real_option(f, cmd, "--theta", a->basis.theta, "RoPE base")->capture_default_str();
+    a->gamma = add_real_option(f, cmd, "--gamma", a->basis.gamma, "damping")->capture_default_str();
+    a->train_context =
+        add_integer_option(f, cmd, "--train-context", a->basis.train_context, "L", 1, INT32_MAX)
+            ->capture_default_str();
     f->add_option("--bounded-tau", a->bounded_tau, "true or false (default true)");
     f->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     f->add_option("--out", a->out, "output file (default: stdout)");

@@ -11,9 +11,12 @@
 #include "probes/jordan_positionwise_probe.hpp"
 #include "probes/nd_rope_probe.hpp"
 #include "reports/output.hpp"
+#include "reports/progress.hpp"
 #include "reports/table.hpp"
+#include "ropekit/budget.hpp"
 #include "ropekit/error.hpp"
 #include "ropekit/generator_io.hpp"
+#include "ropekit/jordan_positionwise.hpp"
 #include "ropekit/lie.hpp"
 #include "ropekit/spelling.hpp"
 #include "ropekit/version.hpp"
@@ -44,13 +47,14 @@ struct PositionwiseArgs {
   PositionwiseOptions options;
   std::optional<double> gamma;
   std::string center = "mid", format = "md", out;
+  std::vector<std::pair<std::string, CLI::Option*>> range_options;  ///< omega, gamma, c, eta, window, center
 };
 
-Route parse_route(const std::string& s) {
+Route parse_route(const std::string& s, const std::string& command) {
   if (s == "auto") return Route::automatic;
   if (s == "closed-form") return Route::closed_form;
   if (s == "matrix-exp") return Route::matrix_exp;
-  throw_bad_value("ropekit lie", "--route", "'" + s + "'", "auto, closed-form or matrix-exp");
+  throw_bad_value(command, "--route", "'" + s + "'", "auto, closed-form or matrix-exp");
 }
 
 void refuse(const CLI::Option* opt, const std::string& family, const std::string& applies_to) {
@@ -60,7 +64,8 @@ void refuse(const CLI::Option* opt, const std::string& family, const std::string
 }
 
 void run_build(const BuildArgs& a, const CliContext& ctx) {
-  const std::string where = "ropekit lie build " + a.family;
+  const std::string command = "ropekit lie build " + a.family;
+  const Where where = Where::options(command);
   GeneratorFamily family;
   if (a.family == "axial") {
     refuse(a.scale_opt, a.family, "random");
@@ -74,22 +79,31 @@ void run_build(const BuildArgs& a, const CliContext& ctx) {
   } else if (a.family == "torus") {
     refuse(a.scale_opt, a.family, "random");
     if (a.dim < 2 || a.dim % 2 != 0 || a.dim > kMaxLieDim)
-      throw_bad_value(where, "--dim", std::to_string(a.dim),
+      throw_bad_value(where, "dim", std::to_string(a.dim),
                       fmt::format("a positive even integer <= {}; a torus needs 2x2 planes", kMaxLieDim));
-    check_at_least(where, "--axes", a.axes, 1);
-    check_positive(where, "--base", a.base);
+    check_at_least(where, "axes", a.axes, 1);
+    if (static_cast<double>(a.axes) * a.dim * a.dim > kMaxGeneratorEntries)
+      throw_bad_value(where, "axes", std::to_string(a.axes),
+                      fmt::format("<= {} for --dim {}: axes * dim^2 numbers at most {}",
+                                  static_cast<long long>(kMaxGeneratorEntries) / (static_cast<long long>(a.dim) * a.dim),
+                                  a.dim, static_cast<long long>(kMaxGeneratorEntries)));
+    check_positive(where, "base", a.base);
+    if (a.freqs_opt->count() > 0) {  // --base and --seed only shape the default frequencies (and --seed the mixing)
+      refuse(a.base_opt, a.family, "torus without --freqs");
+      if (a.mix.empty()) refuse(a.seed_opt, a.family, "torus without --freqs, and --mix");
+    }
     const int planes = a.dim / 2;
     Eigen::MatrixXd W(a.axes, planes);
-    if (!a.freqs.empty()) {
-      const auto v = parse_number_list(a.freqs, "--freqs", 1u << 24);
+    if (a.freqs_opt->count() > 0) {  // given, even empty: parsed (an empty list is refused)
+      const auto v = parse_number_list(a.freqs, where, "--freqs", 1u << 24);
       if (v.size() != static_cast<std::size_t>(a.axes) * planes)
-        throw_bad_value(where, "--freqs", fmt::format("{} values", v.size()),
+        throw_bad_value(where, "freqs", fmt::format("{} values", v.size()),
                         fmt::format("axes * dim/2 = {} values, row-major: axis 0's planes first",
                                     static_cast<long long>(a.axes) * planes));
       for (int i = 0; i < a.axes; ++i)
         for (int b = 0; b < planes; ++b) W(i, b) = v[static_cast<std::size_t>(i) * planes + b];
     } else {
-      W = random_torus_frequencies(a.axes, a.dim, a.base, a.seed);
+      W = random_torus_frequencies(a.axes, a.dim, a.base, a.seed, where);
     }
     family = gen::Torus{W};
   } else if (a.family == "random") {
@@ -99,10 +113,13 @@ void run_build(const BuildArgs& a, const CliContext& ctx) {
   } else {
     throw_bad_value("ropekit lie build", "family", "'" + a.family + "'", "axial, mixed, torus or random");
   }
-  GeneratorSet set = generators(family);
+  const MixingKind kind = a.mix.empty() ? MixingKind::cayley : parse_mixing_kind(a.mix, where);
+  // Writing N n^2 numbers (and Q) as shortest round-trip text: about 1e6 numbers per second, conservatively.
+  const double numbers = (static_cast<double>(a.axes) + (a.mix.empty() ? 0 : 1)) * a.dim * a.dim;
+  announce(command, fmt::format("{} numbers of {} x {} matrices", numbers, a.dim, a.dim), numbers / 1e6);
+  GeneratorSet set = generators(family, where);
   Provenance prov = {{"ropekit", kVersion}, {"command", ctx.command}, {"family", a.family}};
   if (!a.mix.empty()) {
-    const MixingKind kind = parse_mixing_kind(a.mix);
     set.mixing = orthogonal(random_mixing(kind, set.dim, a.seed));
     set.description += fmt::format("; mixed by Q = {} (seed {})", kind == MixingKind::cayley ? "(I - S)(I + S)^-1"
                                                                   : kind == MixingKind::exp ? "exp(S)"
@@ -114,34 +131,58 @@ void run_build(const BuildArgs& a, const CliContext& ctx) {
 }
 
 void run_check(const CheckArgs& a) {
-  const Format format = parse_format(a.format);
+  const std::string command = "ropekit lie check";
+  Where where = Where::options(command);
+  where.rename("generators", "generators of '" + a.file + "'");
+  const Format format = parse_format_option(command, a.format);
   if (format != Format::json && format != Format::md)
-    throw_bad_value("ropekit lie check", "--format", a.format, "json or md");
+    throw_bad_value(command, "--format", "'" + a.format + "'", "json or md");
   LieCheckOptions o = a.options;
-  o.route = parse_route(a.route);
+  o.route = parse_route(a.route, command);
+  o.validate(where);
   const GeneratorSet set = load_generator_file(a.file);
-  check_output_path(a.out);  // refuse a bad --out before the work, not after it
-  const LieCheck c = check(set, o);
+  check_lie_inputs(set, o, where);  // refusals before the notice
+  check_output_path(a.out);         // refuse a bad --out before the work, not after it
+  const Cost cost = lie_check_cost(set, o);
+  announce(command, fmt::format("{} generators of {} x {}, window {}^{}, {} relativity pairs", set.axes(), set.dim,
+                                set.dim, o.window, set.axes(), o.pairs),
+           cost.seconds);
+  Progress progress(command);
+  o.progress = [&](double f) { progress.update(f); };
+  const LieCheck c = check(set, o, where);
+  progress.finish();
   emit(a.out, format == Format::json ? lie_check_json(c, a.file) : lie_check_markdown(c, a.file));
 }
 
 void run_kernel(const KernelArgs& a) {
-  const Format format = parse_format(a.format);
-  const Route route = parse_route(a.route);
+  const std::string command = "ropekit lie kernel";
+  Where where = Where::options(command);
+  where.rename("generators", "generators of '" + a.file + "'");
+  const Format format = parse_format_option(command, a.format);
+  const Route route = parse_route(a.route, command);
+  const auto list = parse_number_list(a.offsets, where, "--offsets", 1u << 16);
   const GeneratorSet set = load_generator_file(a.file);
   check_output_path(a.out);  // refuse a bad --out before the work, not after it
-  const auto list = parse_number_list(a.offsets, "--offsets", 1u << 16);
   const int N = set.axes();
   const double rows = std::pow(static_cast<double>(list.size()), N);
   if (rows > (1 << 16))
-    throw_bad_value("ropekit lie kernel", "offset grid", fmt::format("{}^{} rows", list.size(), N), "<= 65536 rows");
+    throw_bad_value(where, "offsets", fmt::format("{} values on {} axes", list.size(), N),
+                    fmt::format("at most 65536 grid rows: {}^{} = {} rows", list.size(), N, format_number(rows)));
+  double max_offset = 0;
+  for (double v : list) max_offset = std::max(max_offset, std::fabs(v));
+  const Cost cost = induced_kernel_cost(set, rows, max_offset * N, route);
+  check_cost(where, "offsets", fmt::format("{} grid rows", rows), cost,
+             fmt::format("{} grid rows", static_cast<long long>(rows * kMaxRunSeconds / std::max(cost.seconds, 1e-9))),
+             fmt::format("for n = {}", set.dim));
   Eigen::MatrixXd offsets(static_cast<Eigen::Index>(rows), N);
   std::vector<std::size_t> idx(N, 0);
   for (Eigen::Index r = 0; r < offsets.rows(); ++r) {
     for (int i = 0; i < N; ++i) offsets(r, i) = list[idx[i]];
     for (int k = N - 1; k >= 0 && ++idx[k] == list.size(); --k) idx[k] = 0;
   }
-  const Eigen::VectorXd phi = induced_kernel(set, offsets, route);
+  check_offsets(set, offsets, route, where);  // refusals before the notice
+  announce(command, fmt::format("{} offsets, n = {}", rows, set.dim), cost.seconds);
+  const Eigen::VectorXd phi = induced_kernel(set, offsets, route, where);
   Table t;
   for (int i = 0; i < N; ++i) t.columns.push_back(fmt::format("dx{}", i));
   t.columns.push_back("phi");
@@ -157,19 +198,53 @@ void run_kernel(const KernelArgs& a) {
   emit(a.out, render(t, format));
 }
 
+// Explicitly given options first: the range check blames the first one whose reduction helps.
+std::vector<std::string> blame_order(const PositionwiseArgs& a) {
+  std::vector<std::string> given, rest;
+  for (const auto& [name, opt] : a.range_options) (opt->count() ? given : rest).push_back(name);
+  given.insert(given.end(), rest.begin(), rest.end());
+  return given;
+}
+
 void run_positionwise(const PositionwiseArgs& a) {
-  const Format format = parse_format(a.format);
+  const std::string command = "ropekit jordan positionwise";
+  const Where where = Where::options(command);
+  const Format format = parse_format_option(command, a.format);
   PositionwiseParams p = a.params;
   p.gamma = a.gamma;
   PositionwiseOptions o = a.options;
   if (a.center != "mid") {
     const auto c = parse_double(a.center);
-    if (!c) throw_bad_value("ropekit jordan positionwise", "--center", "'" + a.center + "'", "mid or a finite number");
+    if (!c || !std::isfinite(*c)) throw_bad_value(where, "center", "'" + a.center + "'", "mid or a finite number");
     o.center = *c;
   }
-  p.validate();
-  o.validate();
-  emit(a.out, render(positionwise_table(measure_positionwise_all(p, o)), format));
+  p.validate(where);
+  o.validate(where);
+  check_positionwise_range(p, o, where, blame_order(a));
+  const Cost cost = positionwise_cost(p, o);
+  if (!cost.fits()) {
+    auto fits_with = [&](int samples) {
+      PositionwiseOptions u = o;
+      u.samples = samples;
+      return positionwise_cost(p, u).fits();
+    };
+    if (fits_with(2))
+      check_cost(where, "samples", std::to_string(o.samples), cost,
+                 std::to_string(largest_fitting(2, o.samples, [&](std::int64_t v) { return fits_with(static_cast<int>(v)); })),
+                 fmt::format("for --m {} and --window {}", p.m, o.window));
+    check_cost(where, "window", std::to_string(o.window), cost, "smaller", fmt::format("for --m {}", p.m));
+  }
+  announce(command, fmt::format("m = {}, window {}, {} sampled positions, 6 variants", p.m, o.window, o.samples),
+           cost.seconds);
+  Progress progress(command);
+  std::vector<PositionwiseRow> rows;
+  for (JordanVariant v : {JordanVariant::raw, JordanVariant::scaled, JordanVariant::stabilized})
+    for (Factorization f : {Factorization::plain, Factorization::centred}) {
+      rows.push_back(measure_positionwise(p, v, f, o));
+      progress.update(rows.size() / 6.0);
+    }
+  progress.finish();
+  emit(a.out, render(positionwise_table(rows), format));
 }
 
 }  // namespace
@@ -179,16 +254,18 @@ void add_lie_commands(CLI::App& app, const CliContext& ctx) {
   lie->require_subcommand(1);
   {
     auto a = std::make_shared<BuildArgs>();
+    const std::string cmd = "ropekit lie build";
     auto* b = lie->add_subcommand("build", "Write a generator file (JSON) for axial, mixed, torus or random generators");
     b->add_option("family", a->family, "axial, mixed (Heo et al.), torus (given frequencies) or random (LieRE-style)")
         ->required();
-    b->add_option("--dim", a->dim, "head dimension n")->capture_default_str();
-    b->add_option("--axes", a->axes, "number of position axes N")->capture_default_str();
-    a->base_opt = b->add_option("--base", a->base, "RoPE base (axial, mixed; torus default frequencies)")
+    add_integer_option(b, cmd, "--dim", a->dim, "head dimension n", 1, kMaxLieDim)->capture_default_str();
+    add_integer_option(b, cmd, "--axes", a->axes, "number of position axes N", 1, static_cast<std::int64_t>(kMaxGeneratorEntries))
+        ->capture_default_str();
+    a->base_opt = add_real_option(b, cmd, "--base", a->base, "RoPE base (axial, mixed; torus default frequencies)")
                       ->capture_default_str();
-    a->seed_opt = b->add_option("--seed", a->seed, "seed (mixed, torus default frequencies, random, --mix)")
+    a->seed_opt = add_seed_option(b, cmd, "--seed", a->seed, "seed (mixed, torus default frequencies, random, --mix)")
                       ->capture_default_str();
-    a->scale_opt = b->add_option("--scale", a->scale, "random: generator scale")->capture_default_str();
+    a->scale_opt = add_real_option(b, cmd, "--scale", a->scale, "random: generator scale")->capture_default_str();
     a->freqs_opt = b->add_option("--freqs", a->freqs, "torus: N * n/2 frequencies, row-major (axis 0's planes first)");
     b->add_option("--mix", a->mix, "orthogonal mixing Q: cayley, exp or givens (random parameters from --seed)");
     b->add_option("--out", a->out, "output file (default: stdout); written only if the build succeeds");
@@ -196,11 +273,16 @@ void add_lie_commands(CLI::App& app, const CliContext& ctx) {
   }
   {
     auto a = std::make_shared<CheckArgs>();
+    const std::string cmd = "ropekit lie check";
     auto* c = lie->add_subcommand("check", "Check skew, commuting, independent, relativity and reversibility");
     c->add_option("file", a->file, "generator file (JSON, see README)")->required();
-    c->add_option("--window", a->options.window, "positions 0..W-1 on every axis")->capture_default_str();
-    c->add_option("--pairs", a->options.pairs, "sampled position pairs for the relativity defect")->capture_default_str();
-    c->add_option("--max-exp", a->options.max_exp, "matrix exponentials at most in the reversibility scan")
+    add_integer_option(c, cmd, "--window", a->options.window, "positions 0..W-1 on every axis", 2, 1 << 24)
+        ->capture_default_str();
+    add_integer_option(c, cmd, "--pairs", a->options.pairs, "sampled position pairs for the relativity defect", 1,
+                       1 << 20)
+        ->capture_default_str();
+    add_integer_option(c, cmd, "--max-exp", a->options.max_exp,
+                       "matrix exponentials at most in the reversibility scan", 1, std::int64_t{1} << 40)
         ->capture_default_str();
     c->add_option("--route", a->route, "auto, closed-form or matrix-exp")->capture_default_str();
     c->add_option("--format", a->format, "json or md")->capture_default_str();
@@ -223,21 +305,26 @@ void add_lie_commands(CLI::App& app, const CliContext& ctx) {
   jordan->require_subcommand(1);
   {
     auto a = std::make_shared<PositionwiseArgs>();
+    const std::string cmd = "ropekit jordan positionwise";
     auto* p = jordan->add_subcommand(
         "positionwise", "Position-wise factorization: dynamic range, relativity defect and float32 score error, "
                         "one row per variant (raw, scaled, stabilized) and factorization (plain, centred)");
-    p->add_option("--m", a->params.m, "Jordan order m")->capture_default_str();
-    p->add_option("--c", a->params.c, "scaled damping c (gamma = c/L)")->capture_default_str();
-    p->add_option("--eta", a->params.eta, "nilpotent amplitude eta (scaled: eta/L)")->capture_default_str();
-    p->add_option("--gamma", a->gamma, "raw and stabilized damping (default c/L)");
-    p->add_option("--omega", a->params.omega, "rotary frequency")->capture_default_str();
-    p->add_option("--train-context", a->params.train_context, "L")->capture_default_str();
-    p->add_option("--window", a->options.window, "positions 0..W-1")->capture_default_str();
-    p->add_option("--center", a->center, "c0 of the centred factorization: mid = (W-1)/2, or a number")
+    add_integer_option(p, cmd, "--m", a->params.m, "Jordan order m", 1, kMaxJordanOrder)->capture_default_str();
+    auto* c = add_real_option(p, cmd, "--c", a->params.c, "scaled damping c (gamma = c/L)")->capture_default_str();
+    auto* eta = add_real_option(p, cmd, "--eta", a->params.eta, "nilpotent amplitude eta (scaled: eta/L)")
+                    ->capture_default_str();
+    auto* gamma = add_real_option(p, cmd, "--gamma", a->gamma, "raw and stabilized damping (default c/L)");
+    auto* omega = add_real_option(p, cmd, "--omega", a->params.omega, "rotary frequency")->capture_default_str();
+    add_integer_option(p, cmd, "--train-context", a->params.train_context, "L", 1, INT32_MAX)->capture_default_str();
+    auto* window = add_integer_option(p, cmd, "--window", a->options.window, "positions 0..W-1", 2, 1 << 24)
+                       ->capture_default_str();
+    auto* center = p->add_option("--center", a->center, "c0 of the centred factorization: mid = (W-1)/2, or a number")
+                       ->capture_default_str();
+    add_integer_option(p, cmd, "--samples", a->options.samples, "sampled positions (evenly spaced, both ends)", 2, 4097)
         ->capture_default_str();
-    p->add_option("--samples", a->options.samples, "sampled positions (evenly spaced, both ends)")->capture_default_str();
     p->add_option("--format", a->format, "md, csv, json or latex")->capture_default_str();
     p->add_option("--out", a->out, "output file (default: stdout)");
+    a->range_options = {{"omega", omega}, {"gamma", gamma}, {"c", c}, {"eta", eta}, {"window", window}, {"center", center}};
     p->callback([a] { run_positionwise(*a); });
   }
 }

@@ -12,6 +12,7 @@
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
 #include "reports/table.hpp"
+#include "ropekit/budget.hpp"
 #include "ropekit/error.hpp"
 #include "ropekit/rf_verify.hpp"
 #include "ropekit/rope_kernel.hpp"
@@ -38,7 +39,18 @@ struct VerifyArgs {
   std::uint64_t seed = kDefaultSeed;
   int threads = 0;
   double alpha = 1e-6;
+  CLI::Option* blocks_opt = nullptr;  ///< given explicitly: must agree with --q/--k
 };
+
+// Lags beyond this have 2 Dp (Phi2's argument) outside float64.
+constexpr double kMaxLag = 0x1p1022;
+
+void check_lag_range(const Where& where, const Eigen::MatrixXd& lags) {
+  for (Eigen::Index i = 0; i < lags.size(); ++i)
+    if (!(std::fabs(lags.data()[i]) <= kMaxLag))
+      throw_bad_value(where, "lags", format_number(lags.data()[i]),
+                      fmt::format("at most {} in magnitude: Phi2 is evaluated at 2 Dp", format_number(kMaxLag)));
+}
 
 // Default lags: 0, 0.5, 1, 2, 4 for k = 1; for k >= 2 the origin, the first axis, the last axis and the diagonal.
 std::string default_lags(int k) {
@@ -59,7 +71,11 @@ Cell lag_cell(const std::vector<double>& lag) {
 }
 
 void run_kernel(const KernelArgs& a) {
-  const Format format = parse_format(a.format);
+  const std::string command = "ropekit kernel";
+  const Where where = Where::options(command);
+  const Format format = parse_format_option(command, a.format);
+  if (a.families && (!a.spectrum.empty() || !a.encoding.empty() || !a.lags.empty()))
+    throw InputError(command + ": --families lists the families; give it without --spectrum, --encoding and --lags");
   if (a.families) {
     Table t;
     t.columns = {"spelling", "frequencies", "Phi(Dp)"};
@@ -73,7 +89,9 @@ void run_kernel(const KernelArgs& a) {
   if (!a.spectrum.empty()) {
     const Spectrum s = parse_spectrum(a.spectrum);
     check_output_path(a.out);
-    const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? (dims(s) == 1 ? "0,0.5,1,2,5" : default_lags(dims(s))) : a.lags, dims(s));
+    const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? (dims(s) == 1 ? "0,0.5,1,2,5" : default_lags(dims(s))) : a.lags,
+                                            dims(s), where, "--lags");
+    check_lag_range(where, lags);
     t.columns = {"lag", "phi", "phi2", "var_cos", "var_sin"};
     std::vector<double> lag(static_cast<std::size_t>(lags.cols()));
     for (Eigen::Index i = 0; i < lags.rows(); ++i) {
@@ -83,7 +101,17 @@ void run_kernel(const KernelArgs& a) {
     }
   } else {
     const RopeGrid g = parse_rope_encoding(a.encoding);
-    const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? "0,1,10,100,1000" : a.lags, 1);
+    const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? "0,1,10,100,1000" : a.lags, 1, where, "--lags");
+    // d/2 cosines and sines per lag.
+    const double rows = static_cast<double>(lags.rows());
+    auto cost_of = [&](double r) { return Cost{r * 120.0, r * g.dim / kElementsPerSecond}; };
+    if (!cost_of(rows).fits())
+      check_cost(where, "lags", fmt::format("{} lags", lags.rows()), cost_of(rows),
+                 fmt::format("{} lags", largest_fitting(1, lags.rows(), [&](std::int64_t r) {
+                               return cost_of(static_cast<double>(r)).fits();
+                             })),
+                 fmt::format("for {}", a.encoding));
+    announce(command, fmt::format("{} lags of RoPE's d = {} kernel", lags.rows(), g.dim), cost_of(rows).seconds);
     t.columns = {"lag", "kernel", "sine_residual", "continuum", "continuum_sine"};
     for (Eigen::Index i = 0; i < lags.rows(); ++i) {
       const RopeKernelValues v = rope_kernel(g, lags(i, 0));
@@ -102,50 +130,123 @@ struct Prepared {
   Format format;
 };
 
+Sampling parse_sampling_option(const std::string& command, const std::string& text) {
+  try {
+    return parse_sampling(text);
+  } catch (const InputError&) {
+    throw_bad_value(command, "--sampling", "'" + text + "'", "iid, antithetic or stratified");
+  }
+}
+
 Prepared prepare(const VerifyArgs& a, std::int64_t default_trials, const std::string& what) {
+  const std::string command = "ropekit " + what;
+  const Where where = Where::options(command);
   Prepared p;
-  p.format = parse_format(a.format);
+  p.format = parse_format_option(command, a.format);
   p.spectrum = parse_spectrum(a.spectrum);
-  if (!a.draw_from.empty() && a.power) throw InputError("ropekit verify: give --draw-from or --power, not both");
+  if (!a.draw_from.empty() && a.power) throw InputError(command + ": give --draw-from or --power, not both");
   if (!a.draw_from.empty()) {
     p.draw = parse_spectrum(a.draw_from);
     if (dims(*p.draw) != dims(p.spectrum))
-      throw_bad_value("ropekit verify", "--draw-from dims", std::to_string(dims(*p.draw)),
-                      fmt::format("the spectrum's dims, {}", dims(p.spectrum)));
+      throw_bad_value(command, "--draw-from", fmt::format("'{}' (dims {})", a.draw_from, dims(*p.draw)),
+                      fmt::format("of --spectrum's dims, {}", dims(p.spectrum)));
   }
-  p.lags = parse_lags(a.lags.empty() ? default_lags(dims(p.spectrum)) : a.lags, dims(p.spectrum));
+  p.lags = parse_lags(a.lags.empty() ? default_lags(dims(p.spectrum)) : a.lags, dims(p.spectrum), where, "--lags");
+  check_lag_range(where, p.lags);
   if (a.power) {
     p.draw = wrong_density(p.spectrum);
     if (!differs(p.spectrum, *p.draw, p.lags))
-      throw InputError(fmt::format("ropekit verify --power: the wrong density ({}) has the same kernel as {} at these lags "
+      throw InputError(fmt::format("{}: --power: the wrong density ({}) has the same kernel as {} at these lags "
                                    "(a scale of 1 is its own reciprocal): use a scale other than 1",
-                                   wrong_density_note(p.spectrum), spelling(p.spectrum)));
+                                   command, wrong_density_note(p.spectrum), spelling(p.spectrum)));
   }
-  check_at_least("ropekit " + what, "--blocks", a.blocks, 1);
-  if (a.blocks > (1 << 20)) throw_bad_value("ropekit " + what, "--blocks", std::to_string(a.blocks), "at most 2^20");
+  check_in_range(where, "blocks", a.blocks, 1, 1 << 20);
   p.mc.trials = a.trials == 0 ? default_trials : a.trials;
-  check_at_least("ropekit " + what, "--trials", p.mc.trials, 2);
-  if (a.threads < 0) throw_bad_value("ropekit " + what, "--threads", std::to_string(a.threads), ">= 0 (0: all cores)");
   p.mc.seed = a.seed;
   p.mc.threads = a.threads;
-  p.mc.sampling = parse_sampling(a.sampling);
-  p.mc.validate();
-  if (!(a.alpha > 0 && a.alpha < 1)) throw_bad_value("ropekit " + what, "--alpha", format_number(a.alpha), "in (0, 1)");
+  p.mc.sampling = parse_sampling_option(command, a.sampling);
+  p.mc.validate(where);
+  if (!(a.alpha > 0 && a.alpha < 1)) throw_bad_value(where, "alpha", format_number(a.alpha), "in (0, 1)");
+  const double lag_count = static_cast<double>(p.lags.rows());
+  if (!(a.alpha >= min_alpha(p.lags.rows())))
+    throw_bad_value(where, "alpha", format_number(a.alpha),
+                    fmt::format("in [{}, 1) for {} lags: alpha / (2 L) must be a normal float64 number, or the "
+                                "normal quantile is not computed",
+                                format_number(min_alpha(p.lags.rows())), lag_count));
   check_samplable(p.draw ? *p.draw : p.spectrum, "ropekit " + what + ": spectrum");
   check_output_path(a.out);  // before the Monte Carlo run, not after it
   if (p.mc.sampling == Sampling::stratified && dims(p.spectrum) != 1)
-    throw_bad_value("ropekit " + what, "--sampling", "stratified", "iid or antithetic for k > 1 (stratified needs k = 1)");
+    throw_bad_value(command, "--sampling", "stratified", "iid or antithetic for k > 1 (stratified needs k = 1)");
   return p;
 }
 
-Content prepare_content(const VerifyArgs& a, const std::string& default_kind, int blocks) {
-  if (!a.q.empty() || !a.k.empty()) {
-    if (a.q.empty() || a.k.empty()) throw InputError("ropekit verify: give both --q and --k, or neither");
-    if (!a.content.empty()) throw InputError("ropekit verify: give --content or --q/--k, not both");
-    const auto q = parse_number_list(a.q, "--q"), k = parse_number_list(a.k, "--k");
-    return content_from_vectors(q, k);
+ContentKind parse_content_option(const std::string& command, const std::string& text) {
+  try {
+    return parse_content_kind(text);
+  } catch (const InputError&) {
+    throw_bad_value(command, "--content", "'" + text + "'", "random, correlated or aligned");
   }
-  return make_content(parse_content_kind(a.content.empty() ? default_kind : a.content), blocks, a.seed);
+}
+
+Content prepare_content(const VerifyArgs& a, const std::string& default_kind, int blocks, const std::string& command,
+                        std::int64_t trials) {
+  const Where where = Where::options(command);
+  if (!a.q.empty() || !a.k.empty()) {
+    if (a.q.empty() || a.k.empty()) throw InputError(command + ": give both --q and --k, or neither");
+    if (!a.content.empty()) throw InputError(command + ": give --content or --q/--k, not both");
+    const auto q = parse_number_list(a.q, where, "--q", 2u << 20), k = parse_number_list(a.k, where, "--k", 2u << 20);
+    if (q.size() % 2 != 0)
+      throw_bad_value(where, "q", fmt::format("{} numbers", q.size()), "an even count: 2 per block");
+    if (k.size() != q.size())
+      throw_bad_value(where, "k", fmt::format("{} numbers", k.size()), fmt::format("as many as --q, {}", q.size()));
+    const int D = static_cast<int>(q.size() / 2);
+    if (a.blocks_opt && a.blocks_opt->count() && a.blocks != D)
+      throw_bad_value(where, "blocks", std::to_string(a.blocks),
+                      fmt::format("{} = --q's {} numbers / 2 (give --blocks {} or omit it)", D, q.size(), D));
+    Content c = content_from_vectors(q, k);
+    // The scores and their fourth moments over the trials must stay finite: |S - S_0| <= 2 sum_i (|A_i| + |B_i|)
+    // and sum (S - S_0)^4 over N trials below DBL_MAX.
+    const Coefficients co = coefficients(c);
+    const double scale = co.A.cwiseAbs().sum() + co.B.cwiseAbs().sum();
+    const double limit = std::pow(std::numeric_limits<double>::max() / (16.0 * static_cast<double>(trials) * 8.0), 0.25);
+    if (!(scale <= limit))
+      throw_bad_value(where, "q", fmt::format("content with sum_i |A_i| + |B_i| = {}", format_number(scale)),
+                      fmt::format("at most {} for N = {} (A_i = q_i . k_i, B_i = q_i^T J k_i): the fourth moments of "
+                                  "the scores must stay finite",
+                                  format_number(limit), trials));
+    return c;
+  }
+  return make_content(parse_content_option(command, a.content.empty() ? default_kind : a.content), blocks, a.seed);
+}
+
+// Refuses a Monte Carlo run beyond the budget, blaming --trials, else --blocks, else --lags; announces a long one.
+void check_monte_carlo(const std::string& command, const Prepared& p, double blocks, double repeats) {
+  const Where where = Where::options(command);
+  const int k = static_cast<int>(p.lags.cols());
+  const double L = static_cast<double>(p.lags.rows());
+  auto cost_of = [&](std::int64_t trials, double D, double lags) {
+    Cost c = monte_carlo_cost(trials, D, lags, k, p.mc.threads);
+    c.seconds *= repeats;
+    return c;
+  };
+  const Cost cost = cost_of(p.mc.trials, blocks, L);
+  if (!cost.fits()) {
+    const std::string for_what = fmt::format("for D = {} blocks and {} lags", blocks, L);
+    if (cost_of(2, blocks, L).fits())
+      check_cost(where, "trials", std::to_string(p.mc.trials), cost,
+                 std::to_string(largest_fitting(2, p.mc.trials, [&](std::int64_t n) { return cost_of(n, blocks, L).fits(); })),
+                 for_what);
+    if (cost_of(2, 1, L).fits())
+      check_cost(where, "blocks", format_number(blocks), cost,
+                 std::to_string(largest_fitting(1, static_cast<std::int64_t>(blocks), [&](std::int64_t d) {
+                   return cost_of(2, static_cast<double>(d), L).fits();
+                 })),
+                 "with --trials 2");
+    check_cost(where, "lags", fmt::format("{} lags", L), cost, "fewer", "with --trials 2 and one block");
+  }
+  announce(command, fmt::format("{} trials x {} blocks x {} lags{}", p.mc.trials, blocks, L,
+                                repeats > 1 ? fmt::format(" x {} schemes", repeats) : std::string()),
+           cost.seconds);
 }
 
 void run_verify(const VerifyArgs& a, bool variance) {
@@ -157,7 +258,8 @@ void run_verify(const VerifyArgs& a, bool variance) {
   VerifyOptions o;
   o.spectrum = p.spectrum;
   o.draw = p.draw;
-  o.content = prepare_content(a, "random", a.blocks);
+  o.content = prepare_content(a, "random", a.blocks, "ropekit " + what, p.mc.trials);
+  check_monte_carlo("ropekit " + what, p, static_cast<double>(o.content.blocks()), 1);
   o.lags = p.lags;
   o.mc = p.mc;
   o.alpha = a.alpha;
@@ -199,17 +301,24 @@ void run_convergence(const VerifyArgs& a) {
   ConvergenceOptions o;
   o.spectrum = p.spectrum;
   o.draw = p.draw;
-  o.content = parse_content_kind(a.content.empty() ? "correlated" : a.content);
+  const std::string command = "ropekit verify convergence";
+  const Where where = Where::options(command);
+  o.content = parse_content_option(command, a.content.empty() ? "correlated" : a.content);
   o.lags = p.lags;
   o.mc = p.mc;
   if (!a.blocks_list.empty()) {
     o.blocks.clear();
-    for (double v : parse_number_list(a.blocks_list, "--blocks-list")) {
+    for (double v : parse_number_list(a.blocks_list, where, "--blocks-list", 1024)) {
       if (!(v >= 1 && v <= (1 << 20)) || v != std::floor(v))
-        throw_bad_value("ropekit verify convergence", "--blocks-list", format_number(v), "integers in 1..2^20");
+        throw_bad_value(where, "blocks_list", format_number(v), "integers in [1, 1048576]");
       o.blocks.push_back(static_cast<int>(v));
     }
+    if (o.blocks.size() < 2)
+      throw_bad_value(where, "blocks_list", a.blocks_list, "at least two block counts (for a slope)");
   }
+  double total_blocks = 0;
+  for (int D : o.blocks) total_blocks += D;
+  check_monte_carlo(command, p, total_blocks, 1);
   Progress progress("ropekit verify convergence");
   int part = 0;
   const int parts = static_cast<int>(o.blocks.size());
@@ -238,7 +347,8 @@ void run_convergence(const VerifyArgs& a) {
 void run_sampling(const VerifyArgs& a) {
   Prepared p = prepare(a, 20000, "verify sampling");
   if (p.draw) throw InputError("ropekit verify sampling: compares sampling schemes of one density (no --draw-from/--power)");
-  const Content content = prepare_content(a, "random", a.blocks);
+  const Content content = prepare_content(a, "random", a.blocks, "ropekit verify sampling", p.mc.trials);
+  check_monte_carlo("ropekit verify sampling", p, static_cast<double>(content.blocks()), 3);
   Progress progress("ropekit verify sampling");
   p.mc.progress = [&](double f) { progress.update(f); };
   const auto rows = compare_sampling(p.spectrum, content, p.lags, p.mc);
@@ -255,23 +365,37 @@ void run_sampling(const VerifyArgs& a) {
   emit(a.out, render(t, p.format));
 }
 
-void add_verify_options(CLI::App* c, VerifyArgs& a, const char* trials_default, bool blocks = true) {
+// Options every verify subcommand reads; --blocks/--q/--k, --sampling and --alpha only where they are used
+// (sampling compares every scheme, convergence judges a slope: an option they would ignore is not offered).
+void add_verify_options(CLI::App* c, const std::string& cmd, VerifyArgs& a, const char* trials_default,
+                        bool blocks = true, bool sampling = true, bool alpha = true) {
   c->add_option("--spectrum", a.spectrum, "spectral family, e.g. cauchy:b=4 or matern:nu=1.5,l=2,dims=2 (see "
                                           "`ropekit kernel --families`)")->required();
   c->add_option("--draw-from", a.draw_from, "draw frequencies from this density instead (the kernel stays --spectrum's)");
   c->add_flag("--power", a.power, "power check: draw from the reciprocal-scale density (the Cauchy erratum's mistake)");
-  if (blocks) c->add_option("--blocks", a.blocks, "D, the number of 2-D blocks (head dimension 2D)")->capture_default_str();
-  c->add_option("--trials", a.trials, std::string("N, independent draws of the D frequencies (default ") + trials_default + ")");
+  if (blocks)
+    a.blocks_opt = add_integer_option(c, cmd, "--blocks", a.blocks,
+                                      "D, the number of 2-D blocks (head dimension 2D; with --q/--k: their size / 2)",
+                                      1, 1 << 20)
+                       ->capture_default_str();
+  add_integer_option(c, cmd, "--trials", a.trials,
+                     std::string("N, independent draws of the D frequencies (default ") + trials_default + "; 1e5 works)",
+                     2, std::int64_t{1} << 40);
   c->add_option("--lags", a.lags, std::string(kLagsHelp) + " (default 0,0.5,1,2,4; k-D: origin, axes, diagonal)");
-  c->add_option("--seed", a.seed, "seed of the frequencies and of drawn content")->capture_default_str();
-  c->add_option("--threads", a.threads, "worker threads (0: all cores); never changes a number")->capture_default_str();
+  add_seed_option(c, cmd, "--seed", a.seed, "seed of the frequencies and of drawn content, in [0, 2^64 - 1]")
+      ->capture_default_str();
+  add_integer_option(c, cmd, "--threads", a.threads, "worker threads (0: all cores); never changes a number", 0,
+                     kMaxThreads)
+      ->capture_default_str();
   c->add_option("--content", a.content, "random, correlated or aligned content drawn from --seed");
   if (blocks) {
     c->add_option("--q", a.q, "explicit query vector, 2D comma-separated numbers (with --k)");
     c->add_option("--k", a.k, "explicit key vector, 2D comma-separated numbers (with --q)");
   }
-  c->add_option("--sampling", a.sampling, "iid, antithetic or stratified (k = 1)")->capture_default_str();
-  c->add_option("--alpha", a.alpha, "false-alarm rate of the check over all lags (Bonferroni)")->capture_default_str();
+  if (sampling) c->add_option("--sampling", a.sampling, "iid, antithetic or stratified (k = 1)")->capture_default_str();
+  if (alpha)
+    add_real_option(c, cmd, "--alpha", a.alpha, "false-alarm rate of the check over all lags (Bonferroni)")
+        ->capture_default_str();
   c->add_option("--format", a.format, "csv, md, json or latex")->capture_default_str();
   c->add_option("--out", a.out, "output file (default: stdout); written only if the run succeeds");
 }
@@ -297,26 +421,26 @@ void add_rf_rope_commands(CLI::App& app, const CliContext&) {
   {
     auto a = std::make_shared<VerifyArgs>();
     auto* c = verify->add_subcommand("master", "Theorem 2: E[S] = (q . k) Phi(Dp), z-test per lag");
-    add_verify_options(c, *a, "20000");
+    add_verify_options(c, "ropekit verify master", *a, "20000");
     c->callback([a] { run_verify(*a, false); });
   }
   {
     auto a = std::make_shared<VerifyArgs>();
     auto* c = verify->add_subcommand("variance", "Proposition 4: Var(S), z-test of the sample variance per lag");
-    add_verify_options(c, *a, "20000");
+    add_verify_options(c, "ropekit verify variance", *a, "20000");
     c->callback([a] { run_verify(*a, true); });
   }
   {
     auto a = std::make_shared<VerifyArgs>();
     auto* c = verify->add_subcommand("convergence", "relative RMS error over D = 8..1024 and its log-log slope (-1/2)");
-    add_verify_options(c, *a, "4000", false);
+    add_verify_options(c, "ropekit verify convergence", *a, "4000", false, true, false);
     c->add_option("--blocks-list", a->blocks_list, "block counts D (default 8,16,...,1024)");
     c->callback([a] { run_convergence(*a); });
   }
   {
     auto a = std::make_shared<VerifyArgs>();
     auto* c = verify->add_subcommand("sampling", "variance of i.i.d., antithetic and stratified draws, side by side");
-    add_verify_options(c, *a, "20000");
+    add_verify_options(c, "ropekit verify sampling", *a, "20000", true, false, false);
     c->callback([a] { run_sampling(*a); });
   }
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ropekit/basis.hpp"
+#include "ropekit/budget.hpp"
 #include "targets/target.hpp"
 
 namespace ropekit {
@@ -27,9 +28,18 @@ struct FitConfig {
   std::vector<int> eval_contexts;    ///< each >= 1: score lags 0..T-1
   double ridge = 1e-4;               ///< finite, >= 0
 
-  /// Checks every constraint and that every method and target name parses and has what it needs.
-  /// @throws InputError naming the source, the key, the value and the constraint.
+  /// Checks every constraint, that every method and target name parses and has what it needs, that every
+  /// target is finite in float64 on lags 0..max_length()-1, and that the run fits the memory and time
+  /// budgets (cost()). @throws InputError naming the source, the key, the value and the constraint.
   void validate() const;
+
+  /// max(train_context, eval_contexts): the lags 0..max_length()-1 are computed.
+  int max_length() const;
+  /// Estimated memory and run time of run_fixed_basis (budget.hpp): the trigonometric tables and targets
+  /// on every lag, per concurrent method the training matrix, the ridge system (p x p, several copies)
+  /// and the predictions; time 2 L p^2 + 8 p^3 flops per method and training set, plus the predictions.
+  /// Valid for sizes that pass the other checks.
+  Cost cost() const;
 };
 
 struct ConfigOverrides {
@@ -38,7 +48,8 @@ struct ConfigOverrides {
   std::optional<std::string> section;               ///< "toy" or "benchmarks" when a file has both
 };
 
-/// @throws InputError for malformed YAML (with line and column), a missing section or key, or a bad value.
+/// @throws InputError for malformed YAML (with line and column), a key given twice in one mapping (yaml-cpp
+///         keeps the first, PyYAML the last: refused, naming both lines), a missing section or key, or a bad value.
 FitConfig parse_fit_config(std::string_view yaml_text, std::string_view source, const ConfigOverrides& overrides = {});
 FitConfig load_fit_config(const std::string& path, const ConfigOverrides& overrides = {});
 

@@ -78,7 +78,7 @@ Eigen::MatrixXd target_matrix(const FitConfig& config, const Eigen::VectorXd& la
 Predictions predict(const FitConfig& config, const std::vector<std::string>& methods, int context,
                     std::int64_t seed) {
   config.validate();
-  if (context < 1) throw_bad_value("ropekit::predict", "context", std::to_string(context), "an integer >= 1");
+  if (context < 1) throw_bad_value("fixed-basis prediction", "context", std::to_string(context), "an integer >= 1");
   const int L = config.basis.train_context;
   const int t_max = std::max(L, context);
   const Eigen::VectorXd lags = Eigen::VectorXd::LinSpaced(t_max, 0, t_max - 1);

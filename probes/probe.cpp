@@ -18,11 +18,11 @@ const std::vector<ProbeInfo>& builtin_probes() {
        run_jordan_table11},
       {"jordan-tables6-16", "Jordan-RoPE Tables 6 and 16: high-order jet targets, R^2 at 8192 by Jordan order",
        run_jordan_tables6_16},
-      {"rf-rope", "RF-RoPE: every spectral family's kernel, Thm 2 / Prop 4 by Monte Carlo, power, erratum, convergence", run_rf_rope_probe},
+      {"rf-rope", "RF-RoPE: every spectral family's kernel, Thm 2 / Prop 4 by Monte Carlo, power, erratum, convergence", run_rf_rope_probe, 13},
       {"nd-rope", "N-D RoPE: skew, commuting, independent, relativity and reversibility verdicts per generator family",
-       run_nd_rope_probe},
+       run_nd_rope_probe, 4},
       {"jordan-positionwise", "Position-wise Jordan-RoPE: Prop. 1 in float64, largest factors and float32 score error "
-       "(appendix A), stabilized defect", run_jordan_positionwise_probe},
+       "(appendix A), stabilized defect", run_jordan_positionwise_probe, 5},
   };
   return probes;
 }

@@ -23,6 +23,7 @@ struct ProbeInfo {
   std::string name;
   std::string description;
   std::function<ProbeResult(const ProbeContext&)> run;
+  double typical_seconds = 0;  ///< run time on a slow (AVX2, 2-core) machine; >= 2 s are announced on stderr
 };
 
 /// Every built-in probe, in the order `ropekit probe --all` runs them.

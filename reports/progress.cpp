@@ -6,7 +6,16 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/budget.hpp"
+
 namespace ropekit {
+
+void announce(std::string_view label, std::string_view what, double estimated_seconds) {
+  if (!(estimated_seconds >= kNoticeSeconds)) return;
+  fmt::print(stderr, "{}: {}; estimated at most {}{}\n", label, what, format_duration(estimated_seconds),
+             ::isatty(STDERR_FILENO) == 1 ? " (progress below)" : "");
+  std::fflush(stderr);
+}
 
 Progress::Progress(std::string label, double delay_seconds)
     : label_(std::move(label)), delay_(delay_seconds), enabled_(::isatty(STDERR_FILENO) == 1),

@@ -6,8 +6,15 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 namespace ropekit {
+
+/// Says on stderr what is starting when its estimated run time is at least kNoticeSeconds (budget.hpp),
+/// whether or not stderr is a terminal (a log then shows why a run is long):
+///   "<label>: <what>; estimated at most 12 s"
+/// Short runs stay silent, and stdout is never touched.
+void announce(std::string_view label, std::string_view what, double estimated_seconds);
 
 class Progress {
  public:

@@ -106,23 +106,26 @@ Target parse_readable(std::string_view text) {
 
 }  // namespace
 
-void TargetParams::validate() const {
-  constexpr const char* kWhere = "ropekit::TargetParams";
-  check_positive(kWhere, "theta", theta);
+void TargetParams::validate(const Where& where) const {
+  check_positive(where, "theta", theta);
   if (head_dim <= 0 || head_dim % 2 != 0)
-    throw_bad_value(kWhere, "head_dim", std::to_string(head_dim), "a positive even integer");
-  check_at_least(kWhere, "train_context", train_context, 1);
-  check_nonnegative(kWhere, "gamma", gamma);
-  if (freq_index) check_at_least(kWhere, "target_freq_index", *freq_index, 0);
-  if (second_freq_index) check_at_least(kWhere, "second_freq_index", *second_freq_index, 0);
-  check_nonnegative(kWhere, "scaled_c", scaled_c);
-  check_finite(kWhere, "drift_relative_eps", drift_eps);
+    throw_bad_value(where, "head_dim", std::to_string(head_dim), "a positive even integer");
+  check_at_least(where, "train_context", train_context, 1);
+  check_nonnegative(where, "gamma", gamma);
+  if (freq_index) check_at_least(where, "freq_index", *freq_index, 0);
+  if (second_freq_index) check_at_least(where, "second_freq_index", *second_freq_index, 0);
+  check_nonnegative(where, "scaled_c", scaled_c);
+  check_finite(where, "drift_eps", drift_eps);
 }
 
 Target parse_target(std::string_view name) {
   std::string n(name);
   if (n.empty()) throw InputError("target name is empty (known: " + known_targets() + ")");
   if (n.find_first_of(":-=") != std::string::npos) return parse_readable(n);
+  // std::regex recurses per character: a name of 1e5 characters would overflow the stack.
+  if (n.size() > 128)
+    throw_bad_value("target", "name", fmt::format("{} characters", n.size()),
+                    "at most 128 characters (known: " + known_targets() + ")");
   return parse_reference(n);
 }
 
@@ -160,12 +163,70 @@ void check_target_params(const Target& t, const TargetParams& p, std::string_vie
     throw InputError(fmt::format("target '{}' needs second_freq_index (set it in the config, or write idx2=)", name));
 }
 
+namespace {
+
+// ln(DBL_MAX) = 709.78, less a margin of ln 16 for the factors multiplying x^r (at most 1.2 in size).
+constexpr double kLogMax = 709.78 - 2.78;
+
+struct Frequencies {
+  double omega, omega2;
+};
+Frequencies target_frequencies(const Target& t, const TargetParams& p) {
+  const auto n = needs(t);
+  const double h = p.head_dim;
+  return {std::pow(p.theta, -2.0 * n.idx.value_or(p.freq_index.value_or(0)) / h),
+          std::pow(p.theta, -2.0 * n.idx2.value_or(p.second_freq_index.value_or(0)) / h)};
+}
+
+}  // namespace
+
+void check_target_range(const Target& t, const TargetParams& p, double max_lag, std::string_view name) {
+  const std::string where = fmt::format("target '{}'", name);
+  const double L = std::max(p.train_context, 1);
+  const double x = max_lag / L;
+  using namespace target;
+  // Phases omega d (omega (1 + eps) d for the drift) must be finite numbers for cos and sin.
+  const Frequencies w = target_frequencies(t, p);
+  const double limit = 0x1p1023 / max_lag;  // largest omega with omega d finite
+  if (const auto* v = std::get_if<PhaseDrift>(&t)) {
+    const double eps = v->eps.value_or(p.drift_eps);
+    if (!(w.omega * std::fabs(1.0 + eps) <= limit))
+      throw_bad_value(where, "drift_relative_eps", format_number(eps),
+                      fmt::format("such that |1 + eps| <= {}: the phase omega (1 + eps) d must stay finite for d <= {} "
+                                  "(omega = {})",
+                                  format_number(limit / w.omega), format_number(max_lag), format_number(w.omega)));
+  } else if (!(std::max(w.omega, w.omega2) <= limit)) {
+    throw_bad_value(where, "theta", format_number(p.theta),
+                    fmt::format("such that omega = theta^(-2 idx/h) <= {}: the phase omega d must stay finite for "
+                                "d <= {} (omega = {})",
+                                format_number(limit), format_number(max_lag), format_number(std::max(w.omega, w.omega2))));
+  }
+  // Powers x^r, times e^{-c x} for the scaled jet: ln y = r ln x - c x, increasing up to x = r / c.
+  auto check_power = [&](int r, double c) {
+    auto log_y = [&](double u) { return r * std::log(u) - c * u; };
+    const double x_peak = c > 0 ? std::min(x, r / c) : x;
+    if (log_y(x_peak) <= kLogMax) return;
+    double lo = 0, hi = x_peak;  // the first x where it leaves float64
+    for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      (log_y(mid) <= kLogMax ? lo : hi) = mid;
+    }
+    throw_bad_value(where, "lag", format_number(max_lag),
+                    fmt::format("at most {}: beyond it x^{}{} (x = d/L, L = {}) exceeds the float64 range{}",
+                                format_number(lo * L), r, c > 0 ? fmt::format(" e^(-{} x)", format_number(c)) : "",
+                                L, c > 0 ? fmt::format(" (it peaks at 10^{:.0f})", log_y(x_peak) / std::log(10.0)) : ""));
+  };
+  if (const auto* v = std::get_if<HighJet>(&t)) check_power(v->r, 0);
+  if (const auto* v = std::get_if<ScaledHighJet>(&t)) check_power(v->r, v->c.value_or(p.scaled_c));
+}
+
 Eigen::VectorXd target_values(const Target& t, const TargetParams& p, const Eigen::VectorXd& lags) {
   p.validate();
   check_target_params(t, p, "target");
   for (Eigen::Index i = 0; i < lags.size(); ++i)
     if (!std::isfinite(lags[i]))
-      throw_bad_value("ropekit::target_values", fmt::format("lag[{}]", i), format_number(lags[i]), "finite");
+      throw_bad_value("target evaluation", fmt::format("lag[{}]", i), format_number(lags[i]), "finite");
+  if (lags.size() > 0) check_target_range(t, p, lags.cwiseAbs().maxCoeff(), "target");
   const auto n = needs(t);
   const double h = p.head_dim;
   const double omega = std::pow(p.theta, -2.0 * n.idx.value_or(p.freq_index.value_or(0)) / h);
@@ -202,10 +263,18 @@ Eigen::VectorXd target_values(const Target& t, const TargetParams& p, const Eige
           },
           [&](const HighJet& v) -> Eigen::ArrayXd { return x.pow(v.r) * cos_w(omega); },
           [&](const ScaledHighJet& v) -> Eigen::ArrayXd {
-            return x.pow(v.r) * (-v.c.value_or(p.scaled_c) * x).exp() * cos_w(omega);
+            const double c = v.c.value_or(p.scaled_c);
+            Eigen::ArrayXd envelope = x.pow(v.r) * (-c * x).exp();
+            // Where e^{-c x} underflows or x^r overflows, x^r e^{-c x} may still be a normal number:
+            // form it in logarithms there (relative error about (r |ln x| + c x) eps).
+            for (Eigen::Index i = 0; i < x.size(); ++i)
+              if (c * x[i] > 650.0 || v.r * std::log(x[i]) > 650.0)
+                envelope[i] = std::exp(v.r * std::log(x[i]) - c * x[i]);
+            return envelope * cos_w(omega);
           },
       },
       t);
+  if (!y.allFinite()) throw InputError("target evaluation: a value is not finite (see check_target_range)");
   return y.matrix();
 }
 

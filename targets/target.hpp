@@ -12,6 +12,8 @@
 
 #include <Eigen/Dense>
 
+#include "ropekit/error.hpp"
+
 namespace ropekit {
 
 namespace target {
@@ -49,19 +51,27 @@ struct TargetParams {
   double scaled_c = 0.1;                  ///< c of scaled_high_jet, finite, >= 0
   double drift_eps = 5e-5;                ///< drift_relative_eps, finite
 
-  /// @throws InputError naming the first broken constraint.
-  void validate() const;
+  /// @throws InputError naming the first broken constraint, spelled by `where` (config keys:
+  /// target_freq_index, second_freq_index, scaled_c, drift_relative_eps, theta, head_dim, train_context, gamma).
+  void validate(const Where& where = Where("target parameters")) const;
 };
 
 /// Parses a reference name (`scaled_high_jet_r2`) or a readable spelling (`scaled-high-jet:r=2,c=0.1`).
 /// @throws InputError for an unknown name, listing the known ones, or a bad parameter.
 Target parse_target(std::string_view name);
 
-/// y(d) at each lag. @throws InputError if a frequency index the target needs is missing, or a lag is not finite.
+/// y(d) at each lag. @throws InputError if a frequency index the target needs is missing, a lag is not finite,
+/// or a value would leave float64 (see check_target_range). x^r e^{-c x} is formed in logarithms where
+/// e^{-c x} underflows, so it is 0 only where the product itself underflows.
 Eigen::VectorXd target_values(const Target& target, const TargetParams& params, const Eigen::VectorXd& lags);
 
 /// Checks that params hold everything `target` needs (e.g. second_freq_index for motif_spacing).
 void check_target_params(const Target& target, const TargetParams& params, std::string_view name);
+
+/// Checks that y(d) stays finite in float64 for every lag d in [0, max_lag]: x^r (high_jet: x^r <= DBL_MAX,
+/// i.e. d <= L DBL_MAX^(1/r)) and the phases omega (1 + eps) d. @throws InputError naming the target `name`,
+/// the parameter and the bound.
+void check_target_range(const Target& target, const TargetParams& params, double max_lag, std::string_view name);
 
 /// Default target lists of the reference's runs: toy (Table 3) and structured (Tables 4, 6, 11).
 const std::vector<std::string>& toy_targets();

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 
 #include <unsupported/Eigen/MatrixFunctions>
 
@@ -216,4 +217,67 @@ TEST_CASE("bad basis parameters and lags throw InputError") {
   CHECK_THROWS_AS(features(m, paper_params(), neg), InputError);
   neg[2] = std::nan("");
   CHECK_THROWS_AS(features(m, paper_params(), neg), InputError);
+}
+
+TEST_CASE("where e^{-cx} underflows the chain columns are still e^{-cx} x^p/p! C (regression: they were 0)") {
+  // jordan-scaled:m=32,c=1 with L = 1 at lag 800: e^{-800} is below the smallest subnormal, but
+  // e^{-800} 800^31 / 31! cos(800) is about 2e-292. Reference in long double through logarithms, independent of
+  // the code's running product. Tolerance 1e-12: the code's exponent 671 carries ~671 eps of rounding.
+  BasisParams p = paper_params();
+  p.num_freqs = 1;
+  p.train_context = 1;
+  const Method m = method::JordanScaled{32, 1.0};
+  const Eigen::MatrixXd X = features(m, p, Eigen::VectorXd::Constant(1, 800.0));
+  for (int q : {20, 31}) {
+    const long double coef = std::exp(-800.0L + q * std::log(800.0L) - std::lgamma(q + 1.0L));
+    const double want_cos = static_cast<double>(coef * std::cos(800.0L));
+    const double want_sin = static_cast<double>(coef * std::sin(800.0L));
+    CAPTURE(q);
+    CHECK(chain_entry(X, 0, 1, q, false, 0) == doctest::Approx(want_cos).epsilon(1e-12));
+    CHECK(chain_entry(X, 0, 1, q, true, 0) == doctest::Approx(want_sin).epsilon(1e-12));
+  }
+  CHECK(X.allFinite());
+}
+
+TEST_CASE("lags whose columns leave float64 are found up front, with the largest lag that is safe") {
+  BasisParams p = paper_params();
+  p.num_freqs = 1;
+  // Raw Jordan m = 3, gamma = 0: the largest column is (d/L)^2/2!. Float64 holds it while d <= L sqrt(2 DBL_MAX),
+  // about 1.9e157 L; the code keeps a margin of 64 in the value (its running product): the limit is in
+  // [L sqrt(2 DBL_MAX)/16, L sqrt(2 DBL_MAX)].
+  const Method raw = method::Jordan{3, 0.0, false};
+  const double top = p.train_context * std::sqrt(2.0) * std::sqrt(std::numeric_limits<double>::max());
+  const auto o = find_lag_overflow(raw, p, Eigen::VectorXd::Constant(1, 1e300));
+  REQUIRE(o);
+  CHECK(o->lag == 1e300);
+  CHECK(o->limit <= top);
+  CHECK(o->limit >= top / 16);
+  CHECK(features(raw, p, Eigen::VectorXd::Constant(1, o->limit)).allFinite());
+  CHECK_THROWS_AS(features(raw, p, Eigen::VectorXd::Constant(1, 1e300)), InputError);
+  // The phase omega d: omega_0 = 1, so d must stay below DBL_MAX (2^1023 with margin).
+  const auto ph = find_lag_overflow(method::Rope{}, p, Eigen::VectorXd::Constant(1, 1e308));
+  REQUIRE(ph);
+  CHECK(ph->limit == doctest::Approx(0x1p1023).epsilon(1e-9));
+  // Bounded columns never leave float64: stabilized Jordan at the largest finite lag below the phase bound.
+  CHECK(!find_lag_overflow(method::Jordan{32, 0.0, true}, p, Eigen::VectorXd::Constant(1, 1e300)));
+  // With damping the power is tamed: e^{-1e-4 d} (d/L)^2/2 peaks at d = 2e4, far inside float64.
+  CHECK(!find_lag_overflow(method::Jordan{3, 1e-4, false}, p, Eigen::VectorXd::Constant(1, 1e300)));
+}
+
+TEST_CASE("num_freqs is bounded so that column counts stay ints, and theta < 1 must keep the top frequency finite") {
+  BasisParams p = paper_params();
+  p.num_freqs = kMaxNumFreqs + 1;
+  CHECK_THROWS_WITH_AS(p.validate(Where::options("ropekit features")),
+                       doctest::Contains("--num-freqs = 16777217 (must be an integer in [1, 16777216])"), InputError);
+  p.num_freqs = kMaxNumFreqs;
+  CHECK(n_features(method::Jordan{32, {}, {}}, p) == 1 + 2 * 32 * kMaxNumFreqs);  // spec count 1 + 2 m F
+  // theta^(-2(F-1)/h) with theta = 1e-300, F = 16, h = 2: 1e4500, not a float64.
+  p = paper_params();
+  p.theta = 1e-300;
+  p.head_dim = 2;
+  CHECK_THROWS_WITH_AS(p.validate(Where::options("ropekit features")), doctest::Contains("--theta = 1e-300"),
+                       InputError);
+  // features_bytes counts the tables (2F) and the matrix (n_features) per lag: 8 bytes each.
+  p = paper_params();
+  CHECK(features_bytes(method::Rope{}, p, 10) == 8.0 * 10 * (2 * 16 + 33 + 6));
 }

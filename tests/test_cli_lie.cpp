@@ -121,7 +121,7 @@ TEST_CASE("bad input: error: ..., exit 2, no output file") {
   const std::string good = dir.file("good.json");
   REQUIRE(run_ropekit("lie build axial --dim 8 --out '" + good + "'").exit_code == 0);
   expect_bad_input("lie check '" + good + "' --window 1 --out '" + out + "'", out, "window = 1");
-  expect_bad_input("lie check '" + good + "' --format csv --out '" + out + "'", out, "--format = csv");
+  expect_bad_input("lie check '" + good + "' --format csv --out '" + out + "'", out, "--format = 'csv'");
   const std::string csv = dir.file("pw.csv");
   expect_bad_input("jordan positionwise --m 0 --out '" + csv + "'", csv, "m = 0");
   expect_bad_input("jordan positionwise --window 1 --out '" + csv + "'", csv, "window = 1");

@@ -128,3 +128,51 @@ TEST_CASE("bad input: one error line, exit 2, and no output file") {
     CHECK_FALSE(std::filesystem::exists(out));
   }
 }
+
+TEST_CASE("seeds are read exactly in [0, 2^64 - 1]: no wrap-around, no saturation") {
+  const std::string base = "verify master --spectrum gaussian:sigma=2 --trials 200 --lags 1 --format csv";
+  const auto top = run_ropekit(base + " --seed 18446744073709551615");
+  const auto top_sci = run_ropekit(base + " --seed 1.8446744073709551615e19");  // the same integer
+  REQUIRE(top.exit_code == 0);
+  CHECK(top_sci.out == top.out);
+  // Before, -1 and 2^64 silently became 2^64 - 1: now both are refused, naming the range.
+  for (const char* bad : {"-1", "18446744073709551616", "1e20", "0.5"}) {
+    CAPTURE(bad);
+    const auto r = run_ropekit(base + " --seed " + bad);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == std::string("error: ropekit verify master: --seed = ") + bad +
+                       " (must be an integer in [0, 18446744073709551615])\n");
+  }
+  CHECK(run_ropekit(base + " --seed 1e3").out == run_ropekit(base + " --seed 1000").out);
+}
+
+TEST_CASE("--trials 1e5 is 100000 trials; --q/--k must agree with an explicit --blocks") {
+  const std::string base = "verify master --spectrum cauchy:b=4 --lags 1 --format csv --seed 3";
+  const auto sci = run_ropekit(base + " --trials 2e3");
+  REQUIRE(sci.exit_code == 0);
+  CHECK(sci.out == run_ropekit(base + " --trials 2000").out);
+  CHECK(sci.err.find("N = 2000,") != std::string::npos);
+  // Two numbers each are one block: D = 1 without --blocks, refused against --blocks 64 (silently D = 1 before).
+  const auto qk = run_ropekit(base + " --trials 2000 --q 1,2 --k 3,4");
+  REQUIRE(qk.exit_code == 0);
+  CHECK(qk.err.find("D = 1,") != std::string::npos);
+  CHECK(run_ropekit(base + " --trials 2000 --q 1,2 --k 3,4 --blocks 1").out == qk.out);
+  const auto clash = run_ropekit(base + " --trials 2000 --q 1,2 --k 3,4 --blocks 64");
+  CHECK(clash.exit_code == 2);
+  CHECK(clash.err == "error: ropekit verify master: --blocks = 64 (must be 1 = --q's 2 numbers / 2 (give --blocks 1 or "
+                     "omit it))\n");
+}
+
+TEST_CASE("a long run says what it runs on stderr, even into a pipe; stdout stays the table") {
+  // 200000 trials x 2048 blocks x 1 lag = 4.1e8 angle evaluations: estimated beyond 2 s at the conservative
+  // rate (the reference machine runs it in well under a second).
+  const auto r = run_ropekit("verify master --spectrum gaussian:sigma=2 --lags 0.5 --trials 200000 --blocks 2048 "
+                             "--format csv");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.rfind("ropekit verify master: 200000 trials x 2048 blocks x 1 lags; estimated at most ", 0) == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 2);  // the notice, then the verdict
+  CHECK(r.out.rfind("lag,expected,mean,stderr,z,var_expected,var_observed,pass\n0.5,", 0) == 0);
+  // A short run stays silent apart from its verdict.
+  const auto quick = run_ropekit("verify master --spectrum gaussian:sigma=2 --lags 0.5 --trials 200 --format csv");
+  CHECK(std::count(quick.err.begin(), quick.err.end(), '\n') == 1);
+}

@@ -133,3 +133,52 @@ TEST_CASE("a missing or unreadable config file is an InputError naming the path"
   test::ScratchDir dir("cfg");
   CHECK_THROWS_AS(load_fit_config(dir.path().string()), InputError);  // a directory
 }
+
+TEST_CASE("a key given twice in one mapping is refused, naming both places (yaml-cpp would keep the first)") {
+  const std::string twice = replace(kToy, "  num_freqs: 8\n", "  num_freqs: 8\n  num_freqs: 16\n");
+  CHECK(error_of(twice) ==
+        "config test.yaml: toy.num_freqs = given twice (line 12, column 3 and line 13, column 3) (must be given once: "
+        "YAML readers disagree on which one counts (yaml-cpp keeps the first, PyYAML the last))");
+  CHECK(error_of(replace(kToy, "seeds: [0, 1]\n", "seeds: [0, 1]\nseeds: [2]\n")).find("seeds = given twice") !=
+        std::string::npos);
+  // Nested in a flow mapping, and inside a section that is otherwise ignored.
+  CHECK(error_of(replace(kToy, "  anything: [ignored]", "  anything: {a: 1, a: 2}")).find("lm.anything.a = given twice") !=
+        std::string::npos);
+}
+
+TEST_CASE("sizes beyond the memory budget are refused up front, naming the key and the largest value that fits") {
+  // 4000 frequencies of jordan:m=32 on 512 training lags: 256001 columns, a p x p ridge system of 5e11 bytes.
+  const std::string big = replace(replace(kToy, "num_freqs: 8", "num_freqs: 4000"), "methods: [rope, jordan_rope]",
+                                  "methods: [jordan:m=32]");
+  const std::string e = error_of(big);
+  CAPTURE(e);
+  CHECK(e.rfind("config test.yaml: toy.num_freqs = 4000 (must be at most ", 0) == 0);
+  CHECK(e.find("of memory, over the budget of") != std::string::npos);
+  // The limit it names fits, and one more does not.
+  const long limit = std::stol(e.substr(e.find("at most ") + 8));
+  CHECK(limit >= 1);
+  CHECK_NOTHROW(parse_fit_config(replace(big, "num_freqs: 4000", "num_freqs: " + std::to_string(limit)), "t.yaml"));
+  CHECK_THROWS_AS(parse_fit_config(replace(big, "num_freqs: 4000", "num_freqs: " + std::to_string(limit + 1)), "t.yaml"),
+                  InputError);
+}
+
+TEST_CASE("targets that would leave float64 on the scored lags are refused with the lag bound") {
+  // high_jet_r64 with L = 1 scored to lag 2^20 - 1: x^64 = (2^20)^64 = 2^1280 is not a float64; the bound is
+  // x <= DBL_MAX^(1/64) = 2^16 (with the code's margin of e^-2.78 on the value: x <= 2^16 e^(-2.78/64) = 62747.6).
+  std::string yaml = replace(replace(kToy, "train_context: 512", "train_context: 1"), "eval_contexts: [512, 4096]",
+                             "eval_contexts: [1048576]");
+  yaml = replace(yaml, "ridge: 0.001", "ridge: 0.001\n  train_points: 1");
+  ConfigOverrides o;
+  o.targets = std::vector<std::string>{"high_jet_r64"};
+  try {
+    parse_fit_config(yaml, "t.yaml", o);
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    CAPTURE(m);
+    CHECK(m.find("target 'high_jet_r64': lag = 1048575 (must be at most 62747.5") != std::string::npos);
+  }
+  // Where e^{-x} tames x^64 every lag is fine (the scaled jet peaks at 64^64 e^-64 = 10^87.8).
+  o.targets = std::vector<std::string>{"scaled-high-jet:r=64,c=1"};
+  CHECK_NOTHROW(parse_fit_config(yaml, "t.yaml", o));
+}

@@ -218,3 +218,66 @@ TEST_CASE("bad position-wise parameters and options throw InputError naming them
   o.center = INFINITY;
   CHECK_THROWS_AS(o.validate(), InputError);
 }
+
+TEST_CASE("extreme but finite parameters are refused with the bound that keeps every number finite") {
+  // Defaults m = 3, eta = 0.1, omega = 1, L = 1024, W = 8192 (t up to 8191), c0 = 4095.5.
+  const Where w = Where::options("ropekit jordan positionwise");
+  PositionwiseParams p;
+  PositionwiseOptions o;
+  // The float32 path multiplies query and key entries, up to e^{gamma 8191} (0.1 * 8191)^2/2! each side:
+  // with gamma = c/L = 9/1024 one product already exceeds FLT_MAX = 3.4e38, so c = 9 must be refused.
+  const double product = 6 * std::exp(9.0 / 1024 * 8191) * std::pow(819.1 * 819.1 / 2, 2);
+  CHECK(product > 3.4028234e38);
+  p.c = 9;
+  CHECK_THROWS_WITH_AS(check_positionwise_range(p, o, w), doctest::Contains("--c = 9 (must be at most"), InputError);
+  p.c = 1e308;  // the issue's case: a NaN table before
+  CHECK_THROWS_WITH_AS(check_positionwise_range(p, o, w), doctest::Contains("--c = 1e+308 (must be at most"), InputError);
+  // Below the stated bound every number is finite.
+  p.c = 7.3;
+  CHECK_NOTHROW(check_positionwise_range(p, o, w));
+  PositionwiseOptions small = o;
+  small.samples = 9;
+  for (const auto& row : measure_positionwise_all(p, small)) {
+    CHECK(std::isfinite(row.max_key_factor));
+    CHECK(std::isfinite(row.cancellation));
+    CHECK(std::isfinite(row.f32_score_error));
+    CHECK(std::isfinite(row.rounding_bound));
+  }
+  // omega: the float32 phase omega t, t < 8191, must be a float32 (bound FLT_MAX / 2 / 8191 = 2.077e34).
+  p = PositionwiseParams{};
+  p.omega = 1e308;
+  try {
+    check_positionwise_range(p, o, w, {"omega"});
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    const double limit = std::stod(m.substr(m.find("at most ") + 8));
+    CHECK(limit == doctest::Approx(3.4028234e38 / 2 / 8191).epsilon(1e-6));  // bisection to ~1e-7
+  }
+  p = PositionwiseParams{};
+  p.gamma = 1e308;
+  CHECK_THROWS_WITH_AS(check_positionwise_range(p, o, w, {"gamma", "c"}), doctest::Contains("--gamma = 1e+308"),
+                       InputError);
+  p = PositionwiseParams{};
+  p.eta = 1e308;
+  CHECK_THROWS_WITH_AS(check_positionwise_range(p, o, w), doctest::Contains("--eta = 1e+308"), InputError);
+  // A window so long that e^{(1/1024) t} overflows float32 with the default c = 1: t < 16777215.
+  o.window = 1 << 24;
+  CHECK_THROWS_WITH_AS(check_positionwise_range(PositionwiseParams{}, o, w, {"window"}),
+                       doctest::Contains("--window = 16777216 (must be at most"), InputError);
+  // The library refuses on its own too (never a NaN row).
+  PositionwiseParams huge;
+  huge.c = 1e308;
+  CHECK_THROWS_AS(measure_positionwise_all(huge, small), InputError);
+}
+
+TEST_CASE("the cost estimate grows with the sampled pairs and m") {
+  PositionwiseOptions o;
+  const Cost base = positionwise_cost(PositionwiseParams{}, o);
+  o.samples = 4097;
+  PositionwiseParams p;
+  p.m = 32;
+  const Cost big = positionwise_cost(p, o);
+  CHECK(big.seconds > 100 * base.seconds);
+  CHECK(!big.fits());  // 8.4e6 pairs of 64 x 64 products, six times: hours
+}

@@ -278,3 +278,64 @@ TEST_CASE("bad generator parameters and check options throw InputError naming th
   o.window = 1;
   CHECK_THROWS_WITH_AS(check(generators(gen::Axial{8, 2, 10.0}), o), doctest::Contains("window = 1"), InputError);
 }
+
+TEST_CASE("generators too large to resolve are refused, with the derived scale 1/(16 sqrt(n) eps)") {
+  CHECK(max_position_scale(8) == doctest::Approx(1.0 / (16 * std::sqrt(8.0) * kEps)).epsilon(1e-15));
+  // A torus with one frequency 1e308 (the issue's generator file): NaN tables before.
+  Eigen::MatrixXd W(1, 2);
+  W << 1e308, 1;
+  const GeneratorSet big = generators(gen::Torus{W});
+  LieCheckOptions o;
+  o.window = 8;
+  CHECK_THROWS_WITH_AS(check(big, o, Where::options("ropekit lie check")),
+                       doctest::Contains("generators = sum_i |B_i|_2 = 1e+308"), InputError);
+  CHECK_THROWS_WITH_AS(induced_kernel(big, Eigen::MatrixXd::Ones(1, 1), Route::automatic, Where::options("ropekit lie kernel")),
+                       doctest::Contains("ropekit lie kernel: --offsets = 1"), InputError);
+  // Frequency 1e12 on n = 4: s = (W - 1) 1e12 may reach 1/(16 * 2 * eps) = 1.4e14, so W - 1 <= 140.
+  W << 1e12, 1;
+  const GeneratorSet fast = generators(gen::Torus{W});
+  o.window = 1000;
+  CHECK_THROWS_WITH_AS(check(fast, o, Where::options("ropekit lie check")),
+                       doctest::Contains("--window = 1000 (must be at most 141"), InputError);
+  o.window = 100;
+  o.pairs = 8;
+  CHECK_NOTHROW(check(fast, o));
+  // Offsets within the scale: Phi = (2/n) sum_b cos(w_b dx), here with w = (1, 1e12)... at dx = 1e2.
+  const Eigen::VectorXd phi = induced_kernel(fast, Eigen::MatrixXd::Constant(1, 1, 100.0));
+  CHECK(phi[0] == doctest::Approx((std::cos(100.0 * 1e12) + std::cos(100.0)) / 2).epsilon(1e-12));
+}
+
+TEST_CASE("a mixing Q whose products would overflow is refused; work beyond the budget is refused naming --pairs") {
+  GeneratorSet set = generators(gen::Axial{8, 2, 1e4});
+  set.mixing = Eigen::MatrixXd::Identity(8, 8) * 1e160;
+  CHECK_THROWS_WITH_AS(check(set, LieCheckOptions{}, Where::options("ropekit lie check")),
+                       doctest::Contains("ropekit lie check: Q = a matrix with |Q|_F = "), InputError);
+  set.mixing = Eigen::MatrixXd::Identity(8, 8) * 1e50;  // |Q|_F fine, but det Q = 1e400
+  CHECK_THROWS_WITH_AS(check(set, LieCheckOptions{}), doctest::Contains("prod_j |Q e_j|_2 = 10^400"), InputError);
+  // Dense n = 512 by matrix exponentials: each R(x) ~ 2 n^3 (10 + squarings) flops; 2^20 relativity pairs are
+  // about 1e18 flops, far beyond two hours at any rate.
+  const GeneratorSet dense = generators(gen::Random{512, 2, 1.0, 1});
+  LieCheckOptions o;
+  o.pairs = 1 << 20;
+  CHECK(!lie_check_cost(dense, o).fits());
+  CHECK_THROWS_WITH_AS(check_lie_inputs(dense, o, Where::options("ropekit lie check")),
+                       doctest::Contains("ropekit lie check: --pairs = 1048576 (must be at most"), InputError);
+  o.pairs = 256;
+  CHECK(lie_check_cost(dense, o).seconds > kNoticeSeconds);  // announced, about 3.5e12 flops
+}
+
+TEST_CASE("check() reports progress: fractions in [0, 1], never decreasing") {
+  const GeneratorSet set = generators(gen::Random{16, 2, 1.0, 3});
+  LieCheckOptions o;
+  o.window = 6;
+  o.pairs = 32;
+  std::vector<double> seen;
+  o.progress = [&](double f) { seen.push_back(f); };
+  check(set, o);
+  REQUIRE(!seen.empty());
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    CHECK(seen[i] >= 0);
+    CHECK(seen[i] <= 1);
+    if (i) CHECK(seen[i] >= seen[i - 1]);
+  }
+}

@@ -2,7 +2,12 @@
 // names the reference misreads.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "ropekit/error.hpp"
 #include "ropekit/method.hpp"
@@ -85,7 +90,7 @@ TEST_CASE("readable spellings parse - and readable_name round-trips every family
        {"nope", "rope", "rope_matched_m3", "alibi", "rope_alibi", "damped_rope", "real_jordan", "direct_sum",
         "direct_sum_poly_m4", "jordan_rope", "jordan_no_gamma", "jordan_raw_tau", "jordan_m3", "jordan_m4",
         "jordan_exact_c010", "jordan_scaled_m4_c010", "damped-rope:gamma=0.001", "real-jordan:tau=raw",
-        "direct-sum:gamma=0.5,tau=bounded", "direct-sum-poly:k=3,tau=raw", "jordan:m=5", "jordan-scaled:m=1,c=0"}) {
+        "direct-sum:gamma=0.5,tau=bounded", "direct-sum-poly:k=3,tau=raw", "jordan:m=5", "jordan-scaled:m=2,c=0"}) {
     CAPTURE(name);
     const Method m = parse_method(name);
     const std::string readable = readable_name(m);
@@ -121,4 +126,71 @@ TEST_CASE("unknown and malformed method names throw InputError naming the value"
     CHECK(std::string(e.what()).find("'ropee'") != std::string::npos);
     CHECK(std::string(e.what()).find("jordan_scaled_m<k>") != std::string::npos);  // lists the known names
   }
+}
+
+TEST_CASE("alias agreement: every reference name and its readable spelling read the spec's parameter") {
+  // The spec (fixed-basis.md section 2) defines the parameter of each suffixed name:
+  //   rope_matched_m<k>     k' = max(1, k),    M = max(1, floor(F / k')), count 1 + 2M
+  //   direct_sum_poly_m<k>  k' = max(2, k),    count 2F + k'
+  //   jordan_scaled_m<k>    m  = max(2, k),    count 1 + 2mF
+  // The readable spelling with the spec's value must be the same method; a readable value the spec never
+  // produces (below its minimum) is refused instead of read differently.
+  struct Rule {
+    const char* ref;       // reference prefix
+    const char* readable;  // readable family and key
+    int min;
+  };
+  for (const auto& r : {Rule{"rope_matched_m", "rope-matched:k=", 1}, Rule{"direct_sum_poly_m", "direct-sum-poly:k=", 2},
+                        Rule{"jordan_scaled_m", "jordan-scaled:m=", 2}}) {
+    for (int k : {0, 1, 2, 3, 4, 7, 32}) {
+      const int spec = std::max(r.min, k);
+      const std::string ref = r.ref + std::to_string(k), readable = r.readable + std::to_string(spec);
+      CAPTURE(ref);
+      const Method a = parse_method(ref), b = parse_method(readable);
+      CHECK(readable_name(a) == readable_name(b));
+      CHECK(a.index() == b.index());
+      if (k < r.min) {
+        const std::string key(1, r.readable[std::string(r.readable).find(':') + 1]);
+        const std::string hint = fmt::format("the reference's {}{} means {} = {}", r.ref, k, key, r.min);
+        CHECK_THROWS_WITH_AS(parse_method(r.readable + std::to_string(k)), doctest::Contains(hint.c_str()), InputError);
+      }
+    }
+  }
+  // The unsuffixed names and rules 1-3 of the spec, each with the readable spelling of its definition.
+  for (const auto& [ref, readable] : std::vector<std::pair<const char*, const char*>>{
+           {"rope_matched", "rope-matched:k=2"}, {"direct_sum_poly", "direct-sum-poly:k=4"},
+           {"jordan_scaled", "jordan-scaled:m=3,c=1"}, {"jordan_rope", "jordan:m=2"},
+           {"jordan_no_gamma", "jordan:m=2,gamma=0"}, {"jordan_raw_tau", "jordan:m=2,tau=raw"},
+           {"jordan_m3", "jordan:m=3"}, {"jordan_m4", "jordan:m=4"}, {"jordan_exact", "jordan-scaled:m=2,c=1"},
+           {"jordan_exact_scaled", "jordan-scaled:m=2,c=1"}, {"jordan_exact_c010", "jordan-scaled:m=2,c=0.1"},
+           {"jordan_exact_c1", "jordan-scaled:m=2,c=0.01"}, {"jordan_scaled_m4_c150", "jordan-scaled:m=4,c=1.5"},
+           {"jordan_scaled_m2_c010", "jordan-scaled:m=2,c=0.1"}, {"damped_rope", "damped-rope"},
+           {"rope_alibi", "rope-alibi"}, {"direct_sum", "direct-sum"}, {"real_jordan", "real-jordan"}}) {
+    CAPTURE(ref);
+    CHECK(readable_name(parse_method(ref)) == readable_name(parse_method(readable)));
+  }
+  // The spec's column counts for F = 16 (written out: 1 + 2 max(1, 16 / k'), 2F + k', 1 + 2 m F).
+  CHECK(as<method::RopeMatched>(parse_method("rope_matched_m0")).k == 1);
+  CHECK(as<method::DirectSumPoly>(parse_method("direct_sum_poly_m1")).k == 2);
+  CHECK(as<method::DirectSumPoly>(parse_method("direct-sum-poly:k=2")).k == 2);
+  CHECK(as<method::JordanScaled>(parse_method("jordan_scaled_m1")).m == 2);
+  CHECK(as<method::JordanScaled>(parse_method("jordan-scaled:m=2")).m == 2);
+  // rope_matched has no upper bound in the spec: a large k is M = 1 under both spellings.
+  CHECK(as<method::RopeMatched>(parse_method("rope_matched_m1000")).k == 1000);
+  CHECK(as<method::RopeMatched>(parse_method("rope-matched:k=1000")).k == 1000);
+}
+
+TEST_CASE("suffixes beyond every integer type are refused, not thrown as std::out_of_range") {
+  const std::string huge_c = "jordan_exact_c" + std::string(400, '9');  // c = 10^400 / 100: not a float64
+  for (const std::string& name : {std::string("direct_sum_poly_m99999999999"), std::string("rope_matched_m99999999999"),
+                                 std::string("jordan_scaled_m99999999999"), std::string("jordan_exact_m99999999999"),
+                                 std::string("jordan_m99999999999"), std::string("direct_sum_poly_m33"),
+                                 std::string("jordan_scaled_m33_c010"), huge_c}) {
+    CAPTURE(name);
+    CHECK_THROWS_AS(parse_method(name, "ropekit features: --method"), InputError);
+  }
+  CHECK_THROWS_WITH_AS(parse_method("direct_sum_poly_m99999999999", "ropekit features: --method"),
+                       doctest::Contains("ropekit features: --method 'direct_sum_poly_m99999999999': k = 99999999999"),
+                       InputError);
+  CHECK(as<method::RopeMatched>(parse_method("rope_matched_m2147483647")).k == 2147483647);
 }

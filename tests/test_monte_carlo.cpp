@@ -148,3 +148,16 @@ TEST_CASE("the engine refuses what it cannot do, and reports progress") {
   CHECK(calls == 8);  // one call per chunk of kTrialsPerChunk = 256
   CHECK(last == 1.0);
 }
+
+TEST_CASE("the Monte Carlo cost counts trials x blocks x lags angles and the moments' memory") {
+  const Cost c = monte_carlo_cost(20000, 64, 5, 1, 2);
+  CHECK(c.seconds == doctest::Approx(20000.0 * 64 * 5 / kAnglesPerSecond).epsilon(1e-15));
+  CHECK(c.fits());
+  // 2^20 blocks of 1024-D frequencies: 2.5 * 2^30 doubles per worker, 21 GB on 1 thread: over any budget here.
+  CHECK(monte_carlo_cost(2, 1 << 20, 4, 1024, 1).bytes > 2e10);
+  CHECK(!monte_carlo_cost(std::int64_t{1} << 40, 64, 5, 1, 2).fits());
+  McOptions o;
+  o.trials = 1;
+  CHECK_THROWS_WITH_AS(o.validate(Where::options("ropekit verify master")),
+                       "ropekit verify master: --trials = 1 (must be an integer in [2, 1099511627776])", InputError);
+}

@@ -181,3 +181,14 @@ TEST_CASE("k-dimensional lags: semicolons separate lag vectors, commas their com
   CHECK(bonferroni_z(1e-6, 5) == doctest::Approx(5.199338).epsilon(1e-6));
   CHECK_THROWS_AS(bonferroni_z(0, 1), InputError);
 }
+
+TEST_CASE("alpha below 2 L DBL_MIN is refused before Boost's quantile overflows") {
+  // Tail probability p = alpha / (2 L) = DBL_MIN: the normal quantile is sqrt(T - ln(2 pi T)) to ~1e-3 relative,
+  // T = 2 ln(1/p) (the leading terms of its asymptotic expansion).
+  const double p = std::numeric_limits<double>::min();
+  const double T = 2 * std::log(1 / p);
+  CHECK(bonferroni_z(min_alpha(5), 5) == doctest::Approx(std::sqrt(T - std::log(2 * M_PI * T))).epsilon(3e-3));
+  CHECK(min_alpha(5) == 10 * p);
+  CHECK_THROWS_AS(bonferroni_z(4.9e-324, 5), InputError);  // the issue's --alpha: Boost overflow error before
+  CHECK_THROWS_AS(bonferroni_z(min_alpha(5) / 2, 5), InputError);
+}

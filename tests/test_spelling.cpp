@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "ropekit/error.hpp"
 #include "ropekit/spelling.hpp"
@@ -47,6 +49,73 @@ TEST_CASE("strict number parsing rejects trailing characters") {
   CHECK(!parse_double("1e-4x"));
   CHECK(!parse_double(""));
   CHECK(parse_int("-12") == -12);
-  CHECK(!parse_int("12.0"));
+  CHECK(parse_int("12.0") == 12);  // integer-valued: what people type
+  CHECK(!parse_int("12.5"));
   CHECK(!parse_int("99999999999999999999999"));
+}
+
+TEST_CASE("integers as people type them are read exactly - fractions and overflow are classified, never rounded") {
+  using Kind = IntegerText::Kind;
+  struct Case {
+    const char* text;
+    Kind kind;
+    bool negative;
+    std::uint64_t magnitude;
+  };
+  // Expected values written out by hand from the decimal meaning of each text.
+  for (const auto& c : {Case{"100000", Kind::integer, false, 100000}, Case{"1e5", Kind::integer, false, 100000},
+                        Case{"2.5e3", Kind::integer, false, 2500}, Case{"1.0", Kind::integer, false, 1},
+                        Case{"+3", Kind::integer, false, 3}, Case{"-7", Kind::integer, true, 7},
+                        Case{" 42 ", Kind::integer, false, 42}, Case{"0.0e5", Kind::integer, false, 0},
+                        Case{"-0", Kind::integer, false, 0}, Case{"1E2", Kind::integer, false, 100},
+                        Case{"120e-1", Kind::integer, false, 12}, Case{"18446744073709551615", Kind::integer, false, UINT64_MAX},
+                        Case{"1.8446744073709551615e19", Kind::integer, false, UINT64_MAX},
+                        Case{"1.5", Kind::fraction, false, 0}, Case{"1e-3", Kind::fraction, false, 0},
+                        Case{"2.55e1", Kind::fraction, false, 0}, Case{"18446744073709551616", Kind::too_large, false, 0},
+                        Case{"1e30", Kind::too_large, false, 0}, Case{"1e999999999999", Kind::too_large, false, 0},
+                        Case{"abc", Kind::not_a_number, false, 0}, Case{"1e", Kind::not_a_number, false, 0},
+                        Case{"", Kind::not_a_number, false, 0}, Case{"0x10", Kind::not_a_number, false, 0},
+                        Case{"1e5x", Kind::not_a_number, false, 0}, Case{".", Kind::not_a_number, false, 0}}) {
+    CAPTURE(c.text);
+    const IntegerText t = read_integer_text(c.text);
+    CHECK(static_cast<int>(t.kind) == static_cast<int>(c.kind));
+    if (c.kind == Kind::integer) {
+      CHECK(t.negative == c.negative);
+      CHECK(t.magnitude == c.magnitude);
+    }
+  }
+  CHECK(parse_int("-9223372036854775808") == INT64_MIN);
+  CHECK(parse_int("9223372036854775807") == INT64_MAX);
+  CHECK(!parse_int("9223372036854775808"));
+  CHECK(parse_int("1e18") == 1000000000000000000LL);
+  CHECK(!parse_int("1e19"));  // beyond int64
+}
+
+TEST_CASE("parse_integer_in and parse_unsigned_in name the option and the range - seeds are never wrapped") {
+  const Where w = Where::options("ropekit verify master");
+  CHECK(parse_integer_in("1e5", w, "trials", 2, 1LL << 40) == 100000);
+  CHECK_THROWS_WITH_AS(parse_integer_in("1.5", w, "trials", 2, 1LL << 40),
+                       "ropekit verify master: --trials = 1.5 (must be an integer in [2, 1099511627776])", InputError);
+  CHECK_THROWS_WITH_AS(parse_integer_in("1e30", w, "trials", 2, 1LL << 40),
+                       "ropekit verify master: --trials = 1e30 (must be an integer in [2, 1099511627776])", InputError);
+  CHECK(parse_unsigned_in("18446744073709551615", w, "seed", UINT64_MAX) == UINT64_MAX);
+  CHECK(parse_unsigned_in("0", w, "seed", UINT64_MAX) == 0);
+  for (const char* bad : {"-1", "18446744073709551616", "1.5", "seed", "-0.5"})
+    CHECK_THROWS_WITH_AS(parse_unsigned_in(bad, w, "seed", UINT64_MAX),
+                         doctest::Contains(("--seed = " + std::string(bad) + " (must be an integer in [0, 18446744073709551615])").c_str()),
+                         InputError);
+}
+
+TEST_CASE("a subnormal is a number; overflow parses as inf for the finiteness checks") {
+  CHECK(parse_double("4.9e-324") == std::numeric_limits<double>::denorm_min());
+  CHECK(parse_double("1e-308") == 1e-308);
+  CHECK(std::isinf(*parse_double("1e999")));
+}
+
+TEST_CASE("number lists name the command and the option as typed") {
+  CHECK_THROWS_WITH_AS(parse_number_list("0,x", Where::options("ropekit features"), "lags"),
+                       doctest::Contains("ropekit features: --lags = 'x'"), InputError);
+  CHECK_THROWS_WITH_AS(parse_number_list("0:1e9", Where::options("ropekit features"), "--lags", 1u << 20),
+                       doctest::Contains("ropekit features: --lags = '0:1e9' (must be at most 1048576 values)"),
+                       InputError);
 }

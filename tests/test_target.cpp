@@ -94,3 +94,22 @@ TEST_CASE("unknown or malformed targets throw InputError") {
     CHECK_THROWS_AS(parse_target(bad), InputError);
   }
 }
+
+TEST_CASE("x^r e^{-cx} where e^{-cx} underflows is still the product, and overflowing jets are refused") {
+  // scaled-high-jet r = 64, c = 1, L = 1 at lag 1000: e^{-1000} underflows, x^64 = 1e192; the product is
+  // e^{64 ln 1000 - 1000} cos(omega 1000) ~ 1e-242. Reference in long double; tolerance 1e-12 (the exponent
+  // 558 carries ~558 eps of rounding).
+  TargetParams p = structured_params();
+  p.train_context = 1;
+  const Target t = parse_target("scaled-high-jet:r=64,c=1,idx=0");  // omega = 1
+  const Eigen::VectorXd y = target_values(t, p, Eigen::VectorXd::Constant(1, 1000.0));
+  const long double want = std::exp(64 * std::log(1000.0L) - 1000.0L) * std::cos(1000.0L);
+  CHECK(y[0] == doctest::Approx(static_cast<double>(want)).epsilon(1e-12));
+  CHECK(y[0] != 0);
+  // high_jet_r64 at x = 1e5: x^64 = 1e320 is not a float64; refused, never inf.
+  CHECK_THROWS_WITH_AS(target_values(parse_target("high_jet_r64"), p, Eigen::VectorXd::Constant(1, 1e5)),
+                       doctest::Contains("lag = 100000 (must be at most 62747.5"), InputError);
+  // phase_drift with eps = 1e308: omega (1 + eps) d is not a float64 for d >= 1.
+  CHECK_THROWS_WITH_AS(target_values(parse_target("phase-drift:eps=1e308,idx=0"), p, Eigen::VectorXd::Constant(1, 2.0)),
+                       doctest::Contains("drift_relative_eps = 1e+308"), InputError);
+}

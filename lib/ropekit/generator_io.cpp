@@ -89,7 +89,7 @@ Eigen::MatrixXd read_matrix(const json& j, const std::string& name, int n, std::
 }  // namespace
 
 std::string to_generator_json(const GeneratorSet& set, const Provenance& provenance) {
-  set.validate("ropekit::to_generator_json");
+  set.validate("generator JSON");
   std::string out = "{\n";
   out += fmt::format("  \"format\": {},\n", json(kGeneratorFormat).dump());
   if (!set.description.empty()) out += fmt::format("  \"description\": {},\n", json(set.description).dump());

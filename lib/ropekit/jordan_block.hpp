@@ -27,7 +27,7 @@ struct JordanBlock {
 inline constexpr int kMaxJordanOrder = 32;
 
 /// @throws InputError "<where>: <name> = <value> (must be ...)" for m out of range or a non-finite number.
-void validate(const JordanBlock& block, std::string_view where = "ropekit::JordanBlock");
+void validate(const JordanBlock& block, std::string_view where = "Jordan block");
 
 /// The realified generator (hat of J_m), 2m x 2m: diagonal blocks [[-gamma, -omega], [omega, -gamma]],
 /// superdiagonal blocks eta I_2, zero elsewhere. exp(d * jordan_generator(b)) == jordan_exp(b, d).

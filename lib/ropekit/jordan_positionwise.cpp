@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -14,8 +15,6 @@ namespace ropekit {
 
 namespace {
 
-constexpr const char* kParams = "ropekit::PositionwiseParams";
-constexpr const char* kOptions = "ropekit::PositionwiseOptions";
 constexpr double kUnit = std::numeric_limits<double>::epsilon() / 2;  // u = 2^-53
 
 double max_abs(const Eigen::MatrixXd& M) { return M.cwiseAbs().maxCoeff(); }
@@ -57,14 +56,13 @@ const char* to_string(JordanVariant v) {
 
 const char* to_string(Factorization f) { return f == Factorization::plain ? "plain" : "centred"; }
 
-void PositionwiseParams::validate() const {
-  if (m < 1 || m > kMaxJordanOrder)
-    throw_bad_value(kParams, "m", std::to_string(m), fmt::format("an integer in [1, {}]", kMaxJordanOrder));
-  check_nonnegative(kParams, "c", c);
-  check_finite(kParams, "eta", eta);
-  if (gamma) check_nonnegative(kParams, "gamma", *gamma);
-  check_finite(kParams, "omega", omega);
-  check_at_least(kParams, "train_context", train_context, 1);
+void PositionwiseParams::validate(const Where& where) const {
+  check_in_range(where, "m", m, 1, kMaxJordanOrder);
+  check_nonnegative(where, "c", c);
+  check_finite(where, "eta", eta);
+  if (gamma) check_nonnegative(where, "gamma", *gamma);
+  check_finite(where, "omega", omega);
+  check_at_least(where, "train_context", train_context, 1);
 }
 
 JordanBlock variant_block(const PositionwiseParams& p, JordanVariant v) {
@@ -90,12 +88,125 @@ Eigen::MatrixXd query_factor(const PositionwiseParams& p, JordanVariant v, doubl
   return relative_kernel(p, v, t).transpose();
 }
 
-void PositionwiseOptions::validate() const {
-  check_at_least(kOptions, "window", window, 2);
-  if (window > (1 << 24)) throw_bad_value(kOptions, "window", std::to_string(window), "<= 16777216");
-  if (center) check_finite(kOptions, "center", *center);
-  if (samples < 2 || samples > 4097)
-    throw_bad_value(kOptions, "samples", std::to_string(samples), "an integer in [2, 4097]");
+void PositionwiseOptions::validate(const Where& where) const {
+  check_in_range(where, "window", window, 2, 1 << 24);
+  if (center) check_finite(where, "center", *center);
+  check_in_range(where, "samples", samples, 2, 4097);
+}
+
+namespace {
+
+// ln of max_{q < m} (a s)^q / q! (a s >= 0): the nilpotent factor's largest coefficient.
+double log_poly(int m, double as) {
+  double best = 0;
+  const double l = std::log(as);
+  for (int q = 1; q < m; ++q) best = std::max(best, q * l - std::lgamma(q + 1.0));
+  return best;
+}
+
+constexpr double kLogMax64 = 709.78;  // ln DBL_MAX
+constexpr double kLogMax32 = 88.72;   // ln FLT_MAX
+constexpr double kMax32 = 3.4028234e38;
+
+// The a priori bounds of check_positionwise_range: empty if every number stays finite, else which range
+// ("float32" or "float64") is left.
+std::string range_violation(const PositionwiseParams& p, const PositionwiseOptions& o) {
+  const double W1 = o.window - 1.0, L = p.train_context, margin = std::log(4.0 * p.m);
+  for (JordanVariant v : {JordanVariant::raw, JordanVariant::scaled, JordanVariant::stabilized}) {
+    const double gamma = v == JordanVariant::scaled ? p.c / L : p.gamma.value_or(p.c / L);
+    const double eta = std::fabs(v == JordanVariant::scaled ? p.eta / L : p.eta), omega = std::fabs(p.omega);
+    auto shear = [&](double t) { return v == JordanVariant::stabilized ? t / (1.0 + t / L) : t; };
+    if (!(gamma <= kMax32 && eta <= kMax32 && omega <= kMax32)) return "float32";
+    for (double c0 : {0.0, o.resolved_center()}) {
+      const double before = std::max(0.0, c0), after = std::max(0.0, W1 - c0);  // |t| reach on each side
+      const double T = std::max(before, after);
+      const double lp = log_poly(p.m, eta * shear(T));
+      const double log_q = gamma * before + lp, log_k = gamma * after + lp;  // largest query / key entries
+      const double log_prod = std::log(2.0 * p.m) + log_q + log_k;
+      if (!(omega * T <= kMax32 / 2 && eta * shear(T) <= kMax32 / 2 && std::max(log_q, log_k) + margin <= kLogMax32 &&
+            log_prod + margin <= kLogMax32))
+        return "float32";
+      const double rounding = std::log(6.0 * p.m + 4 + 2 * (gamma + omega) * T);
+      if (!(log_prod + rounding + margin <= kLogMax64)) return "float64";
+    }
+    // Relative kernels at lags up to W - 1, the group law at lags up to 2(W - 1) and its products.
+    const double lp1 = log_poly(p.m, eta * shear(W1)), lp2 = log_poly(p.m, eta * shear(2 * W1));
+    if (!(std::log(2.0 * p.m) + 2 * lp1 + margin <= kLogMax64 && lp2 + margin <= kLogMax64 &&
+          omega * 2 * W1 <= 0x1p1023))
+      return "float64";
+  }
+  return "";
+}
+
+}  // namespace
+
+void check_positionwise_range(const PositionwiseParams& p, const PositionwiseOptions& o, const Where& where,
+                              const std::vector<std::string>& blame) {
+  const std::string range = range_violation(p, o);
+  if (range.empty()) return;
+  const std::string why = fmt::format(
+      "beyond it the position-wise factors e^(gamma t) (eta s)^p/p! R(omega t), |t| < {}, or their {}-term "
+      "products leave the {} range{}",
+      format_number(std::max({o.window - 1.0, std::fabs(o.resolved_center()), std::fabs(o.window - 1 - o.resolved_center())})),
+      2 * p.m, range, range == "float32" ? " of the float32 score path (3.4e38)" : " (1.8e308)");
+  // The real parameters: read and replace one by name (gamma only when given: else it is c/L).
+  auto get = [&](const std::string& name) {
+    return name == "omega" ? p.omega : name == "c" ? p.c : name == "eta" ? p.eta : p.gamma.value_or(0.0);
+  };
+  auto with = [&](const std::string& name, double x) {
+    PositionwiseParams r = p;
+    if (name == "omega") r.omega = x;
+    else if (name == "c") r.c = x;
+    else if (name == "eta") r.eta = x;
+    else r.gamma = x;
+    return r;
+  };
+  for (const auto& name : blame) {
+    PositionwiseOptions u = o;
+    if (name == "omega" || name == "gamma" || name == "c" || name == "eta") {
+      if (name == "gamma" && !p.gamma) continue;
+      if (!range_violation(with(name, 0.0), o).empty()) continue;  // reducing it alone does not help
+      const double value = get(name), sign = value < 0 ? -1.0 : 1.0;
+      const double limit = largest_fitting_real(1e-300, std::fabs(value), [&](double x) {
+        return range_violation(with(name, sign * x), o).empty();
+      });
+      throw_bad_value(where, name, format_number(value),
+                      fmt::format("at most {} in magnitude with the other values: {}", format_number(limit), why));
+    }
+    if (name == "window") {
+      u.window = 2;
+      if (o.center) u.center = std::min(std::max(*o.center, 0.0), 1.0);
+      if (!range_violation(p, u).empty()) continue;
+      const auto limit = largest_fitting(2, o.window, [&](std::int64_t w) {
+        PositionwiseOptions r = o;
+        r.window = static_cast<int>(w);
+        return range_violation(p, r).empty();
+      });
+      if (limit < 2) continue;
+      throw_bad_value(where, name, std::to_string(o.window),
+                      fmt::format("at most {} with the other values: {}", limit, why));
+    }
+    if (name == "center" && o.center) {
+      u.center.reset();
+      if (!range_violation(p, u).empty()) continue;
+      throw_bad_value(where, name, format_number(*o.center),
+                      fmt::format("nearer the window's middle, (W - 1)/2 = {}: {}", format_number((o.window - 1) / 2.0),
+                                  why));
+    }
+  }
+  throw_bad_value(where, blame.empty() ? std::string("parameters") : blame.front(), "as given",
+                  fmt::format("smaller: {}", why));
+}
+
+Cost positionwise_cost(const PositionwiseParams& p, const PositionwiseOptions& o) {
+  const double m = p.m, P = o.samples + 2.0, pairs = P * (P + 1) / 2, rows = 6;
+  const double threads = std::max(1u, std::thread::hardware_concurrency());
+  // Per pair: 4 products of 2m x 2m blocks (16 m^3 flops... 2 (2m)^3 each) and ~10 (2m)^2 element operations.
+  const double seconds = rows * (o.window * (2 * m + 30) / kElementsPerSecond + pairs * 64 * m * m * m / kFlopsPerSecond +
+                                 pairs * 40 * m * m / kElementsPerSecond);
+  // Keys, their float32 and absolute copies, the stacked kernels; per thread the products of one query row.
+  const double block = 4 * m * m * P * 8;
+  return Cost{block * (5 + 4 * threads), seconds};
 }
 
 std::vector<int> sample_positions(int window, int samples, std::optional<double> center) {
@@ -114,6 +225,7 @@ PositionwiseRow measure_positionwise(const PositionwiseParams& p, JordanVariant 
                                      const PositionwiseOptions& o) {
   p.validate();
   o.validate();
+  check_positionwise_range(p, o, Where("position-wise measurement"));
   const JordanBlock block = variant_block(p, v);
   const double c0 = f == Factorization::plain ? 0.0 : o.resolved_center();
   PositionwiseRow row;

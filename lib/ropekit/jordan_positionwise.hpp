@@ -24,6 +24,8 @@
 
 #include <Eigen/Dense>
 
+#include "ropekit/budget.hpp"
+#include "ropekit/error.hpp"
 #include "ropekit/jordan_block.hpp"
 
 namespace ropekit {
@@ -42,8 +44,8 @@ struct PositionwiseParams {
   double omega = 1.0;           ///< rotary frequency, finite
   int train_context = 1024;     ///< L >= 1
 
-  /// @throws InputError naming the parameter.
-  void validate() const;
+  /// @throws InputError naming the parameter, spelled by `where` (m -> --m, train_context -> --train-context).
+  void validate(const Where& where = Where("position-wise parameters")) const;
 };
 
 /// The variant's block: m, omega and its effective gamma and eta.
@@ -62,10 +64,26 @@ struct PositionwiseOptions {
   std::optional<double> center;  ///< c0 of the centred factorization, finite; default (W-1)/2 (mid-window)
   int samples = 257;             ///< 2..4097 positions, evenly spaced with both ends (+ the centre)
 
-  /// @throws InputError naming the option.
-  void validate() const;
+  /// @throws InputError naming the option, spelled by `where`.
+  void validate(const Where& where = Where("position-wise options")) const;
   double resolved_center() const { return center.value_or((window - 1) / 2.0); }
 };
+
+/// Checks a priori that every number measure_positionwise_all forms stays finite: in the float32 path
+/// (the factors e^{-gamma t} (eta s)^p/p! R(omega t) for |t| up to T = max(W - 1, |c0|, |W - 1 - c0|), their
+/// 2m-term products, the phases omega t) and in float64 (the same, the kernels at lags up to 2(W - 1) of the
+/// group law, and the rounding bound), with a margin of 4m for sums and running products. The bounds are
+/// in logarithms: ln|entry| <= gamma t + max_p [p ln(|eta| s) - ln p!].
+/// @throws InputError naming the first parameter of `blame` (spellings as in PositionwiseParams: omega,
+///         gamma, c, eta; PositionwiseOptions: window, center) whose reduction alone makes every number finite,
+///         with its largest admissible value.
+void check_positionwise_range(const PositionwiseParams& p, const PositionwiseOptions& o, const Where& where,
+                              const std::vector<std::string>& blame = {"omega", "gamma", "c", "eta", "window",
+                                                                       "center"});
+
+/// Estimated memory and run time of measure_positionwise_all (budget.hpp): 6 rows of W dynamic-range
+/// evaluations and P(P+1)/2 pairs of (2m x 2m) products, P ~ samples. @throws nothing.
+Cost positionwise_cost(const PositionwiseParams& p, const PositionwiseOptions& o);
 
 /// One (variant, factorization) measurement. "Largest score" = the largest |entry| of the reference
 /// bilinear forms over the sampled pairs.

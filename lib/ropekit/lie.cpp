@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 
@@ -29,20 +30,20 @@ constexpr double kPairwiseFlops = 1 << 28;
 constexpr std::uint64_t kMixedStream = 0x4D49584544ull, kRandomStream = 0x52414E44ull, kMixingStream = 0x4D4958ull,
                         kTorusStream = 0x544F52ull;
 
-void check_dim(std::string_view where, int n, bool even) {
+void check_dim(const Where& where, int n, bool even) {
   if (n < 1 || n > kMaxLieDim || (even && n % 2 != 0))
     throw_bad_value(where, "dim", std::to_string(n),
                     even ? fmt::format("a positive even integer <= {}; a torus needs 2x2 planes", kMaxLieDim)
                          : fmt::format("an integer in [1, {}]", kMaxLieDim));
 }
 
-void check_axes(std::string_view where, int axes, int dim) {
+void check_axes(const Where& where, int axes, int dim) {
   check_at_least(where, "axes", axes, 1);
   if (static_cast<double>(axes) * dim * dim > kMaxEntries)
     throw_bad_value(where, "axes", std::to_string(axes),
-                    fmt::format("<= {} for dim = {}: axes * dim^2 numbers at most {}",
-                                static_cast<long long>(kMaxEntries) / (static_cast<long long>(dim) * dim), dim,
-                                static_cast<long long>(kMaxEntries)));
+                    fmt::format("<= {} for {} {}: axes * dim^2 numbers at most {}",
+                                static_cast<long long>(kMaxEntries) / (static_cast<long long>(dim) * dim),
+                                where.name("dim"), dim, static_cast<long long>(kMaxEntries)));
 }
 
 // Plane groups of Axial / Mixed: group a owns planes [start[a], start[a+1]).
@@ -52,11 +53,12 @@ std::vector<int> group_starts(int planes, int axes) {
   return start;
 }
 
-void check_grouped(std::string_view where, int dim, int axes, double base) {
+void check_grouped(const Where& where, int dim, int axes, double base) {
   check_dim(where, dim, true);
   check_axes(where, axes, dim);
   if (axes > dim / 2)
-    throw_bad_value(where, "axes", std::to_string(axes), fmt::format("<= dim/2 = {}, one plane per axis at least", dim / 2));
+    throw_bad_value(where, "axes", std::to_string(axes),
+                    fmt::format("<= {}/2 = {}, one plane per axis at least", where.name("dim"), dim / 2));
   check_positive(where, "base", base);
 }
 
@@ -118,9 +120,11 @@ double spectral_norm(const Eigen::MatrixXd& M) {
 // ------------------------------------------------------------------------------------------------
 
 void GeneratorSet::validate(const std::string& where) const {
-  check_dim(where, dim, false);
+  Where w(where);
+  w.rename("dim", "dimension").rename("axes", "number of generators");
+  check_dim(w, dim, false);
   if (base.empty()) throw_bad_value(where, "generators", "[] (empty)", "at least one n x n matrix");
-  check_axes(where, axes(), dim);
+  check_axes(w, axes(), dim);
   for (std::size_t i = 0; i < base.size(); ++i) {
     const auto& T = base[i];
     if (T.rows() != dim || T.cols() != dim)
@@ -144,11 +148,11 @@ std::vector<Eigen::MatrixXd> GeneratorSet::acting() const {
   return B;
 }
 
-Eigen::MatrixXd torus_frequencies(const GeneratorFamily& family) {
+Eigen::MatrixXd torus_frequencies(const GeneratorFamily& family, const Where& where) {
   return std::visit(
       Overloaded{
-          [](const gen::Axial& a) -> Eigen::MatrixXd {
-            check_grouped("ropekit::gen::Axial", a.dim, a.axes, a.base);
+          [&](const gen::Axial& a) -> Eigen::MatrixXd {
+            check_grouped(where, a.dim, a.axes, a.base);
             const int planes = a.dim / 2;
             const auto start = group_starts(planes, a.axes);
             Eigen::MatrixXd W = Eigen::MatrixXd::Zero(a.axes, planes);
@@ -158,8 +162,8 @@ Eigen::MatrixXd torus_frequencies(const GeneratorFamily& family) {
             }
             return W;
           },
-          [](const gen::Mixed& m) -> Eigen::MatrixXd {
-            check_grouped("ropekit::gen::Mixed", m.dim, m.axes, m.base);
+          [&](const gen::Mixed& m) -> Eigen::MatrixXd {
+            check_grouped(where, m.dim, m.axes, m.base);
             Rng rng(m.seed, kMixedStream);
             const Eigen::MatrixXd O = m.axes == 1 ? Eigen::MatrixXd::Ones(1, 1) : random_rotation(m.axes, rng);
             const int planes = m.dim / 2;
@@ -171,26 +175,24 @@ Eigen::MatrixXd torus_frequencies(const GeneratorFamily& family) {
             }
             return W;
           },
-          [](const gen::Torus& t) -> Eigen::MatrixXd {
-            constexpr const char* where = "ropekit::gen::Torus";
+          [&](const gen::Torus& t) -> Eigen::MatrixXd {
             if (t.frequencies.rows() < 1) throw_bad_value(where, "axes", "0", "an integer >= 1");
             check_dim(where, static_cast<int>(2 * t.frequencies.cols()), true);
             check_axes(where, static_cast<int>(t.frequencies.rows()), static_cast<int>(2 * t.frequencies.cols()));
-            check_matrix_finite(where, "frequencies", t.frequencies);
+            check_matrix_finite(where.context, where.name("freqs"), t.frequencies);
             return t.frequencies;
           },
-          [](const gen::Random&) -> Eigen::MatrixXd {
-            throw InputError("ropekit::torus_frequencies: random (LieRE) generators are not on a torus");
+          [&](const gen::Random&) -> Eigen::MatrixXd {
+            throw InputError(where.context + ": random (LieRE) generators are not on a torus");
           },
-          [](const gen::User&) -> Eigen::MatrixXd {
-            throw InputError("ropekit::torus_frequencies: user matrices have no torus frequencies");
+          [&](const gen::User&) -> Eigen::MatrixXd {
+            throw InputError(where.context + ": user matrices have no torus frequencies");
           },
       },
       family);
 }
 
-Eigen::MatrixXd random_torus_frequencies(int axes, int dim, double base, std::uint64_t seed) {
-  constexpr const char* where = "ropekit::random_torus_frequencies";
+Eigen::MatrixXd random_torus_frequencies(int axes, int dim, double base, std::uint64_t seed, const Where& where) {
   check_dim(where, dim, true);
   check_axes(where, axes, dim);
   check_positive(where, "base", base);
@@ -215,37 +217,45 @@ std::vector<Eigen::MatrixXd> torus_generators(const Eigen::MatrixXd& W) {
   return T;
 }
 
-GeneratorSet generators(const GeneratorFamily& family) {
+GeneratorSet generators(const GeneratorFamily& family, const Where& where) {
   GeneratorSet set;
   std::visit(Overloaded{
                  [&](const gen::Axial& a) {
-                   set.base = torus_generators(torus_frequencies(family));
+                   set.base = torus_generators(torus_frequencies(family, where));
                    set.description = fmt::format("axial N-D RoPE: dim={}, axes={}, base={}", a.dim, a.axes,
                                                  format_number(a.base));
                  },
                  [&](const gen::Mixed& m) {
-                   set.base = torus_generators(torus_frequencies(family));
+                   set.base = torus_generators(torus_frequencies(family, where));
                    set.description = fmt::format("mixed RoPE (Heo et al. 2024): dim={}, axes={}, base={}, seed={}",
                                                  m.dim, m.axes, format_number(m.base), m.seed);
                  },
                  [&](const gen::Torus& t) {
-                   set.base = torus_generators(torus_frequencies(family));
+                   set.base = torus_generators(torus_frequencies(family, where));
                    set.description = fmt::format("torus with given frequencies: dim={}, axes={}", 2 * t.frequencies.cols(),
                                                  t.frequencies.rows());
                  },
                  [&](const gen::Random& r) {
-                   constexpr const char* where = "ropekit::gen::Random";
                    check_dim(where, r.dim, false);
                    check_axes(where, r.axes, r.dim);
                    check_positive(where, "scale", r.scale);
                    Rng rng(r.seed, kRandomStream);
                    const double s = r.scale / std::sqrt(2.0 * r.dim);
+                   double largest = 0;  // max |A - A^T| over all draws: the entries are s times it
                    for (int i = 0; i < r.axes; ++i) {
                      Eigen::MatrixXd A(r.dim, r.dim);
                      for (int c = 0; c < r.dim; ++c)
                        for (int k = 0; k < r.dim; ++k) A(k, c) = rng.normal();
-                     set.base.push_back(s * (A - A.transpose()));
+                     const Eigen::MatrixXd D = A - A.transpose();
+                     largest = std::max(largest, D.cwiseAbs().maxCoeff());
+                     set.base.push_back(s * D);
                    }
+                   if (!(s * largest <= std::numeric_limits<double>::max()))
+                     throw_bad_value(where, "scale", format_number(r.scale),
+                                     fmt::format("at most {} for these draws: the entries scale (A - A^T)/sqrt(2n) "
+                                                 "must be finite numbers",
+                                                 format_number(std::numeric_limits<double>::max() / largest *
+                                                               std::sqrt(2.0 * r.dim))));
                    set.description = fmt::format("LieRE-style dense random: dim={}, axes={}, scale={}, seed={}", r.dim,
                                                  r.axes, format_number(r.scale), r.seed);
                  },
@@ -256,7 +266,7 @@ GeneratorSet generators(const GeneratorFamily& family) {
              },
              family);
   set.dim = set.base.empty() ? 0 : static_cast<int>(set.base.front().rows());
-  set.validate("ropekit::generators");
+  set.validate(where.context);
   return set;
 }
 
@@ -270,11 +280,11 @@ Eigen::MatrixXd hat(const std::vector<Eigen::MatrixXd>& B, const Eigen::VectorXd
 
 // ------------------------------------------------------------------------------------------------
 
-MixingKind parse_mixing_kind(const std::string& name) {
+MixingKind parse_mixing_kind(const std::string& name, const Where& where) {
   if (name == "cayley") return MixingKind::cayley;
   if (name == "exp") return MixingKind::exp;
   if (name == "givens") return MixingKind::givens;
-  throw_bad_value("ropekit", "mix", "'" + name + "'", "cayley, exp or givens");
+  throw_bad_value(where, "mix", "'" + name + "'", "cayley, exp or givens");
 }
 
 const char* to_string(MixingKind kind) {
@@ -290,18 +300,18 @@ Eigen::MatrixXd orthogonal(const Mixing& mixing) {
   return std::visit(
       Overloaded{
           [](const mix::Cayley& c) -> Eigen::MatrixXd {
-            check_skew_param("ropekit::mix::Cayley", c.S);
+            check_skew_param("Cayley mixing", c.S);
             const Eigen::Index n = c.S.rows();
             const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n);
             // (I - S) and (I + S)^{-1} commute, so Q = (I + S)^{-1} (I - S); I + S is never singular (S skew).
             return (I + c.S).partialPivLu().solve(I - c.S);
           },
           [](const mix::Exp& e) -> Eigen::MatrixXd {
-            check_skew_param("ropekit::mix::Exp", e.S);
+            check_skew_param("exponential mixing", e.S);
             return e.S.exp();
           },
           [](const mix::Givens& g) -> Eigen::MatrixXd {
-            constexpr const char* where = "ropekit::mix::Givens";
+            const Where where("Givens mixing");
             check_dim(where, g.dim, false);
             const std::size_t count = static_cast<std::size_t>(g.dim) * (g.dim - 1) / 2;
             if (g.angles.size() != count)
@@ -312,7 +322,7 @@ Eigen::MatrixXd orthogonal(const Mixing& mixing) {
             for (int i = 0; i < g.dim; ++i)
               for (int j = i + 1; j < g.dim; ++j, ++k) {
                 const double a = g.angles[k];
-                check_finite(where, fmt::format("angles[{}]", k), a);
+                check_finite(where.context, fmt::format("angles[{}]", k), a);
                 const double c = std::cos(a), s = std::sin(a);
                 const Eigen::VectorXd qi = Q.col(i), qj = Q.col(j);  // Q <- Q G(i, j, a)
                 Q.col(i) = c * qi + s * qj;
@@ -325,7 +335,7 @@ Eigen::MatrixXd orthogonal(const Mixing& mixing) {
 }
 
 Mixing random_mixing(MixingKind kind, int dim, std::uint64_t seed) {
-  check_dim("ropekit::random_mixing", dim, false);
+  check_dim(Where("random mixing"), dim, false);
   Rng rng(seed, kMixingStream);
   switch (kind) {
     case MixingKind::cayley: return mix::Cayley{skew_from_upper(dim, rng)};
@@ -364,7 +374,9 @@ std::optional<Eigen::MatrixXd> detect_torus(const std::vector<Eigen::MatrixXd>& 
 
 namespace {
 double orthogonality_defect(const Eigen::MatrixXd& Q) {
-  return (Q.transpose() * Q - Eigen::MatrixXd::Identity(Q.rows(), Q.cols())).norm();
+  const Eigen::MatrixXd D = Q.transpose() * Q - Eigen::MatrixXd::Identity(Q.rows(), Q.cols());
+  const double d = D.norm();
+  return std::isfinite(d) ? d : D.stableNorm();  // squares overflow beyond |D|_F ~ 1e154
 }
 double orthogonality_tolerance(Eigen::Index n) { return 16.0 * static_cast<double>(n) * kEps; }
 }  // namespace
@@ -377,17 +389,17 @@ Encoder::Encoder(const GeneratorSet& set) {
   if (!mixing_ || orthogonality_defect(*mixing_) <= orthogonality_tolerance(dim_)) frequencies_ = detect_torus(set.base);
 }
 
-Route Encoder::resolve(Route route) const {
+Route Encoder::resolve(Route route, const Where& where) const {
   if (route == Route::automatic) return has_closed_form() ? Route::closed_form : Route::matrix_exp;
   if (route == Route::closed_form && !has_closed_form())
-    throw_bad_value("ropekit::Encoder", "route", "closed-form",
+    throw_bad_value(where, "route", "closed-form",
                     "available only for generators on the maximal torus with an orthogonal Q or none");
   return route;
 }
 
 Eigen::MatrixXd Encoder::operator()(const Eigen::VectorXd& x, Route route) const {
   if (x.size() != axes())
-    throw_bad_value("ropekit::Encoder", "position size", std::to_string(x.size()), fmt::format("{}, the axes", axes()));
+    throw_bad_value("generator encoder", "position size", std::to_string(x.size()), fmt::format("{}, the axes", axes()));
   if (resolve(route) == Route::matrix_exp) return hat(acting_, x).exp();
   const Eigen::VectorXd phase = frequencies_->transpose() * x;  // w_b . x, one per plane
   Eigen::MatrixXd E = Eigen::MatrixXd::Zero(dim_, dim_);
@@ -401,17 +413,112 @@ Eigen::MatrixXd Encoder::operator()(const Eigen::VectorXd& x, Route route) const
 
 double Encoder::kernel(const Eigen::VectorXd& dx, Route route) const {
   if (dx.size() != axes())
-    throw_bad_value("ropekit::Encoder", "offset size", std::to_string(dx.size()), fmt::format("{}, the axes", axes()));
+    throw_bad_value("generator encoder", "offset size", std::to_string(dx.size()), fmt::format("{}, the axes", axes()));
   if (resolve(route) == Route::matrix_exp) return (*this)(dx, Route::matrix_exp).trace() / dim_;
   const Eigen::VectorXd phase = frequencies_->transpose() * dx;
   return 2.0 * phase.array().cos().sum() / dim_;
 }
 
-Eigen::VectorXd induced_kernel(const GeneratorSet& set, const Eigen::MatrixXd& offsets, Route route) {
+double max_position_scale(int n) { return 1.0 / (16.0 * std::sqrt(static_cast<double>(n)) * kEps); }
+
+namespace {
+
+// Q's products (Q^T Q, Q T Q^T) and det Q must stay finite: |Q|_F below 1e154 (|Q^T Q|_F <= |Q|_F^2) and
+// Hadamard's bound prod_j |Q e_j|_2 >= |det Q| below 1e300. An orthogonal Q has sqrt(n) and 1.
+void check_mixing_range(const GeneratorSet& set, const std::string& where) {
+  if (!set.mixing) return;
+  const Eigen::MatrixXd& Q = *set.mixing;
+  const double f = Q.stableNorm();
+  if (!(f <= 1e154))
+    throw_bad_value(where, "Q", fmt::format("a matrix with |Q|_F = {}", format_number(f)),
+                    "orthogonal (|Q|_F = sqrt(n)); at least |Q|_F <= 1e154, so that Q^T Q stays finite");
+  double log10_hadamard = 0;
+  for (Eigen::Index j = 0; j < Q.cols(); ++j) log10_hadamard += std::log10(Q.col(j).stableNorm());
+  if (!(log10_hadamard <= 300))
+    throw_bad_value(where, "Q", fmt::format("a matrix with prod_j |Q e_j|_2 = 10^{:.0f}", log10_hadamard),
+                    "orthogonal (the product is 1); at least <= 1e300, Hadamard's bound on |det Q|, so that det Q "
+                    "stays finite");
+}
+
+// |B_i|_2 of the acting generators, +inf if B_i is not finite; by SVD, or when `cheap` and on the torus by
+// the largest |w_ib| (equal up to Q's rounding).
+std::vector<double> spectral_norms(const Encoder& enc, bool cheap) {
+  std::vector<double> out;
+  for (int i = 0; i < enc.axes(); ++i) {
+    const Eigen::MatrixXd& b = enc.acting()[static_cast<std::size_t>(i)];
+    if (!b.allFinite()) out.push_back(std::numeric_limits<double>::infinity());
+    else if (cheap && enc.has_closed_form()) out.push_back(enc.frequencies()->row(i).cwiseAbs().maxCoeff());
+    else out.push_back(spectral_norm(b));
+  }
+  return out;
+}
+
+}  // namespace
+
+Cost induced_kernel_cost(const GeneratorSet& set, double rows, double max_offset, Route route) {
+  const double n = set.dim, N = set.axes();
+  const bool torus = detect_torus(set.base).has_value() &&
+                     (!set.mixing || orthogonality_defect(*set.mixing) <= orthogonality_tolerance(set.dim));
+  if (torus && route != Route::matrix_exp) return Cost{8 * rows * N, rows * N * n / 2 * 10 / kFlopsPerSecond};
+  double f = 0;
+  for (const auto& t : set.base) f += t.stableNorm();
+  if (set.mixing) f *= std::max(1.0, set.mixing->stableNorm() * set.mixing->stableNorm() / n);
+  const double squarings = std::max(0.0, std::ceil(std::log2(std::max(1.0, max_offset * f / 5.4))));
+  return Cost{8 * (rows * N + 6 * n * n * (N + 2)), rows * 2 * n * n * n * (10 + std::min(squarings, 2000.0)) / kFlopsPerSecond};
+}
+
+namespace {
+
+// sum_i |x_i| |B_i|_2 <= max_position_scale(n) for every row x of `positions`; the first row that breaks it, or -1.
+// Tries the cheap bound |B_i|_2 <= |B_i|_F first; the exact norms (SVD, or the torus frequencies) only if needed.
+struct ScaleCheck {
+  Eigen::Index row = -1;
+  double scale = 0, largest_norm = 0;
+};
+ScaleCheck find_unresolvable(const Encoder& enc, const Eigen::MatrixXd& positions) {
+  const double limit = max_position_scale(enc.dim());
+  auto first_bad = [&](const std::vector<double>& norm) {
+    ScaleCheck r;
+    r.largest_norm = norm.empty() ? 0 : *std::max_element(norm.begin(), norm.end());
+    for (Eigen::Index k = 0; k < positions.rows(); ++k) {
+      double scale = 0;
+      for (int i = 0; i < enc.axes(); ++i)
+        if (positions(k, i) != 0) scale += std::fabs(positions(k, i)) * norm[static_cast<std::size_t>(i)];
+      if (!(scale <= limit)) return r.row = k, r.scale = scale, r;
+    }
+    return r;
+  };
+  std::vector<double> frobenius;
+  for (const auto& b : enc.acting()) frobenius.push_back(b.allFinite() ? b.stableNorm() : HUGE_VAL);
+  if (first_bad(frobenius).row < 0) return {};
+  return first_bad(spectral_norms(enc, true));
+}
+
+}  // namespace
+
+void check_offsets(const GeneratorSet& set, const Eigen::MatrixXd& offsets, Route route, const Where& where) {
+  set.validate();
+  check_mixing_range(set, where.context);
   const Encoder enc(set);
+  enc.resolve(route, where);
   if (offsets.cols() != enc.axes())
-    throw_bad_value("ropekit::induced_kernel", "offset columns", std::to_string(offsets.cols()),
+    throw_bad_value("induced kernel", "offset columns", std::to_string(offsets.cols()),
                     fmt::format("{}, the axes", enc.axes()));
+  const ScaleCheck bad = find_unresolvable(enc, offsets);
+  if (bad.row < 0) return;
+  std::string text;
+  for (int i = 0; i < enc.axes(); ++i) text += (i ? "," : "") + format_number(offsets(bad.row, i));
+  throw_bad_value(where, "offsets", text,
+                  fmt::format("such that sum_i |dx_i| |B_i|_2 <= 1/(16 sqrt(n) eps) = {:.3g} (here {:.3g}, |B_i|_2 up to "
+                              "{:.3g}): beyond it rounding of the phases is no longer small against the resolution of "
+                              "Phi = tr R / n",
+                              max_position_scale(enc.dim()), bad.scale, bad.largest_norm));
+}
+
+Eigen::VectorXd induced_kernel(const GeneratorSet& set, const Eigen::MatrixXd& offsets, Route route,
+                               const Where& where) {
+  check_offsets(set, offsets, route, where);
+  const Encoder enc(set);
   Eigen::VectorXd phi(offsets.rows());
   for (Eigen::Index k = 0; k < offsets.rows(); ++k) phi[k] = enc.kernel(offsets.row(k).transpose(), route);
   return phi;
@@ -419,14 +526,11 @@ Eigen::VectorXd induced_kernel(const GeneratorSet& set, const Eigen::MatrixXd& o
 
 // ------------------------------------------------------------------------------------------------
 
-void LieCheckOptions::validate() const {
-  constexpr const char* where = "ropekit::LieCheckOptions";
-  check_at_least(where, "window", window, 2);
-  if (window > (1 << 24)) throw_bad_value(where, "window", std::to_string(window), "<= 16777216");
-  check_at_least(where, "pairs", pairs, 1);
-  if (pairs > (1 << 20)) throw_bad_value(where, "pairs", std::to_string(pairs), "<= 1048576");
-  check_at_least(where, "max_exp", max_exp, 1);
-  check_at_least(where, "max_differences", max_differences, 1);
+void LieCheckOptions::validate(const Where& where) const {
+  check_in_range(where, "window", window, 2, 1 << 24);
+  check_in_range(where, "pairs", pairs, 1, 1 << 20);
+  check_in_range(where, "max_exp", max_exp, 1, std::int64_t{1} << 40);
+  check_in_range(where, "max_differences", max_differences, 1, std::int64_t{1} << 40);
 }
 
 namespace {
@@ -464,7 +568,8 @@ struct Scan {
 };
 
 // Reversibility through relativity: |R(x) - R(y)|_F = |I - R(y - x)|_F, one evaluation per difference.
-Scan scan_differences(const Encoder& enc, Route route, int W, std::int64_t budget, std::uint64_t seed) {
+Scan scan_differences(const Encoder& enc, Route route, int W, std::int64_t budget, std::uint64_t seed,
+                      const std::function<void()>& tick) {
   const int N = enc.axes(), n = enc.dim();
   const bool closed = route == Route::closed_form;
   Scan s;
@@ -479,6 +584,7 @@ Scan scan_differences(const Encoder& enc, Route route, int W, std::int64_t budge
       dist = (Eigen::MatrixXd::Identity(n, n) - enc(dv, route)).norm();
     }
     ++s.checked;
+    tick();
     if (dist < s.min) {
       s.min = dist;
       s.x.assign(N, 0);
@@ -513,7 +619,8 @@ Scan scan_differences(const Encoder& enc, Route route, int W, std::int64_t budge
 }
 
 // Reversibility without relativity: R at distinct positions, every pair compared directly.
-Scan scan_pairwise(const Encoder& enc, Route route, int W, std::int64_t max_exp, std::uint64_t seed) {
+Scan scan_pairwise(const Encoder& enc, Route route, int W, std::int64_t max_exp, std::uint64_t seed,
+                   const std::function<void()>& tick) {
   const int N = enc.axes(), n = enc.dim();
   const double all = std::pow(static_cast<double>(W), N);
   const double cap = std::min<double>(static_cast<double>(max_exp), std::max(2.0, std::sqrt(2.0 * kPairwiseFlops) / n));
@@ -546,7 +653,10 @@ Scan scan_pairwise(const Encoder& enc, Route route, int W, std::int64_t max_exp,
     }
   }
   std::vector<Eigen::MatrixXd> R(pos.size());
-  parallel_for(pos.size(), 0, [&](std::size_t a) { R[a] = enc(to_vector(pos[a]), route); });
+  parallel_for(pos.size(), 0, [&](std::size_t a) {
+    R[a] = enc(to_vector(pos[a]), route);
+    tick();
+  });
   // Row a's closest later position; rows reduced in order, so ties resolve the same on any thread count.
   std::vector<std::pair<double, std::size_t>> row_min(pos.size(), {std::numeric_limits<double>::infinity(), 0});
   parallel_for(pos.size(), 0, [&](std::size_t a) {
@@ -568,19 +678,153 @@ Scan scan_pairwise(const Encoder& enc, Route route, int W, std::int64_t max_exp,
 
 }  // namespace
 
-LieCheck check(const GeneratorSet& set, const LieCheckOptions& opt) {
-  opt.validate();
-  const Encoder enc(set);
-  const Route route = enc.resolve(opt.route);
+namespace {
 
+constexpr double kPairwiseCap = 1 << 28;  // see scan_pairwise
+
+// Positions the pairwise scan compares, as scan_pairwise chooses them.
+double pairwise_positions(int n, int N, int W, std::int64_t max_exp) {
+  const double cap = std::min<double>(static_cast<double>(max_exp), std::max(2.0, std::sqrt(2.0 * kPairwiseCap) / n));
+  return std::min(std::pow(static_cast<double>(W), N), std::floor(cap));
+}
+
+// Flops of the pieces of check(): one R(x), the fixed part, and the reversibility scan.
+struct LieWork {
+  double per_r = 0, fixed = 0, relativity = 0, scan = 0;
+  double total() const { return fixed + relativity + scan; }
+};
+
+LieWork lie_work(const GeneratorSet& set, const LieCheckOptions& o, bool closed, bool commuting) {
+  const double n = set.dim, N = set.axes(), n3 = n * n * n, W = o.window;
+  LieWork w;
+  if (closed) {
+    w.per_r = set.mixing ? 4 * n3 : n * n;  // Q E Q^T, or filling E
+  } else {
+    // Scaling and squaring: about 10 products for the Pade approximant, one per squaring; the norm of
+    // (W - 1) sum_i B_i bounds the squarings (|.|_F >= |.|_2: an overestimate).
+    double f = 0;
+    for (const auto& t : set.base) f += t.stableNorm();
+    if (set.mixing) f *= std::max(1.0, set.mixing->stableNorm() * set.mixing->stableNorm() / n);
+    const double squarings = std::max(0.0, std::ceil(std::log2(std::max(1.0, (W - 1) * f / 5.4))));
+    w.per_r = 2 * n3 * (10 + std::min(squarings, 2000.0));
+  }
+  // Acting generators, commutators, spectral norms, the rank SVD, Q's checks.
+  w.fixed = (set.mixing ? N * 4 * n3 + 3 * n3 : 0) + 2 * N * (N - 1) * n3 + N * 4 * n3 + 4 * n * n * N * N;
+  w.relativity = o.pairs * (3 * w.per_r + 2 * n3 + n * n);
+  if (commuting) {
+    const double all = (std::pow(2.0 * W - 1, N) - 1) / 2;
+    const double count = std::min(all, static_cast<double>(closed ? o.max_differences : o.max_exp));
+    w.scan = count * (closed ? 10 * N * n : w.per_r + n * n);
+  } else {
+    const double P = pairwise_positions(set.dim, set.axes(), o.window, o.max_exp);
+    w.scan = P * w.per_r + P * P / 2 * n * n;
+  }
+  return w;
+}
+
+Cost work_cost(const GeneratorSet& set, const LieWork& w, const LieCheckOptions& o) {
+  const double n = set.dim, N = set.axes();
+  const double P = pairwise_positions(set.dim, set.axes(), o.window, o.max_exp);
+  // The acting generators and Q, the relativity pairs' positions, R at the pairwise positions (n x n each).
+  const double bytes = 8 * (n * n * (3 * N + 4) + o.pairs * 2 * N + n * n * N * 2) + 8 * P * n * n;
+  return Cost{bytes, w.total() / kFlopsPerSecond};
+}
+
+// Blames the option whose reduction makes the check fit the budget: --pairs, then --max-exp, then --window.
+void check_lie_budget(const GeneratorSet& set, const LieCheckOptions& o, bool closed, bool commuting,
+                      const Where& where) {
+  const Cost cost = work_cost(set, lie_work(set, o, closed, commuting), o);
+  if (cost.fits()) return;
+  auto fits_with = [&](auto&& change) {
+    LieCheckOptions u = o;
+    change(u);
+    return work_cost(set, lie_work(set, u, closed, commuting), u).fits();
+  };
+  const std::string for_what = fmt::format("for n = {}, N = {} by {}", set.dim, set.axes(),
+                                           closed ? "the closed form" : "matrix exponentials");
+  if (fits_with([](LieCheckOptions& u) { u.pairs = 1; })) {
+    const auto v = largest_fitting(1, o.pairs, [&](std::int64_t k) {
+      return fits_with([&](LieCheckOptions& u) { u.pairs = static_cast<int>(k); });
+    });
+    check_cost(where, "pairs", std::to_string(o.pairs), cost, std::to_string(v), for_what);
+  }
+  if (fits_with([](LieCheckOptions& u) { u.pairs = 1, u.max_exp = 1, u.max_differences = 1; })) {
+    const bool diff = commuting && closed;
+    const std::int64_t current = diff ? o.max_differences : o.max_exp;
+    const auto v = largest_fitting(1, current, [&](std::int64_t k) {
+      return fits_with([&](LieCheckOptions& u) { (diff ? u.max_differences : u.max_exp) = k; });
+    });
+    check_cost(where, diff ? "max_differences" : "max_exp", std::to_string(current), cost, std::to_string(v),
+               for_what + fmt::format(" with {} {}", where.name("pairs"), o.pairs));
+  }
+  throw_bad_value(where, "generators", fmt::format("{} matrices of {} x {}", set.axes(), set.dim, set.dim),
+                  fmt::format("fewer or smaller: even one relativity pair and one scan step {}", cost.excess()));
+}
+
+}  // namespace
+
+Cost lie_check_cost(const GeneratorSet& set, const LieCheckOptions& o) {
+  // Before the checks run, a set on the maximal torus (with an orthogonal or no Q) counts as commuting,
+  // any other as not: check() re-estimates with the measured verdict before its scan.
+  const bool torus = detect_torus(set.base).has_value();
+  const bool closed = torus && (!set.mixing || orthogonality_defect(*set.mixing) <= orthogonality_tolerance(set.dim));
+  const bool closed_route = closed && o.route != Route::matrix_exp;
+  return work_cost(set, lie_work(set, o, closed_route, torus), o);
+}
+
+void check_lie_inputs(const GeneratorSet& set, const LieCheckOptions& opt, const Where& where) {
+  opt.validate(where);
+  set.validate();
+  check_mixing_range(set, where.context);
+  const Encoder enc(set);
+  const bool closed = enc.resolve(opt.route, where) == Route::closed_form;
+  check_lie_budget(set, opt, closed, detect_torus(set.base).has_value(), where);
+  // Every position of the window must be resolvable: (W - 1) sum_i |B_i|_2 <= max_position_scale(n).
+  const int n = enc.dim(), N = enc.axes();
+  const double limit = max_position_scale(n);
+  if (find_unresolvable(enc, Eigen::MatrixXd::Constant(1, N, opt.window - 1.0)).row < 0) return;
+  const std::vector<double> norms = spectral_norms(enc, true);
+  double sum_2 = 0;
+  for (double v : norms) sum_2 += v;
+  if (!(sum_2 <= limit))
+    throw_bad_value(where, "generators", fmt::format("sum_i |B_i|_2 = {:.3g}", sum_2),
+                    fmt::format("at most 1/(16 sqrt(n) eps) = {:.3g} (n = {}): beyond it rounding of the phases is no "
+                                "longer small against 1/sqrt(n) and the relativity tolerance exceeds any defect",
+                                limit, n));
+  throw_bad_value(where, "window", std::to_string(opt.window),
+                  fmt::format("at most {} for these generators: (W - 1) sum_i |B_i|_2 must stay <= 1/(16 sqrt(n) "
+                              "eps) = {:.3g}, here sum_i |B_i|_2 = {:.3g}",
+                              static_cast<long long>(std::floor(limit / sum_2)) + 1, limit, sum_2));
+}
+
+LieCheck check(const GeneratorSet& set, const LieCheckOptions& opt, const Where& where) {
+  check_lie_inputs(set, opt, where);
+  const Encoder enc(set);
+  const Route route = enc.resolve(opt.route, where);
+  const bool closed = route == Route::closed_form;
+  const bool torus_guess = detect_torus(set.base).has_value();
   const auto& B = enc.acting();
   const int n = enc.dim(), N = enc.axes();
+  double sum_2 = 0;
+  for (const auto& b : B) sum_2 += spectral_norm(b);
+
+  // Progress: the fraction of the estimated flops done.
+  LieWork work = lie_work(set, opt, closed, torus_guess);
+  std::mutex meter_mutex;
+  double done = 0;
+  auto advance = [&](double flops) {
+    if (!opt.progress) return;
+    std::lock_guard<std::mutex> lock(meter_mutex);
+    done += flops;
+    opt.progress(std::min(1.0, done / std::max(1.0, work.total())));
+  };
+
   LieCheck c;
   c.dim = n;
   c.axes = N;
   c.window = opt.window;
   c.masa_bound = n / 2;
-  c.route = route == Route::closed_form ? "closed-form torus" : "matrix exponential";
+  c.route = closed ? "closed-form torus" : "matrix exponential";
 
   double max_f = 0;
   for (const auto& b : B) max_f = std::max(max_f, b.norm());
@@ -605,9 +849,8 @@ LieCheck check(const GeneratorSet& set, const LieCheckOptions& opt) {
     c.orthogonal = c.orthogonality_defect <= c.orthogonality_tolerance;
   }
 
-  double sum_2 = 0;
-  for (const auto& b : B) sum_2 += spectral_norm(b);
   c.window_scale = (opt.window - 1) * sum_2;
+  advance(work.fixed);
   c.relativity_tolerance = 32.0 * n * kEps * (1.0 + c.window_scale);
 
   // Relativity: the two far corners, then seeded random pairs of window positions.
@@ -628,6 +871,7 @@ LieCheck check(const GeneratorSet& set, const LieCheckOptions& opt) {
   parallel_for(pairs.size(), 0, [&](std::size_t k) {
     const auto& [x1, x2] = pairs[k];
     defect[k] = (enc(x1, route).transpose() * enc(x2, route) - enc(x2 - x1, route)).norm();
+    advance(work.relativity / static_cast<double>(pairs.size()));
   });
   for (double d : defect) keep_max(c.relativity_defect, d);
   c.pairs_checked = opt.pairs;
@@ -638,10 +882,21 @@ LieCheck check(const GeneratorSet& set, const LieCheckOptions& opt) {
   c.within_masa_bound = N <= c.masa_bound;
   c.relativity = c.relativity_defect <= c.relativity_tolerance;
 
-  const Scan s = c.skew && c.commuting
+  // The scan's cost with the measured verdict (a commuting set off the torus scans differences by
+  // matrix exponentials): refuse before it if that breaks the budget.
+  const bool differences = c.skew && c.commuting;
+  if (differences != torus_guess) {
+    check_lie_budget(set, opt, closed, differences, where);
+    const double before = work.fixed + work.relativity;
+    work = lie_work(set, opt, closed, differences);
+    done = std::min(done, before);
+  }
+  const double per_step = differences ? (closed ? 10.0 * N * n : work.per_r) : work.per_r;
+  const std::function<void()> tick = [&] { advance(per_step); };
+  const Scan s = differences
                      ? scan_differences(enc, route, W, route == Route::closed_form ? opt.max_differences : opt.max_exp,
-                                        opt.seed ^ 0xD1FFull)
-                     : scan_pairwise(enc, route, W, opt.max_exp, opt.seed ^ 0x9A12ull);
+                                        opt.seed ^ 0xD1FFull, tick)
+                     : scan_pairwise(enc, route, W, opt.max_exp, opt.seed ^ 0x9A12ull, tick);
   c.min_position_distance = s.min;
   c.closest_x = s.x;
   c.closest_y = s.y;

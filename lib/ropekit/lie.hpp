@@ -12,12 +12,16 @@
 // Norms: |.|_F is the Frobenius norm, |.|_2 the spectral norm; eps = 2^-52.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include <Eigen/Dense>
+
+#include "ropekit/budget.hpp"
+#include "ropekit/error.hpp"
 
 namespace ropekit {
 
@@ -36,7 +40,7 @@ struct GeneratorSet {
   int axes() const { return static_cast<int>(base.size()); }
   /// @throws InputError for n out of [1, kMaxLieDim], no generators, a matrix that is not n x n, or a
   ///         non-finite entry; `where` names the source (a file) in the message.
-  void validate(const std::string& where = "ropekit::GeneratorSet") const;
+  void validate(const std::string& where = "generator set") const;
   /// The acting generators B_i = Q T_i Q^T (T_i when there is no Q), each n x n.
   std::vector<Eigen::MatrixXd> acting() const;
 };
@@ -85,18 +89,20 @@ struct User {
 using GeneratorFamily = std::variant<gen::Axial, gen::Mixed, gen::Torus, gen::Random, gen::User>;
 
 /// The frequency matrix of a torus family (rows = N, cols = n/2): Axial, Mixed, Torus.
-/// @throws InputError for bad parameters, or for Random / User (not a torus).
-Eigen::MatrixXd torus_frequencies(const GeneratorFamily& family);
+/// @throws InputError for bad parameters (named as `where` spells dim, axes, base), or for Random / User.
+Eigen::MatrixXd torus_frequencies(const GeneratorFamily& family, const Where& where = Where("generator family"));
 
 /// Generic torus frequencies, log-uniform in (1/base, 1], seeded (independent and incommensurate almost
 /// surely): rows = axes, cols = dim/2. @throws InputError for an odd dim or bad parameters.
-Eigen::MatrixXd random_torus_frequencies(int axes, int dim, double base, std::uint64_t seed);
+Eigen::MatrixXd random_torus_frequencies(int axes, int dim, double base, std::uint64_t seed,
+                                         const Where& where = Where("torus frequencies"));
 
 /// T_i = diag_b(W(i, b) J): N matrices, each 2 W.cols() x 2 W.cols().
 std::vector<Eigen::MatrixXd> torus_generators(const Eigen::MatrixXd& frequencies);
 
-/// Builds the family's generators (no mixing). @throws InputError naming the family, parameter and constraint.
-GeneratorSet generators(const GeneratorFamily& family);
+/// Builds the family's generators (no mixing). @throws InputError naming the parameter as `where` spells it
+/// (dim, axes, base, scale; a scale whose generators would overflow float64 included).
+GeneratorSet generators(const GeneratorFamily& family, const Where& where = Where("generator family"));
 
 /// Sum_i x_i B_i (the hat map of the position), n x n. x.size() must equal B.size().
 Eigen::MatrixXd hat(const std::vector<Eigen::MatrixXd>& B, const Eigen::VectorXd& x);
@@ -127,8 +133,8 @@ using Mixing = std::variant<mix::Cayley, mix::Exp, mix::Givens>;
 
 enum class MixingKind { cayley, exp, givens };
 
-/// "cayley", "exp", "givens". @throws InputError otherwise.
-MixingKind parse_mixing_kind(const std::string& name);
+/// "cayley", "exp", "givens". @throws InputError otherwise, naming `where`'s spelling of "mix".
+MixingKind parse_mixing_kind(const std::string& name, const Where& where = Where("mixing"));
 const char* to_string(MixingKind kind);
 
 /// Q from its parameters, n x n. @throws InputError on a non-skew S, wrong sizes or non-finite values.
@@ -164,8 +170,9 @@ class Encoder {
   const std::vector<Eigen::MatrixXd>& acting() const { return acting_; }
   int dim() const { return dim_; }
   int axes() const { return static_cast<int>(acting_.size()); }
-  /// The route that `route` resolves to. @throws InputError for closed_form without a closed form.
-  Route resolve(Route route) const;
+  /// The route that `route` resolves to. @throws InputError for closed_form without a closed form, naming
+  /// `where`'s spelling of "route".
+  Route resolve(Route route, const Where& where = Where("generator encoder")) const;
 
  private:
   int dim_ = 0;
@@ -174,8 +181,24 @@ class Encoder {
   std::optional<Eigen::MatrixXd> frequencies_;
 };
 
-/// Phi at each row of offsets (rows = K, cols = N): K values.
-Eigen::VectorXd induced_kernel(const GeneratorSet& set, const Eigen::MatrixXd& offsets, Route route = Route::automatic);
+/// The largest scale s = sum_i |x_i| |B_i|_2 of a position x (or offset) that the float64 checks can resolve:
+/// 1 / (16 sqrt(n) eps). Beyond it rounding of the phases (about s eps) is no longer small against the
+/// 1/sqrt(n) resolution of Phi = tr R / n, and the relativity tolerance 32 n eps (1 + s) exceeds 2 sqrt(n),
+/// the largest defect orthogonal R can show, so relativity could not fail.
+double max_position_scale(int n);
+
+/// Estimated memory and run time of induced_kernel for `rows` offsets (budget.hpp): per offset the
+/// closed form's N n/2 phases, or one matrix exponential of about (10 + squarings) 2 n^3 flops.
+Cost induced_kernel_cost(const GeneratorSet& set, double rows, double max_offset, Route route);
+
+/// The checks induced_kernel makes before any work: a valid set with a usable Q, the route, and every offset's
+/// scale sum_i |dx_i| |B_i|_2 within max_position_scale(n). @throws InputError naming "offsets" or "route" as
+/// `where` spells them.
+void check_offsets(const GeneratorSet& set, const Eigen::MatrixXd& offsets, Route route, const Where& where);
+
+/// Phi at each row of offsets (rows = K, cols = N): K values. @throws InputError as check_offsets.
+Eigen::VectorXd induced_kernel(const GeneratorSet& set, const Eigen::MatrixXd& offsets, Route route = Route::automatic,
+                               const Where& where = Where("induced kernel"));
 
 /// The frequencies W (N x n/2) if every T_i is exactly diag_b(w J) (entries outside the 2x2 diagonal blocks
 /// zero, each block [[0, -w], [w, 0]] to the bit), else nullopt.
@@ -191,9 +214,11 @@ struct LieCheckOptions {
   std::int64_t max_differences = 1 << 20;  ///< >= 1 closed-form differences for the reversibility scan
   std::uint64_t seed = 0x5EED;        ///< the deterministic sample of pairs and positions
   Route route = Route::automatic;
+  /// Called with the fraction of the estimated work done (from worker threads, serialised); may be empty.
+  std::function<void(double)> progress;
 
-  /// @throws InputError naming the option.
-  void validate() const;
+  /// @throws InputError naming the option, spelled by `where` (max_exp -> --max-exp).
+  void validate(const Where& where = Where("Lie check options")) const;
 };
 
 /// Every number of the checks and the verdicts. Thresholds (stated in README and the reports):
@@ -234,7 +259,19 @@ struct LieCheck {
   std::string brief_report() const;
 };
 
-/// Runs every check. @throws InputError for an invalid set or options.
-LieCheck check(const GeneratorSet& set, const LieCheckOptions& options = {});
+/// Estimated memory and run time of check(set, options) (budget.hpp), counting flops: the commutators, the
+/// singular values, R(x) per relativity pair (3 evaluations: closed form, with Q two n^3 products, or a
+/// matrix exponential of about (8 + squarings) n^3 products) and the reversibility scan's evaluations.
+Cost lie_check_cost(const GeneratorSet& set, const LieCheckOptions& options);
+
+/// The checks check() makes before any work: options, set, Q, route, budget, and the window scale.
+/// @throws InputError as check().
+void check_lie_inputs(const GeneratorSet& set, const LieCheckOptions& options, const Where& where);
+
+/// Runs every check. @throws InputError for an invalid set or options (named by `where`), a mixing Q whose
+/// products or determinant would overflow float64, generators whose window scale (W - 1) sum_i |B_i|_2
+/// exceeds max_position_scale(n), or work beyond the budget (lie_check_cost).
+LieCheck check(const GeneratorSet& set, const LieCheckOptions& options = {},
+               const Where& where = Where("Lie check"));
 
 }  // namespace ropekit

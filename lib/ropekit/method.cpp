@@ -1,6 +1,8 @@
 #include "ropekit/method.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <regex>
 
 #include <fmt/format.h>
@@ -14,6 +16,8 @@ namespace ropekit {
 namespace {
 
 constexpr int kMaxOrder = 32;  // x^p/p! for p < 32 stays far inside double range on any lag grid
+constexpr std::int64_t kMaxMatchedK = INT32_MAX;
+constexpr std::size_t kMaxNameLength = 128;  // reference names are ~20 characters  // rope_matched: k > F already means M = 1 column pair
 
 std::string known_names() {
   return "nope, rope, rope_matched_m<k>, alibi, rope_alibi, damped_rope, real_jordan, direct_sum, "
@@ -22,16 +26,48 @@ std::string known_names() {
          "jordan-scaled:m=4,c=0.1 (see `ropekit list methods`)";
 }
 
-[[noreturn]] void unknown(std::string_view name) {
-  throw InputError(fmt::format("unknown method '{}' (known: {})", name, known_names()));
+// Messages name the method as the user wrote it, after the context `what` ("method", or
+// "ropekit features: --method").
+std::string where_of(std::string_view what, std::string_view name) { return fmt::format("{} '{}'", what, name); }
+
+[[noreturn]] void unknown(std::string_view what, std::string_view name) {
+  if (what == "method") throw InputError(fmt::format("unknown method '{}' (known: {})", name, known_names()));
+  throw InputError(fmt::format("{}: unknown method '{}' (known: {})", what, name, known_names()));
+}
+
+// The family parameters of the spec (fixed-basis.md section 2), shared by the reference names and the
+// readable spellings so that both read the same values: the reference's suffix k means max(min_ref, k),
+// a readable spelling must give a value in [min, max] itself.
+struct OrderRule {
+  const char* ref;   // reference name before the digits
+  const char* key;   // readable key: k or m
+  int fallback;      // the default when absent
+  int min_ref;       // reference names: k' = max(min_ref, k)
+  std::int64_t min;  // readable: at least this (= min_ref: the spec has no smaller order)
+  std::int64_t max;
+};
+constexpr OrderRule kMatched{"rope_matched_m", "k", 2, 1, 1, kMaxMatchedK};   // rope-matched:k=
+constexpr OrderRule kPoly{"direct_sum_poly_m", "k", 4, 2, 2, kMaxOrder};        // direct-sum-poly:k=
+constexpr OrderRule kScaled{"jordan_scaled_m", "m", 3, 2, 2, kMaxOrder};        // jordan-scaled:m=
+constexpr OrderRule kJordan{"jordan_m", "m", 2, 1, 1, kMaxOrder};  // jordan:m= (reference: jordan_rope, _m3, _m4)
+
+// The digit suffix of a reference name (rule 4), checked before any conversion: k' = max(min_ref, k) <= max.
+int suffix_order(std::string_view what, const std::string& name, const std::string& digits, const OrderRule& r) {
+  const IntegerText t = read_integer_text(digits);
+  if (t.kind != IntegerText::Kind::integer || t.magnitude > static_cast<std::uint64_t>(r.max))
+    throw_bad_value(where_of(what, name), r.key, digits,
+                    fmt::format("an integer <= {} (the name's digits; k' = max({}, k))", r.max, r.min_ref));
+  return std::max(r.min_ref, static_cast<int>(t.magnitude));
 }
 
 // "c" followed by digits only: c = NNN / 100 (c010 = 0.1, c150 = 1.5, c1 = 0.01).
-std::optional<double> c_token(const std::string& tok) {
+std::optional<double> c_token(std::string_view what, const std::string& name, const std::string& tok) {
   static const std::regex re("c([0-9]+)");
   std::smatch m;
   if (!std::regex_match(tok, m, re)) return std::nullopt;
-  return std::stod(m[1].str()) / 100.0;
+  const double c = parse_double(m[1].str()).value_or(HUGE_VAL) / 100.0;
+  if (!std::isfinite(c)) throw_bad_value(where_of(what, name), "c", tok, "cNNN with c = NNN/100 finite");
+  return c;
 }
 
 std::vector<std::string> split_underscore(std::string_view s) {
@@ -46,39 +82,42 @@ std::vector<std::string> split_underscore(std::string_view s) {
   return out;
 }
 
-std::string c_spelling(double c) { return fmt::format("c{:03d}", static_cast<int>(std::lround(c * 100))); }
+std::string c_spelling(double c) {
+  if (!(c * 100 < 1e15)) return "c" + format_number(c * 100);  // beyond exact integers: as written
+  return fmt::format("c{:03d}", static_cast<long long>(std::llround(c * 100)));
+}
 
 // Rule 3: jordan_exact... = order-2 scaled-exact basis, c from the first cNNN token (default 1).
-Method parse_jordan_exact(const std::string& name) {
+Method parse_jordan_exact(std::string_view what, const std::string& name) {
   auto tokens = split_underscore(name);
   std::optional<double> c;
   std::optional<std::string> order_token;
   for (size_t i = 2; i < tokens.size(); ++i) {
     const auto& tok = tokens[i];
-    if (auto v = c_token(tok)) {
-      if (c) throw InputError(fmt::format("method '{}': c given twice (write jordan_exact_cNNN once)", name));
+    if (auto v = c_token(what, name, tok)) {
+      if (c) throw InputError(fmt::format("{}: c given twice (write jordan_exact_cNNN once)", where_of(what, name)));
       c = v;
     } else if (tok == "scaled") {
       continue;  // jordan_exact_scaled: c = 1 unless a cNNN token says otherwise
     } else if (std::regex_match(tok, std::regex("m[0-9]+"))) {
       order_token = tok;
     } else {
-      throw InputError(fmt::format("method '{}': unknown token '{}' (jordan_exact takes only a cNNN token; known: {})",
-                                   name, tok, known_names()));
+      throw InputError(fmt::format("{}: unknown token '{}' (jordan_exact takes only a cNNN token; known: {})",
+                                   where_of(what, name), tok, known_names()));
     }
   }
   const double cv = c.value_or(1.0);
   if (order_token) {
-    const int m = std::stoi(order_token->substr(1));
+    const int m = suffix_order(what, name, order_token->substr(1), kScaled);
     throw InputError(fmt::format(
-        "method '{}': the reference ignores '{}' in jordan_exact names and silently builds order-2 features; "
+        "{}: the reference ignores '{}' in jordan_exact names and silently builds order-2 features; "
         "write jordan_scaled_m{}_{} (or jordan-scaled:m={},c={}) for order {}, or jordan_exact_{} for order 2",
-        name, *order_token, m, c_spelling(cv), m, format_number(cv), m, c_spelling(cv)));
+        where_of(what, name), *order_token, m, c_spelling(cv), m, format_number(cv), m, c_spelling(cv)));
   }
   return method::JordanScaled{2, cv};
 }
 
-Method parse_reference(const std::string& name) {
+Method parse_reference(std::string_view what, const std::string& name) {
   using namespace method;
   if (name == "nope") return Nope{};
   if (name == "rope") return Rope{};
@@ -92,45 +131,50 @@ Method parse_reference(const std::string& name) {
   if (name == "jordan_raw_tau") return Jordan{2, {}, false};     // rule 2
   if (name == "jordan_m3") return Jordan{3, {}, {}};
   if (name == "jordan_m4") return Jordan{4, {}, {}};
-  if (name.rfind("jordan_exact", 0) == 0 && (name.size() == 12 || name[12] == '_')) return parse_jordan_exact(name);
+  if (name.rfind("jordan_exact", 0) == 0 && (name.size() == 12 || name[12] == '_'))
+    return parse_jordan_exact(what, name);
 
   std::smatch m;
   static const std::regex matched("rope_matched(?:_m([0-9]+))?");
-  if (std::regex_match(name, m, matched)) {
-    const int k = m[1].matched ? std::stoi(m[1].str()) : 2;
-    return RopeMatched{std::max(1, k)};
-  }
+  if (std::regex_match(name, m, matched))
+    return RopeMatched{m[1].matched ? suffix_order(what, name, m[1].str(), kMatched) : kMatched.fallback};
   static const std::regex poly("direct_sum_poly(?:_m([0-9]+))?");
-  if (std::regex_match(name, m, poly)) {
-    const int k = m[1].matched ? std::stoi(m[1].str()) : 4;
-    return DirectSumPoly{std::max(2, k), {}};
-  }
+  if (std::regex_match(name, m, poly))
+    return DirectSumPoly{m[1].matched ? suffix_order(what, name, m[1].str(), kPoly) : kPoly.fallback, {}};
   static const std::regex scaled("jordan_scaled(?:_m([0-9]+))?(?:_(c[0-9]+))?");
   if (std::regex_match(name, m, scaled)) {
-    const int k = m[1].matched ? std::stoi(m[1].str()) : 3;
-    const double c = m[2].matched ? *c_token(m[2].str()) : 1.0;
-    if (k > kMaxOrder) throw_bad_value(fmt::format("method '{}'", name), "m", std::to_string(k), "<= 32");
-    return JordanScaled{std::max(2, k), c};
+    const int k = m[1].matched ? suffix_order(what, name, m[1].str(), kScaled) : kScaled.fallback;
+    const double c = m[2].matched ? *c_token(what, name, m[2].str()) : 1.0;
+    return JordanScaled{k, c};
   }
-  if (std::regex_match(name, std::regex("jordan_m[0-9]+")))
-    throw InputError(fmt::format("unknown method '{}': the reference knows only jordan_m3 and jordan_m4; "
-                                 "write jordan:m={} for another order",
-                                 name, name.substr(8)));
-  unknown(name);
+  if (std::regex_match(name, std::regex("jordan_m[0-9]+"))) {
+    const IntegerText t = read_integer_text(name.substr(8));
+    if (t.kind == IntegerText::Kind::integer && t.magnitude >= 1 && t.magnitude <= kMaxOrder)
+      throw InputError(fmt::format("{}: the reference knows only jordan_m3 and jordan_m4; write jordan:m={} for "
+                                   "another order",
+                                   where_of(what, name), t.magnitude));
+    throw InputError(fmt::format("{}: the reference knows only jordan_m3 and jordan_m4; another order is "
+                                 "jordan:m=<m>, m an integer in [1, {}]",
+                                 where_of(what, name), kMaxOrder));
+  }
+  unknown(what, name);
 }
 
-int take_order(Spelling& s, std::string_view key, int fallback, int min) {
-  auto v = s.take_int(key);
-  if (!v) return fallback;
-  if (*v < min || *v > kMaxOrder)
-    throw_bad_value(fmt::format("method '{}'", s.text()), key, std::to_string(*v),
-                    fmt::format("an integer in [{}, {}]", min, kMaxOrder));
+int take_order(Spelling& s, const OrderRule& r) {
+  auto v = s.take_int(r.key);
+  if (!v) return r.fallback;
+  if (*v < r.min || *v > r.max)
+    throw_bad_value(where_of(s.what(), s.text()), r.key, std::to_string(*v),
+                    *v < r.min && *v >= 0
+                        ? fmt::format("an integer in [{}, {}]; the reference's {}{} means {} = {}", r.min, r.max, r.ref,
+                                      *v, r.key, r.min_ref)
+                        : fmt::format("an integer in [{}, {}]", r.min, r.max));
   return static_cast<int>(*v);
 }
 
 std::optional<double> take_gamma(Spelling& s) {
   auto g = s.take_double("gamma");
-  if (g) check_nonnegative(fmt::format("method '{}'", s.text()), "gamma", *g);
+  if (g) check_nonnegative(where_of(s.what(), s.text()), "gamma", *g);
   return g;
 }
 
@@ -139,12 +183,12 @@ std::optional<bool> take_tau(Spelling& s) {
   if (!w) return std::nullopt;
   if (*w == "bounded") return true;
   if (*w == "raw") return false;
-  throw_bad_value(fmt::format("method '{}'", s.text()), "tau", fmt::format("'{}'", *w), "bounded or raw");
+  throw_bad_value(where_of(s.what(), s.text()), "tau", fmt::format("'{}'", *w), "bounded or raw");
 }
 
-Method parse_readable(std::string_view text) {
+Method parse_readable(std::string_view what, std::string_view text) {
   using namespace method;
-  auto s = Spelling::parse(text, "method");
+  auto s = Spelling::parse(text, what);
   const auto& f = s.family();
   Method out;
   std::string keys;
@@ -152,7 +196,7 @@ Method parse_readable(std::string_view text) {
   else if (f == "rope") out = Rope{};
   else if (f == "alibi") out = Alibi{};
   else if (f == "rope-alibi") out = RopeAlibi{};
-  else if (f == "rope-matched") out = RopeMatched{take_order(s, "k", 2, 1)}, keys = "k";
+  else if (f == "rope-matched") out = RopeMatched{take_order(s, kMatched)}, keys = "k";
   else if (f == "damped-rope") out = DampedRope{take_gamma(s)}, keys = "gamma";
   else if (f == "real-jordan") {
     auto g = take_gamma(s);
@@ -161,19 +205,19 @@ Method parse_readable(std::string_view text) {
     auto g = take_gamma(s);
     out = DirectSum{g, take_tau(s)}, keys = "gamma, tau";
   } else if (f == "direct-sum-poly") {
-    const int k = take_order(s, "k", 4, 1);
+    const int k = take_order(s, kPoly);
     out = DirectSumPoly{k, take_tau(s)}, keys = "k, tau";
   } else if (f == "jordan") {
-    const int m = take_order(s, "m", 2, 1);
+    const int m = take_order(s, kJordan);
     auto g = take_gamma(s);
     out = Jordan{m, g, take_tau(s)}, keys = "m, gamma, tau";
   } else if (f == "jordan-scaled") {
-    const int m = take_order(s, "m", 3, 1);
+    const int m = take_order(s, kScaled);
     const double c = s.take_double("c").value_or(1.0);
-    check_nonnegative(fmt::format("method '{}'", s.text()), "c", c);
+    check_nonnegative(where_of(s.what(), s.text()), "c", c);
     out = JordanScaled{m, c}, keys = "m, c";
   } else {
-    unknown(text);
+    unknown(what, text);
   }
   s.finish(keys);
   return out;
@@ -181,11 +225,16 @@ Method parse_readable(std::string_view text) {
 
 }  // namespace
 
-Method parse_method(std::string_view name) {
+Method parse_method(std::string_view name, std::string_view what) {
   std::string n(name);
-  if (n.empty()) throw InputError("method name is empty (known: " + known_names() + ")");
-  if (n.find_first_of(":-=") != std::string::npos) return parse_readable(n);
-  return parse_reference(n);
+  if (n.empty()) throw InputError(fmt::format("{}: the method name is empty (known: {})", what, known_names()));
+  if (n.find_first_of(":-=") != std::string::npos) return parse_readable(what, n);
+  // std::regex recurses per character: a name of 1e5 characters would overflow the stack.
+  if (n.size() > kMaxNameLength)
+    throw InputError(fmt::format("{} = {} characters (must be at most {}; known: {})",
+                                 what == "method" ? std::string("method name") : std::string(what), n.size(),
+                                 kMaxNameLength, known_names()));
+  return parse_reference(what, n);
 }
 
 std::string readable_name(const Method& method) {
@@ -240,19 +289,19 @@ const std::vector<MethodFamilyInfo>& method_families() {
   static const std::vector<MethodFamilyInfo> families = {
       {"nope", "nope", "1", "1"},
       {"rope", "rope", "1, C, S", "1+2F"},
-      {"rope-matched:k=<k>", "rope_matched_m<k> (k default 2)", "1, C_0..C_{M-1}, S_0..S_{M-1}, M = max(1, F/k)",
+      {"rope-matched:k=<k>", "rope_matched_m<k> (k default 2; k' = max(1, k))", "1, C_0..C_{M-1}, S_0..S_{M-1}, M = max(1, F/k)",
        "1+2M"},
       {"alibi", "alibi", "1, x", "2"},
       {"rope-alibi", "rope_alibi", "1, C, S, x", "2+2F"},
       {"damped-rope[:gamma=<g>]", "damped_rope", "1, E C, E S", "1+2F"},
       {"real-jordan[:gamma=<g>,tau=bounded|raw]", "real_jordan", "1, E, that E", "3"},
       {"direct-sum[:gamma=<g>,tau=bounded|raw]", "direct_sum", "1, C, S, x, E, that E", "4+2F"},
-      {"direct-sum-poly:k=<k>[,tau=bounded|raw]", "direct_sum_poly_m<k> (k default 4)",
+      {"direct-sum-poly:k=<k>[,tau=bounded|raw]", "direct_sum_poly_m<k> (k default 4; k' = max(2, k))",
        "1, C, S, that^1..that^(k-1)", "2F+k"},
       {"jordan:m=<m>[,gamma=<g>,tau=bounded|raw]",
        "jordan_rope (m=2), jordan_no_gamma (gamma=0), jordan_raw_tau (tau=raw), jordan_m3, jordan_m4",
        "1, (that^p/p!) E C, (that^p/p!) E S for p < m", "1+2mF"},
-      {"jordan-scaled:m=<m>,c=<c>", "jordan_scaled_m<k>[_cNNN] (m default 3), jordan_exact[_cNNN] (m=2), "
+      {"jordan-scaled:m=<m>,c=<c>", "jordan_scaled_m<k>[_cNNN] (m default 3; m = max(2, k)), jordan_exact[_cNNN] (m=2), "
                                     "jordan_exact_scaled (m=2, c=1); c default 1",
        "1, (x^p/p!) e^{-cx} C, (x^p/p!) e^{-cx} S for p < m", "1+2mF"},
   };

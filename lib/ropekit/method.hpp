@@ -44,7 +44,7 @@ struct Jordan {
 /// Scaled-exact Jordan block, gamma = c/L and eta = 1/L: an exact one-parameter representation.
 /// 1, then for p = 0..m-1: (x^p/p!) e^{-c x} C, (x^p/p!) e^{-c x} S. Ignores the run's gamma, bounded_tau.
 struct JordanScaled {
-  int m = 3;
+  int m = 3;       ///< 2..32 (the spec's m = max(2, k))
   double c = 1.0;  ///< finite, >= 0
 };
 }  // namespace method
@@ -54,10 +54,13 @@ using Method = std::variant<method::Nope, method::Rope, method::RopeMatched, met
                             method::Jordan, method::JordanScaled>;
 
 /// Parses a reference name (`jordan_scaled_m4_c010`, spec section 2 rules 1-4) or a readable
-/// spelling (`jordan-scaled:m=4,c=0.1`).
+/// spelling (`jordan-scaled:m=4,c=0.1`). Both read the same parameters: a reference suffix k means the
+/// spec's max(min, k) (direct_sum_poly_m1 is k = 2), and a readable spelling must give a value the spec
+/// allows itself (direct-sum-poly:k=1 is refused, naming k = 2). Orders are at most 32 (rope_matched: 2^31 - 1).
 /// @throws InputError for an unknown name (listing the known ones), bad parameters, or a name the
-///         reference silently misreads (`jordan_exact_m4_c010`), giving the explicit spelling.
-Method parse_method(std::string_view name);
+///         reference silently misreads (`jordan_exact_m4_c010`), giving the explicit spelling. Messages start
+///         with `what` and the name as written, e.g. "ropekit features: --method 'jordan:m=0': m = 0 (...)".
+Method parse_method(std::string_view name, std::string_view what = "method");
 
 /// The readable spelling that parses back to the same value, e.g. "jordan:m=2,tau=raw".
 std::string readable_name(const Method& m);

@@ -55,10 +55,18 @@ double Moments::stderr_variance() const {
   return std::sqrt(std::max(0.0, (M4 / n - s2 * s2 * (n - 3) / (n - 1)) / n));
 }
 
-void McOptions::validate() const {
-  check_at_least("ropekit Monte Carlo", "trials", trials, 2);
-  if (trials > (std::int64_t{1} << 40))
-    throw_bad_value("ropekit Monte Carlo", "trials", std::to_string(trials), "at most 2^40");
+void McOptions::validate(const Where& where) const {
+  check_in_range(where, "trials", trials, 2, std::int64_t{1} << 40);
+}
+
+Cost monte_carlo_cost(std::int64_t trials, double blocks, double lags, int k, int threads) {
+  const double t = static_cast<double>(trials);
+  const double chunks = std::ceil(t / static_cast<double>(kTrialsPerChunk));
+  const double workers = std::min(std::min(chunks, 64.0), static_cast<double>(threads > 0 ? threads : default_threads()));
+  const double moments = (std::min(chunks, 64.0) + 1) * lags * sizeof(Moments);
+  const double per_worker = 8.0 * (2.5 * blocks * k + 2 * blocks + 14 * lags);
+  const double angles = t * blocks * lags * (k > 1 ? 1.0 + 0.5 * k : 1.0);
+  return Cost{moments + workers * per_worker + 8.0 * lags * k, angles / kAnglesPerSecond};
 }
 
 double angle_evaluations(std::int64_t trials, int blocks, Eigen::Index lags) {

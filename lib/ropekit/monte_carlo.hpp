@@ -10,6 +10,8 @@
 
 #include <Eigen/Dense>
 
+#include "ropekit/budget.hpp"
+#include "ropekit/error.hpp"
 #include "ropekit/rf_estimator.hpp"
 #include "ropekit/rng.hpp"
 #include "ropekit/spectral.hpp"
@@ -38,8 +40,8 @@ struct McOptions {
   /// Called with the fraction of trials done, at most once per chunk, from worker threads (serialised).
   std::function<void(double)> progress;
 
-  /// @throws InputError naming the first broken constraint.
-  void validate() const;
+  /// @throws InputError naming the first broken constraint, spelled by `where` (trials -> --trials).
+  void validate(const Where& where = Where("Monte Carlo")) const;
 };
 
 constexpr std::int64_t kTrialsPerChunk = 256;
@@ -51,6 +53,11 @@ constexpr std::int64_t kTrialsPerChunk = 256;
 /// k > 1 density, or a score that overflows (non-finite lag * frequency).
 std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, const Eigen::MatrixXd& lags,
                                    const McOptions& options);
+
+/// Estimated memory and run time of one score_moments call (budget.hpp): trials * blocks * lags angle
+/// evaluations (times k for the dot products of k-D lags) at kAnglesPerSecond; memory for the moments of
+/// up to 64 chunks per lag and, per worker thread, the frequencies of one trial (blocks * k) and the lags.
+Cost monte_carlo_cost(std::int64_t trials, double blocks, double lags, int k, int threads);
 
 /// The work of one score_moments call in angle evaluations (one cosine and one sine of the same
 /// angle each): trials * blocks * lags. Throughput reports count these.

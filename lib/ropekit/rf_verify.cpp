@@ -53,8 +53,16 @@ void check_alpha(double alpha) {
 
 }  // namespace
 
+double min_alpha(std::size_t checks) {
+  return 2.0 * static_cast<double>(std::max<std::size_t>(checks, 1)) * std::numeric_limits<double>::min();
+}
+
 double bonferroni_z(double alpha, std::size_t checks) {
   check_alpha(alpha);
+  if (!(alpha >= min_alpha(checks)))
+    throw_bad_value("ropekit verify", "alpha", format_number(alpha),
+                    fmt::format("at least {} for {} lags: alpha / (2 L) must be a normal float64 number for the normal "
+                                "quantile", format_number(min_alpha(checks)), checks));
   const double per = alpha / static_cast<double>(std::max<std::size_t>(checks, 1));
   return boost::math::quantile(boost::math::complement(boost::math::normal_distribution<double>(), per / 2));
 }
@@ -284,22 +292,26 @@ PeakCheck check_peak(const Spectrum& s, std::uint64_t seed) {
 }
 
 Eigen::MatrixXd parse_lags(std::string_view text, int k, std::string_view what) {
+  return parse_lags(text, k, Where("ropekit"), what);
+}
+
+Eigen::MatrixXd parse_lags(std::string_view text, int k, const Where& where, std::string_view what) {
   std::vector<std::vector<double>> rows;
   if (k == 1 && text.find(';') == std::string_view::npos) {
-    for (double v : parse_number_list(text, what, 1u << 20)) rows.push_back({v});
+    for (double v : parse_number_list(text, where, what, 1u << 20)) rows.push_back({v});
   } else {
     std::string_view rest = text;
     while (true) {
       const auto semi = rest.find(';');
       const std::string_view item = rest.substr(0, semi);
-      auto v = parse_number_list(item, what, static_cast<std::size_t>(kMaxDims));
+      auto v = parse_number_list(item, where, what, static_cast<std::size_t>(kMaxDims));
       if (static_cast<int>(v.size()) != k)
-        throw_bad_value("ropekit", what, fmt::format("'{}' ({} components)", item, v.size()),
+        throw_bad_value(where, what, fmt::format("'{}' ({} components)", item, v.size()),
                         fmt::format("lag vectors of k = {} components, separated by ';' (e.g. \"1,0;0,2\")", k));
       rows.push_back(std::move(v));
       if (semi == std::string_view::npos) break;
       rest.remove_prefix(semi + 1);
-      if (rows.size() > (1u << 20)) throw_bad_value("ropekit", what, "too many lags", "at most 2^20 lags");
+      if (rows.size() > (1u << 20)) throw_bad_value(where, what, "more than 2^20 lags", "at most 2^20 lags");
     }
   }
   Eigen::MatrixXd lags(static_cast<Eigen::Index>(rows.size()), k);

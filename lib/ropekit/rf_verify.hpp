@@ -17,6 +17,7 @@
 
 #include <Eigen/Dense>
 
+#include "ropekit/error.hpp"
 #include "ropekit/monte_carlo.hpp"
 #include "ropekit/rf_estimator.hpp"
 #include "ropekit/spectral.hpp"
@@ -62,7 +63,10 @@ struct VerifyReport {
 VerifyReport verify(const VerifyOptions& options);
 
 /// Two-sided normal critical value for a check at false-alarm rate alpha split over `checks` (Bonferroni).
+/// alpha / (2 checks) must be a normal float64 number (>= DBL_MIN): below it the quantile is not computed.
 double bonferroni_z(double alpha, std::size_t checks);
+/// The smallest alpha bonferroni_z accepts for `checks` lags: 2 checks DBL_MIN.
+double min_alpha(std::size_t checks);
 
 /// Relative RMS error of S against (q . k) Phi, over D.
 struct ConvergenceOptions {
@@ -128,6 +132,8 @@ PeakCheck check_peak(const Spectrum& s, std::uint64_t seed = kDefaultSeed);
 /// "0:1024:8"). Any k: lag vectors separated by ';', components by ',' ("1,0;0,2;3,4"); a k >= 2 list
 /// without ';' is one lag vector. @throws InputError naming the lag with the wrong number of components.
 Eigen::MatrixXd parse_lags(std::string_view text, int k, std::string_view what = "--lags");
+/// The same with messages naming `where` (e.g. "ropekit verify master") and the option `what`.
+Eigen::MatrixXd parse_lags(std::string_view text, int k, const Where& where, std::string_view what);
 /// The text of one lag as parse_lags reads it: "2.5" (k = 1), "1,0" (k = 2).
 std::string lag_text(std::span<const double> lag);
 

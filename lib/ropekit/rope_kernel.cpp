@@ -9,7 +9,7 @@
 namespace ropekit {
 
 void RopeGrid::validate() const {
-  const char* where = "ropekit::RopeGrid";
+  const char* where = "RoPE grid";
   if (dim < 2 || dim % 2) throw_bad_value(where, "dim", std::to_string(dim), "a positive even integer");
   if (dim > (1 << 24)) throw_bad_value(where, "dim", std::to_string(dim), "at most 2^24");
   if (!(base > 1) || !std::isfinite(base)) throw_bad_value(where, "base", format_number(base), "finite and > 1");
@@ -38,7 +38,7 @@ RopeGrid parse_rope_encoding(std::string_view text) {
 }
 
 RopeKernelValues rope_kernel(const RopeGrid& grid, double lag) {
-  check_finite("ropekit::rope_kernel", "lag", lag);
+  check_finite("RoPE kernel", "lag", lag);
   const auto theta = grid.frequencies();
   RopeKernelValues v;
   double c = 0, s = 0;
