@@ -26,13 +26,13 @@ for h in $harnesses; do
   echo "== fuzz_$h: $seconds s (new inputs: $work, crashes: $artifacts/)" >&2
   # New inputs go to the first directory only: the committed corpus is read, never written, here.
   # shellcheck disable=SC2086
-  if ! "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  if ! "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -print_funcs=0 \
        -artifact_prefix="$artifacts/" "${dict[@]}" ${FUZZ_FLAGS:-} "$work" "$here/corpus/$h" \
        2> "$build/fuzz-$h.log"; then
     failed+=("$h")
     grep -E "BUG|ERROR|SUMMARY|Test unit written" "$build/fuzz-$h.log" | head -5 >&2
   fi
-  tail -n 12 "$build/fuzz-$h.log" | grep -E "stat::number_of_executed_units|cov:" | tail -2 >&2
+  grep -E "^#[0-9]+" "$build/fuzz-$h.log" | tail -n 1 | sed 's/^/   /' >&2
   if [ "${FUZZ_MERGE:-0}" = 1 ]; then
     "$exe" -merge=1 -timeout=10 -rss_limit_mb=2048 "$here/corpus/$h" "$work" 2>> "$build/fuzz-$h.log"
     echo "   merged into tests/fuzz/corpus/$h/ (review and commit)" >&2
@@ -41,7 +41,7 @@ done
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: found problems in: ${failed[*]}; reproducers under $build/fuzz-artifacts/, logs $build/fuzz-<harness>.log" >&2
-  echo "      add each to tests/fuzz/corpus/<harness>/ as crash-<what> once fixed (see README, Fuzzing)" >&2
+  echo "      add each to tests/fuzz/corpus/<harness>/ as crash-<what> once fixed (README.md, "Fuzzing and sanitizers")" >&2
   exit 1
 fi
 echo "fuzz: no problems found" >&2
