@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::sort(inputs.begin(), inputs.end());
+  // make fuzz calls an input slower than 10 s a hang (libFuzzer -timeout=10); so does the replay.
+  constexpr double kHangSeconds = 10;
+  std::vector<std::string> hangs;
   for (const auto& p : inputs) {
     std::ifstream in(p, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -44,7 +47,9 @@ int main(int argc, char** argv) {
     LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (s > 1.0) std::fprintf(stderr, "replay: slow input (%.2f s): %s\n", s, p.string().c_str());
+    if (s > kHangSeconds) hangs.push_back(p.string());
   }
   std::printf("replayed %zu inputs\n", inputs.size());
-  return 0;
+  for (const auto& h : hangs) std::fprintf(stderr, "replay: BUG: hang (over %.0f s): %s\n", kHangSeconds, h.c_str());
+  return hangs.empty() ? 0 : 1;
 }
