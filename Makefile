@@ -4,7 +4,13 @@ BUILD ?= build
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 ROPEKIT = $(BUILD)/ropekit
 
-.PHONY: all deps configure build build-cli run test bench clean
+# Robustness builds, each in its own directory: sanitizers (g++) and libFuzzer (clang++).
+ASAN_BUILD   ?= build-asan
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+export FUZZ_SECONDS
+
+.PHONY: all deps configure build build-cli run test bench sanitize fuzz clean
 
 all: build
 
@@ -34,5 +40,18 @@ bench:
 	@$(MAKE) --no-print-directory build
 	@bash bench/run.sh $(BUILD)
 
+# The whole test suite (doctest files and the fuzz corpus replays) under ASan + UBSan.
+sanitize: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROPEKIT_SANITIZE=ON > /dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS) -- --no-print-directory
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Each fuzz harness for FUZZ_SECONDS (FUZZ_MERGE=1 keeps new coverage in the corpus; see tests/fuzz/run.sh).
+fuzz:
+	@ROPEKIT_FUZZ_DEPS=1 bash scripts/install-deps.sh
+	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DROPEKIT_FUZZ=ON > /dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(patsubst tests/fuzz/%.cpp,%,$(wildcard tests/fuzz/fuzz_*.cpp)) -- --no-print-directory
+	@bash tests/fuzz/run.sh $(FUZZ_BUILD)
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

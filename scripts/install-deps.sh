@@ -9,6 +9,8 @@ packages=(
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libsleef-dev
 )
 [ "${ROPEKIT_BENCH_DEPS:-0}" = 1 ] && packages+=(hyperfine)
+# make fuzz: clang++ with libFuzzer and the sanitizer runtimes (Debian 12's clang 14).
+[ "${ROPEKIT_FUZZ_DEPS:-0}" = 1 ] && packages+=(clang libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

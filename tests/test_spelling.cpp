@@ -42,6 +42,19 @@ TEST_CASE("number lists: items - ranges with an excluded stop - steps") {
     CHECK_THROWS_AS(parse_number_list(bad, "--lags"), InputError);
   }
   CHECK_THROWS_AS(parse_number_list("0:100", "--lags", 10), InputError);
+  CHECK(parse_number_list("0:100", "--lags", 100).size() == 100);  // exactly at the cap
+}
+
+TEST_CASE("number lists: a range never reaches its stop, whatever the rounding of (stop - start)/step") {
+  // (0.4 - 0.1)/0.1 rounds to 3.0000000000000004 and (2.1 - 0)/0.3 to 7.000000000000001: a count taken from
+  // them gave 4 and 8 values, the last equal to stop (found by tests/fuzz/fuzz_number_list.cpp). The values
+  // below are start + i step in float64, written out: 0.1 + 2 * 0.1 = 0.30000000000000004 and 6 * 0.3 = 1.7999999999999998.
+  CHECK(parse_number_list("0.1:0.4:0.1", "--lags") == std::vector<double>{0.1, 0.2, 0.30000000000000004});
+  const auto v = parse_number_list("0:2.1:0.3", "--lags");
+  REQUIRE(v.size() == 7);
+  CHECK(v.back() == 1.7999999999999998);
+  // Where the step is below the spacing of doubles near start, the values repeat but stay below stop.
+  for (double x : parse_number_list("1e17:100000000000000016", "--lags")) CHECK(x < 100000000000000016.0);
 }
 
 TEST_CASE("strict number parsing rejects trailing characters") {

@@ -157,9 +157,17 @@ std::vector<double> parse_number_list(std::string_view text, const Where& where,
       if (parts.size() < 2 || parts.size() > 3) bad(item, "a range start:stop[:step]");
       const double step = parts.size() == 3 ? parts[2] : 1.0;
       if (!(step > 0)) bad(item, "a range with step > 0");
+      // The count ceil((stop - start)/step) only bounds the work: its rounding can be one off either way
+      // (0.1:0.4:0.1 gives 3.0000000000000004, so 4 values with 0.4 = stop among them). The values themselves
+      // decide: start + i step for every i with start + i step < stop (non-decreasing in i, so a plain scan).
       const double n = std::ceil((parts[1] - parts[0]) / step);
-      if (n > static_cast<double>(max_count)) bad(item, fmt::format("at most {} values", max_count));
-      for (long i = 0; i < static_cast<long>(n); ++i) out.push_back(parts[0] + static_cast<double>(i) * step);
+      if (n > static_cast<double>(max_count) + 1) bad(item, fmt::format("at most {} values", max_count));
+      for (std::size_t i = 0;; ++i) {
+        const double v = parts[0] + static_cast<double>(i) * step;
+        if (!(v < parts[1])) break;
+        if (out.size() >= max_count) bad(item, fmt::format("at most {} values", max_count));
+        out.push_back(v);
+      }
     }
     if (out.size() > max_count) bad(text, fmt::format("at most {} values", max_count));
     if (comma == std::string_view::npos) break;
