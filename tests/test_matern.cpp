@@ -150,6 +150,20 @@ TEST_CASE("Matern: tiny-lag series and extremes") {
     CHECK(matern_one_minus(nu, x) ==
           doctest::Approx(std::tgamma(1 - nu) / std::tgamma(1 + nu) * std::pow(x / 2, 2 * nu)).epsilon(1e-12));
   }
+  // Subnormal a (lag/l ~ 1e-158: `matern:nu=4.5,l=6.2e154` at lag 1e-3, found by the fuzzer: Phi was 1 + 9e-16
+  // and var_cos inf): 1 - Phi = a E[1/V] = a nu/(nu - 1) for nu > 1 (to O(a) relative), held to the ~25 bits a
+  // subnormal carries; for nu < 1 the power law above, whose next terms are (nu a)^(1 - nu) relative.
+  for (double a : {1e-300, 1e-308, 1.3e-316, 1e-320}) {
+    CAPTURE(a);
+    const MaternValues v = matern_values(4.5, a);
+    CHECK(v.phi == 1.0);
+    CHECK(v.psi == doctest::Approx(a * 4.5 / 3.5).epsilon(a < DBL_MIN ? 1e-3 : 1e-12));
+    CHECK(v.var_cos >= 0);
+    CHECK(v.var_cos <= 1e-300);  // O(a^2)
+    const double nu = 0.05;
+    CHECK(matern_values(nu, a).psi ==
+          doctest::Approx(std::tgamma(1 - nu) / std::tgamma(1 + nu) * std::pow(nu * a, nu)).epsilon(1e-12));
+  }
   // Values at the ends: 0 and infinity, a lag so large that Phi underflows, and nu far below the sampling range.
   CHECK(matern_correlation(7.3, 0) == 1);
   CHECK(matern_one_minus(7.3, 0) == 0);

@@ -116,28 +116,30 @@ double log_integral(const F& f, const DF& df, double guess, double scale, double
 // q(s) are their limits 1 and 3/2 to e^-40, so that part is the regularized incomplete gamma P(nu, nu a/40): this
 // keeps the slowly decaying left tail (density ~ V^nu for small nu) out of the quadrature.
 struct MaternIntegrals {
-  double nu, a, L;
-  MaternIntegrals(double nu_, double a_) : nu(nu_), a(a_), L(log_norm(nu_)) {}
+  double nu, a, log_a, L;
+  MaternIntegrals(double nu_, double a_) : nu(nu_), a(a_), log_a(std::log(a_)), L(log_norm(nu_)) {}
 
-  double t_saturate() const { return std::log(a / kSaturate); }
+  // s = a e^{-t}, through log a so that a subnormal a keeps its digits.
+  double s_at(double t) const { return std::exp(log_a - t); }
+  double t_saturate() const { return log_a - std::log(kSaturate); }
   double head() const { return boost::math::gamma_p(nu, nu * (a / kSaturate), QuietPolicy()); }
   // Below the peak width of every integrand for t <= 0 (curvature at most nu + 2 there; the Phi integrand's is
   // nu e^t + s at its mode).
   double scale_low() const { return 0.5 / std::sqrt(nu + 2); }
 
   double phi() const {
-    auto f = [&](double t) { return L - nu * expm1mx(t) - a * std::exp(-t); };
-    auto df = [&](double t) { return -nu * std::expm1(t) + a * std::exp(-t); };
+    auto f = [&](double t) { return L - nu * expm1mx(t) - s_at(t); };
+    auto df = [&](double t) { return -nu * std::expm1(t) + s_at(t); };
     // Mode: nu e^t (e^t - 1) = a, e^t = (1 + sqrt(1 + 4q))/2, q = a/nu; curvature there nu e^t + a e^-t.
     const double q = a / nu;
     const double t0 = q < 1e30 ? std::log1p(2 * q / (1 + std::sqrt(1 + 4 * q))) : 0.5 * (std::log(a) - std::log(nu));
-    const double curvature = nu * std::exp(t0) + a * std::exp(-t0);
+    const double curvature = nu * std::exp(t0) + s_at(t0);
     return std::exp(log_integral(f, df, t0, 0.5 / std::sqrt(curvature + 1)));
   }
 
   double one_minus_phi() const {
-    auto f = [&](double t) { return L - nu * expm1mx(t) + log1mexp(a * std::exp(-t)); };
-    auto df = [&](double t) { return -nu * std::expm1(t) - s_over_expm1(a * std::exp(-t)); };
+    auto f = [&](double t) { return L - nu * expm1mx(t) + log1mexp(s_at(t)); };
+    auto df = [&](double t) { return -nu * std::expm1(t) - s_over_expm1(s_at(t)); };
     return head() + std::exp(log_integral(f, df, 0.0, scale_low(), t_saturate()));
   }
 
@@ -146,9 +148,9 @@ struct MaternIntegrals {
       const double e = std::exp(-s);
       return -M_LN2 + 2 * log1mexp(s) + std::log(e * e + 2 * e + 3);
     };
-    auto f = [&](double t) { return L - nu * expm1mx(t) + log_q(a * std::exp(-t)); };
+    auto f = [&](double t) { return L - nu * expm1mx(t) + log_q(s_at(t)); };
     auto df = [&](double t) {  // d/dt log q(s) = -s q'(s)/q(s)
-      const double s = a * std::exp(-t), e = std::exp(-s);
+      const double s = s_at(t), e = std::exp(-s);
       return -nu * std::expm1(t) - 2 * s_over_expm1(s) + 2 * s * e * (1 + e) / (e * e + 2 * e + 3);
     };
     return 1.5 * head() + std::exp(log_integral(f, df, 0.0, scale_low(), t_saturate()));
