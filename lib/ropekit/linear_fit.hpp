@@ -4,7 +4,7 @@
 // every column penalised (the constant included), no centring or scaling.
 // Solved in float64 by QR, never by forming X^T X: X = Q R, then the small augmented system
 // [R; sqrt(lambda) I] w = [Q^T y; 0] by a complete orthogonal decomposition. The error is governed by
-// cond(X) (the square root of cond(X^T X + lambda I)), so the fit stays accurate at cond 1e9 and beyond.
+// cond([X; sqrt(lambda) I]) = sqrt(cond(X^T X + lambda I)), so the fit stays accurate at cond 1e9 and beyond.
 
 #include <Eigen/Dense>
 
