@@ -176,3 +176,20 @@ TEST_CASE("a long run says what it runs on stderr, even into a pipe; stdout stay
   const auto quick = run_ropekit("verify master --spectrum gaussian:sigma=2 --lags 0.5 --trials 200 --format csv");
   CHECK(std::count(quick.err.begin(), quick.err.end(), '\n') == 1);
 }
+
+TEST_CASE("Matern at nu = 300: the issue's kernel value and Monte Carlo check") {
+  // ropekit kernel --spectrum matern:nu=300,l=0.37 --lags 1e-3 printed phi = 0.9999999838 (1 - Phi 200x too small);
+  // mpmath's besselk gives 0.99999633549073392.
+  const auto k = run_ropekit("kernel --spectrum matern:nu=300,l=0.37 --lags 1e-3");
+  REQUIRE(k.exit_code == 0);
+  const auto t = csv(k.out);
+  REQUIRE(t.rows.size() == 1);
+  CHECK(num(t.rows[0][1]) == doctest::Approx(0.99999633549073392).epsilon(2e-16));
+  // The Monte Carlo estimator on a correct sampler failed here (z = -126) because its expected value was the
+  // wrong one; with the right kernel the check passes (false-alarm rate 1e-6).
+  const auto v = run_ropekit(
+      "verify master --spectrum matern:nu=300,l=1 --lags 0.001,0.004,0.01 --content aligned --blocks 16 --trials 2000 "
+      "--seed 5");
+  CHECK(v.exit_code == 0);
+  CHECK(v.err.find("PASS") != std::string::npos);
+}
