@@ -219,27 +219,18 @@ MaternValues matern_values(double nu, double a, bool with_var_cos, bool force_ge
     return v;
   }
   const MaternIntegrals in(nu, a);
-  // Whichever of Phi and 1 - Phi is below 1/2 is integrated; the other is 1 minus it (no cancellation). Try the
-  // likely one first (Phi ~ e^{-a} for large nu, and larger-tailed, so smaller 1 - Phi at small nu).
-  if (a < 1) {
-    v.psi = in.one_minus_phi();
-    if (v.psi <= 0.5) {
-      v.phi = 1 - v.psi;
-    } else {
-      v.phi = in.phi();
-      v.psi = 1 - v.phi;
-    }
-  } else {
-    v.phi = in.phi();
-    if (v.phi <= 0.5) {
-      v.psi = 1 - v.phi;
-    } else {
-      v.psi = in.one_minus_phi();
-      v.phi = 1 - v.psi;
-    }
+  // Whichever of Phi and 1 - Phi is below 1/2 is integrated; the other is 1 minus it (no cancellation). The
+  // likely one is tried first: Phi ~ e^{-a} for large nu, and heavier tails (small nu) only lower 1 - Phi.
+  bool small_is_psi = a < 1;
+  double small = small_is_psi ? in.one_minus_phi() : in.phi();
+  if (small > 0.5) {
+    small_is_psi = !small_is_psi;
+    small = small_is_psi ? in.one_minus_phi() : in.phi();
   }
-  // Var[cos u] = E[(1 - cos u)^2] - (1 - Phi)^2: both terms positive, the first at least 3/2 times the difference
-  // ... at most 3 times, so at most two bits are lost.
+  v.psi = small_is_psi ? small : 1 - small;
+  v.phi = small_is_psi ? 1 - small : small;
+  // Var[cos u] = E[(1 - cos u)^2] - (1 - Phi)^2: the first term is at most 3 times the difference (3 as Phi -> 0;
+  // 3/2 at small lags in the Gaussian limit; closer to 1 for small nu), so at most two bits are lost.
   if (with_var_cos) v.var_cos = std::max(0.0, in.mean_one_minus_cos_squared() - v.psi * v.psi);
   return v;
 }
