@@ -92,6 +92,16 @@ void run_kernel(const KernelArgs& a) {
     const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? (dims(s) == 1 ? "0,0.5,1,2,5" : default_lags(dims(s))) : a.lags,
                                             dims(s), where, "--lags");
     check_lag_range(where, lags);
+    // Time by the family's work per lag (a file spectrum's rows, Matern's quadratures); the printed table's memory.
+    auto cost_of = [&](double r) { return Cost{r * 150.0, r * kernel_values_work(s) / kElementsPerSecond}; };
+    const double rows = static_cast<double>(lags.rows());
+    if (!cost_of(rows).fits())
+      check_cost(where, "lags", fmt::format("{} lags", lags.rows()), cost_of(rows),
+                 fmt::format("{} lags", largest_fitting(1, lags.rows(), [&](std::int64_t r) {
+                               return cost_of(static_cast<double>(r)).fits();
+                             })),
+                 fmt::format("for {}", spelling(s)));
+    announce(command, fmt::format("{} lags of {}", lags.rows(), spelling(s)), cost_of(rows).seconds);
     t.columns = {"lag", "phi", "phi2", "var_cos", "var_sin"};
     std::vector<double> lag(static_cast<std::size_t>(lags.cols()));
     for (Eigen::Index i = 0; i < lags.rows(); ++i) {

@@ -193,3 +193,15 @@ TEST_CASE("Matern at nu = 300: the issue's kernel value and Monte Carlo check") 
   CHECK(v.exit_code == 0);
   CHECK(v.err.find("PASS") != std::string::npos);
 }
+
+TEST_CASE("kernel --spectrum: a request of hours is refused up front, naming the lag count that fits") {
+  // 1e5 file frequencies at 2^20 lags: ~1e11 sine evaluations, far beyond the 2 h cap at any realistic rate.
+  ScratchDir dir("kernel-budget");
+  std::string rows;
+  for (int i = 1; i <= 100000; ++i) rows += std::to_string(i * 1e-3) + "\n";
+  const std::string file = dir.write("w.txt", rows);
+  const auto r = run_ropekit("kernel --spectrum file:" + file + " --lags 0:1048576 --out " + dir.file("k.csv"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--lags = 1048576 lags (must be at most") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir.file("k.csv")));
+}

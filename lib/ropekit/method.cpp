@@ -16,8 +16,8 @@ namespace ropekit {
 namespace {
 
 constexpr int kMaxOrder = 32;  // x^p/p! for p < 32 stays far inside double range on any lag grid
-constexpr std::int64_t kMaxMatchedK = INT32_MAX;
-constexpr std::size_t kMaxNameLength = 128;  // reference names are ~20 characters  // rope_matched: k > F already means M = 1 column pair
+constexpr std::int64_t kMaxMatchedK = INT32_MAX;  // rope_matched: k > F already means M = 1 column pair
+constexpr std::size_t kMaxNameLength = 128;        // reference names are ~20 characters
 
 std::string known_names() {
   return "nope, rope, rope_matched_m<k>, alibi, rope_alibi, damped_rope, real_jordan, direct_sum, "

@@ -505,6 +505,20 @@ PhiPsiVar values_at(const Spectrum& spectrum, std::span<const double> lag, bool 
 
 }  // namespace
 
+double kernel_values_work(const Spectrum& s) {
+  const double k = dims(s);
+  return std::visit(Overloaded{
+                        [&](const spectral::Matern& m) {
+                          const bool elementary = m.nu == 0.5 || m.nu == 1.5 || m.nu == 2.5 || m.nu > kMaternGaussianNu;
+                          return elementary ? 10 + k : 2000 + k;
+                        },
+                        [&](const spectral::Mixture& m) { return 10 * k * static_cast<double>(m.mu.rows()); },
+                        [&](const spectral::Empirical& e) { return 8 * k * static_cast<double>(e.w.rows()); },
+                        [&](const auto&) { return 10 * k; },
+                    },
+                    s);
+}
+
 double one_minus_phi(const Spectrum& s, std::span<const double> lag) {
   check_lag(s, lag);
   return values_at(s, lag, false).psi;

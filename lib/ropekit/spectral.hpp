@@ -113,6 +113,11 @@ struct KernelValues {
   double var_sin = 0;   ///< Var[sin(Dp . w)]
 };
 
+/// Elementary evaluations (exp, log, sin, ...) that kernel_values makes per lag, for run-time estimates: a few
+/// per dimension for closed forms, per component or file row for mixtures and file spectra, and about 2000 for the
+/// general Matern (up to five quadratures of about 400 evaluations each).
+double kernel_values_work(const Spectrum& s);
+
 /// Phi(Dp); lag.size() must equal dims(s). @throws InputError on a size mismatch or a non-finite lag.
 double phi(const Spectrum& s, std::span<const double> lag);
 /// 1 - Phi(Dp), accurate relative to itself near Dp = 0.
