@@ -54,6 +54,16 @@ class Child {
     std::vector<char*> argv;
     for (auto& w : words) argv.push_back(w.data());
     argv.push_back(nullptr);
+#if defined(__SANITIZE_ADDRESS__)
+    // AddressSanitizer reserves terabytes of address space for its shadow memory, so RLIMIT_AS would stop it at
+    // start-up; its own resident-memory cap does the same job (a runaway read dies instead). Set before fork.
+    const std::string asan_options = "ASAN_OPTIONS=hard_rss_limit_mb=" + std::to_string(limits.memory >> 20);
+    std::vector<char*> envp;
+    for (char** e = environ; *e; ++e)
+      if (std::string_view(*e).rfind("ASAN_OPTIONS=", 0) != 0) envp.push_back(*e);
+    envp.push_back(const_cast<char*>(asan_options.c_str()));
+    envp.push_back(nullptr);
+#endif
     pid_ = ::fork();
     REQUIRE(pid_ >= 0);
     if (pid_ == 0) {  // only async-signal-safe calls until exec
@@ -73,9 +83,13 @@ class Child {
         ::setrlimit(RLIMIT_FSIZE, &fsize);
         ::signal(SIGXFSZ, SIG_IGN);
       }
+#if defined(__SANITIZE_ADDRESS__)
+      ::execve(argv[0], argv.data(), envp.data());
+#else
       const rlimit as{limits.memory, limits.memory};
       ::setrlimit(RLIMIT_AS, &as);
       ::execv(argv[0], argv.data());
+#endif
       ::_exit(127);
     }
   }

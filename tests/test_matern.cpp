@@ -92,8 +92,9 @@ TEST_CASE("Matern: the issue's cases") {
   const double lag2[1] = {0.75};
   CHECK(std::abs(phi(big, lag2) - std::exp(-0.28125)) <= 1e-15);
   // Far beyond the float64 range of K_nu and Gamma(nu): nu = 1e28 (Boost threw an evaluation error) and 1e300.
-  for (const char* text : {"matern:nu=1e28", "matern:nu=1e300,l=2"}) {
-    const Spectrum g = parse_spectrum(text), limit = parse_spectrum("gaussian:sigma=" + std::string(text[16] == 'l' ? "2" : "1"));
+  for (const auto& [text, gaussian] : {std::pair{"matern:nu=1e28", "gaussian:sigma=1"},
+                                       std::pair{"matern:nu=1e300,l=2", "gaussian:sigma=2"}}) {
+    const Spectrum g = parse_spectrum(text), limit = parse_spectrum(gaussian);
     for (double d : {1e-9, 0.75, 3.0, 30.0}) {
       const double at[1] = {d};
       CAPTURE(text);
