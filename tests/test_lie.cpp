@@ -339,3 +339,22 @@ TEST_CASE("check() reports progress: fractions in [0, 1], never decreasing") {
     if (i) CHECK(seen[i] >= seen[i - 1]);
   }
 }
+
+TEST_CASE("non-skew generators whose exponential leaves float64 are refused, not printed as NaN") {
+  // Found by the generator fuzzer: a set with a symmetric part of 1e10 passes the phase bound (it is far below
+  // 1/(16 sqrt(n) eps)), but exp(x B) grows like e^{x |B + B^T|/2}: at x = 0.5 that is e^{5e9}, beyond float64.
+  // The kernel and the check printed nan; both now refuse, naming the offset or the window.
+  GeneratorSet s;
+  s.dim = 2;
+  s.base = {(Eigen::MatrixXd(2, 2) << 1e10, 0, 0, 0).finished()};
+  Eigen::MatrixXd offsets(2, 1);
+  offsets << 0.0, 1e-12;  // e^{1e-2}: finite, and a value that can be checked: tr exp / n = (e^{0.01} + 1)/2
+  const Eigen::VectorXd phi = induced_kernel(s, offsets, Route::matrix_exp);
+  CHECK(phi[0] == 1.0);
+  CHECK(phi[1] == doctest::Approx((std::exp(0.01) + 1) / 2).epsilon(1e-12));
+  offsets(1, 0) = 0.5;
+  CHECK_THROWS_AS(induced_kernel(s, offsets, Route::matrix_exp), InputError);
+  LieCheckOptions o;
+  o.window = 4;
+  CHECK_THROWS_WITH_AS(check(s, o), doctest::Contains("not skew"), InputError);
+}

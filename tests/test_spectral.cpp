@@ -507,3 +507,12 @@ TEST_CASE("frequency files: empty, ragged, non-numeric or non-finite are errors 
   const double lag[2] = {0.5, -0.25};
   CHECK(phi(Spectrum(e), lag) == doctest::Approx((std::cos(0.5 - 0.5) + std::cos(1.5 - 1.0)) / 2).epsilon(1e-15));
 }
+
+TEST_CASE("a mixture with a zero width has no density") {
+  // Found by the spectrum fuzzer: s = 0 along an axis is a point mass there, and density() returned NaN.
+  const Spectrum s = parse_spectrum("mixture:weights=1,2,mu=0,1,2,3,s=0.5,0,dims=2");
+  const std::vector<double> w{0.5, 0.5};
+  CHECK_THROWS_AS(density(s, w), InputError);
+  const double lag[2] = {0.3, 0.4};  // the kernel is fine: the point mass's cosine is exact
+  CHECK(std::isfinite(phi(s, lag)));
+}

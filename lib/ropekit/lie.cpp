@@ -520,7 +520,16 @@ Eigen::VectorXd induced_kernel(const GeneratorSet& set, const Eigen::MatrixXd& o
   check_offsets(set, offsets, route, where);
   const Encoder enc(set);
   Eigen::VectorXd phi(offsets.rows());
-  for (Eigen::Index k = 0; k < offsets.rows(); ++k) phi[k] = enc.kernel(offsets.row(k).transpose(), route);
+  for (Eigen::Index k = 0; k < offsets.rows(); ++k) {
+    phi[k] = enc.kernel(offsets.row(k).transpose(), route);
+    if (!std::isfinite(phi[k])) {  // a non-skew set can grow like e^{|dx| |B + B^T|} within the phase bound
+      std::string text;
+      for (int i = 0; i < enc.axes(); ++i) text += (i ? "," : "") + format_number(offsets(k, i));
+      throw_bad_value(where, "offsets", text,
+                      "small enough that tr exp(sum_i dx_i B_i) stays in float64 (these generators are not skew, "
+                      "so R(dx) can grow exponentially)");
+    }
+  }
   return phi;
 }
 
@@ -875,6 +884,14 @@ LieCheck check(const GeneratorSet& set, const LieCheckOptions& opt, const Where&
   });
   for (double d : defect) keep_max(c.relativity_defect, d);
   c.pairs_checked = opt.pairs;
+  // Within the phase bound a skew set stays finite; a non-skew one can grow like e^{|x| |B + B^T|} and leave float64.
+  auto refuse_overflow = [&](std::string_view what) {
+    throw_bad_value(where, "window", std::to_string(W),
+                    fmt::format("small enough that R(x) = exp(sum_i x_i B_i) stays in float64: these generators are "
+                                "not skew (max |B_i + B_i^T|_F = {:.3g}) and {} is not finite in this window",
+                                c.skew_defect, what));
+  };
+  if (!std::isfinite(c.relativity_defect)) refuse_overflow("R(x1)^T R(x2) - R(x2 - x1)");
 
   c.skew = c.skew_defect <= c.skew_tolerance;
   c.commuting = c.max_commutator <= c.commutator_tolerance;
@@ -897,6 +914,7 @@ LieCheck check(const GeneratorSet& set, const LieCheckOptions& opt, const Where&
                      ? scan_differences(enc, route, W, route == Route::closed_form ? opt.max_differences : opt.max_exp,
                                         opt.seed ^ 0xD1FFull, tick)
                      : scan_pairwise(enc, route, W, opt.max_exp, opt.seed ^ 0x9A12ull, tick);
+  if (!std::isfinite(s.min)) refuse_overflow("|R(x) - R(y)|_F");
   c.min_position_distance = s.min;
   c.closest_x = s.x;
   c.closest_y = s.y;

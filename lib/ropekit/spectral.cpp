@@ -801,6 +801,9 @@ double density(const Spectrum& s, std::span<const double> w) {
                             (m.nu + k / 2) * std::log(a + r * r));
           },
           [&](const spectral::Mixture& m) {
+            if (m.s.minCoeff() == 0)  // a zero width is a point mass along that axis
+              throw InputError(fmt::format("spectrum '{}': a component with s = 0 is a point mass, which has no density",
+                                           spelling(s)));
             const auto weights = normalised(m.weights);
             double p = 0;
             for (Eigen::Index q = 0; q < m.mu.rows(); ++q) {

@@ -137,7 +137,8 @@ double quantile(const Spectrum& s, double u);
 using QuantileFunction = std::function<double(double)>;
 QuantileFunction make_quantile(const Spectrum& s);
 
-/// The density p(w) (w.size() == k) for the continuous families. @throws InputError for a file spectrum.
+/// The density p(w) (w.size() == k) for the continuous families. @throws InputError for a file spectrum or a
+/// mixture with a zero width (point masses).
 double density(const Spectrum& s, std::span<const double> w);
 
 /// One line per family for `ropekit kernel --families`.
