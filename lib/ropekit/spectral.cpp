@@ -8,6 +8,7 @@
 
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
+#include <boost/math/special_functions/gamma.hpp>
 #include <boost/math/tools/roots.hpp>
 #include <fmt/format.h>
 
@@ -23,6 +24,13 @@ namespace ropekit {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Boost.Math: under/overflow as 0/inf instead of throwing (the caller checks and switches route).
+using QuietPolicy = boost::math::policies::policy<
+    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
+    boost::math::policies::underflow_error<boost::math::policies::ignore_error>,
+    boost::math::policies::denorm_error<boost::math::policies::ignore_error>,
+    boost::math::policies::evaluation_error<boost::math::policies::ignore_error>>;
 
 // |x|^2 and |x| without overflow for any finite components.
 double norm(std::span<const double> x) {
@@ -796,9 +804,19 @@ double density(const Spectrum& s, std::span<const double> w) {
           },
           [&](const spectral::Matern& m) {
             // Spec section 2: Gamma(nu + k/2) / (Gamma(nu) pi^(k/2)) (2nu/l^2)^nu (2nu/l^2 + |w|^2)^(-(nu + k/2)).
-            const double a = 2 * m.nu / (m.l * m.l), r = norm(w);
-            return std::exp(std::lgamma(m.nu + k / 2) - std::lgamma(m.nu) - k / 2 * std::log(M_PI) + m.nu * std::log(a) -
-                            (m.nu + k / 2) * std::log(a + r * r));
+            // With a = 2nu/l^2, in logarithms that stay finite for any nu: nu log a - (nu + k/2) log(a + |w|^2) =
+            // -(k/2) log a - (nu + k/2) log1p(|w|^2/a). log Gamma(nu + h) - log Gamma(nu), h = k/2, cancels for large
+            // nu (it was inf - inf at nu = 3.5e307): there h log nu + h (h - 1)/(2 nu), whose next term is
+            // O(h^3/nu^2) < 1e-21 above nu = 1e15; Boost's Gamma(nu)/Gamma(nu + h) where it is a normal number.
+            const double log_a = M_LN2 + std::log(m.nu) - 2 * std::log(m.l), r = norm(w) * m.l, h = k / 2;
+            double log_gamma_ratio = h * std::log(m.nu) + h * (h - 1) / (2 * m.nu);
+            if (m.nu <= 1e15) {
+              const double ratio = boost::math::tgamma_delta_ratio(m.nu, h, QuietPolicy());
+              log_gamma_ratio = ratio >= DBL_MIN && std::isfinite(ratio) ? -std::log(ratio)
+                                                                         : std::lgamma(m.nu + h) - std::lgamma(m.nu);
+            }
+            return std::exp(log_gamma_ratio - k / 2 * std::log(M_PI) - k / 2 * log_a -
+                            (m.nu + k / 2) * std::log1p(r * r / (2 * m.nu)));
           },
           [&](const spectral::Mixture& m) {
             if (m.s.minCoeff() == 0)  // a zero width is a point mass along that axis
