@@ -165,6 +165,22 @@ TEST_CASE("Matern: tiny-lag series and extremes") {
     CHECK(matern_values(nu, a).psi ==
           doctest::Approx(std::tgamma(1 - nu) / std::tgamma(1 + nu) * std::pow(nu * a, nu)).epsilon(1e-12));
   }
+  // Lags whose a = |Dp|^2/(2 l^2) is below the float64 range: small nu still has 1 - Phi ~ (nu a)^nu far above
+  // rounding (it was 0 before a went through its logarithm). The power law's next terms are (nu a)^(1 - nu) relative.
+  {
+    const Spectrum s = parse_spectrum("matern:nu=0.05");
+    const double lag[1] = {1e-170}, nu = 0.05, log_nu_a = std::log(nu) + 2 * std::log(1e-170) - M_LN2;
+    CHECK(one_minus_phi(s, lag) ==
+          doctest::Approx(std::tgamma(1 - nu) / std::tgamma(1 + nu) * std::exp(nu * log_nu_a)).epsilon(1e-12));
+  }
+  // nu -> 0: Phi = 2^{1-nu}/Gamma(nu) x^nu K_nu(x) -> 2 nu K_0(x) = nu (-log(nu a) - 2 gamma_E) + O(nu^2 log^2, x^2),
+  // at lags from 1e-300 (a underflows) to 1 (the same formula, where a is a normal double).
+  for (double d : {1e-300, 1e-5, 1.0}) {
+    const Spectrum s = parse_spectrum("matern:nu=1e-300");
+    const double lag[1] = {d}, nu = 1e-300, log_nu_a = std::log(nu) + 2 * std::log(d) - M_LN2;
+    CAPTURE(d);
+    CHECK(phi(s, lag) == doctest::Approx(nu * (-log_nu_a - 2 * 0.57721566490153286)).epsilon(1e-12));
+  }
   // Values at the ends: 0 and infinity, a lag so large that Phi underflows, and nu far below the sampling range.
   CHECK(matern_correlation(7.3, 0) == 1);
   CHECK(matern_one_minus(7.3, 0) == 0);

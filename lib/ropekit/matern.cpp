@@ -1,6 +1,7 @@
 #include "ropekit/matern.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <limits>
 
@@ -117,12 +118,20 @@ double log_integral(const F& f, const DF& df, double guess, double scale, double
 // keeps the slowly decaying left tail (density ~ V^nu for small nu) out of the quadrature.
 struct MaternIntegrals {
   double nu, a, log_a, L;
-  MaternIntegrals(double nu_, double a_) : nu(nu_), a(a_), log_a(std::log(a_)), L(log_norm(nu_)) {}
+  bool a_normal;  // a is a normal double: s = a e^{-t} directly (exp(log a - t) would lose |log a| eps)
+  // a and log a both: an a below the float64 range (lag/l < 1e-162) still counts through log a, since at small nu
+  // 1 - Phi ~ a^nu is far above rounding there.
+  MaternIntegrals(double nu_, double a_, double log_a_)
+      : nu(nu_), a(a_), log_a(log_a_), L(log_norm(nu_)), a_normal(a_ >= DBL_MIN && a_ <= DBL_MAX) {}
 
-  // s = a e^{-t}, through log a so that a subnormal a keeps its digits.
-  double s_at(double t) const { return std::exp(log_a - t); }
+  double s_at(double t) const { return a_normal && std::abs(t) < 700 ? a * std::exp(-t) : std::exp(log_a - t); }
   double t_saturate() const { return log_a - std::log(kSaturate); }
-  double head() const { return boost::math::gamma_p(nu, nu * (a / kSaturate), QuietPolicy()); }
+  // P(V < a/40) = P(nu, z), z = nu a/40; below the float64 range by its series z^nu / Gamma(nu + 1) (1 + O(z)).
+  double head() const {
+    const double log_z = std::log(nu) + t_saturate();
+    if (log_z < -690) return std::exp(nu * log_z - std::lgamma(nu + 1));
+    return boost::math::gamma_p(nu, std::exp(log_z), QuietPolicy());
+  }
   // Below the peak width of every integrand for t <= 0 (curvature at most nu + 2 there; the Phi integrand's is
   // nu e^t + s at its mode).
   double scale_low() const { return 0.5 / std::sqrt(nu + 2); }
@@ -131,8 +140,8 @@ struct MaternIntegrals {
     auto f = [&](double t) { return L - nu * expm1mx(t) - s_at(t); };
     auto df = [&](double t) { return -nu * std::expm1(t) + s_at(t); };
     // Mode: nu e^t (e^t - 1) = a, e^t = (1 + sqrt(1 + 4q))/2, q = a/nu; curvature there nu e^t + a e^-t.
-    const double q = a / nu;
-    const double t0 = q < 1e30 ? std::log1p(2 * q / (1 + std::sqrt(1 + 4 * q))) : 0.5 * (std::log(a) - std::log(nu));
+    const double log_q = log_a - std::log(nu), q = std::exp(log_q);
+    const double t0 = q < 1e30 ? std::log1p(2 * q / (1 + std::sqrt(1 + 4 * q))) : 0.5 * log_q;
     const double curvature = nu * std::exp(t0) + s_at(t0);
     return std::exp(log_integral(f, df, t0, 0.5 / std::sqrt(curvature + 1)));
   }
@@ -193,14 +202,13 @@ double half_integer_var_cos(int degree, double x) {
   return 0.5 * (boost::math::gamma_p(4.0, y, QuietPolicy()) - std::exp(-y) * y * y * y * y / 72);
 }
 
-}  // namespace
-
-MaternValues matern_values(double nu, double a, bool with_var_cos, bool force_general) {
+// a and log a describe the same number; a may be 0 or inf where log a is finite.
+MaternValues values(double nu, double a, double log_a, bool with_var_cos, bool force_general) {
   MaternValues v;
   if (!with_var_cos) v.var_cos = kNaN;
-  if (std::isnan(a) || std::isnan(nu)) return {kNaN, kNaN, kNaN};
-  if (a == 0) return v;
-  if (std::isinf(a)) return {0, 1, with_var_cos ? 0.5 : kNaN};
+  if (std::isnan(log_a) || std::isnan(nu)) return {kNaN, kNaN, kNaN};
+  if (log_a == -kInf) return v;  // a = 0
+  if (log_a == kInf) return {0, 1, with_var_cos ? 0.5 : kNaN};
   if (nu > kMaternGaussianNu) {
     v.phi = std::exp(-a);
     v.psi = -std::expm1(-a);
@@ -210,7 +218,7 @@ MaternValues matern_values(double nu, double a, bool with_var_cos, bool force_ge
   int degree = -1;
   const double* poly = force_general ? nullptr : half_integer_poly(nu, degree);
   if (poly) {
-    const double x = 2 * std::sqrt(nu * a);
+    const double x = 2 * std::exp(0.5 * (std::log(nu) + log_a));
     double p = 0;
     for (int j = degree; j >= 0; --j) p = p * x + poly[j];
     v.phi = p * std::exp(-x);
@@ -218,7 +226,7 @@ MaternValues matern_values(double nu, double a, bool with_var_cos, bool force_ge
     if (with_var_cos) v.var_cos = half_integer_var_cos(degree, x);
     return v;
   }
-  const MaternIntegrals in(nu, a);
+  const MaternIntegrals in(nu, a, log_a);
   // Whichever of Phi and 1 - Phi is below 1/2 is integrated; the other is 1 minus it (no cancellation). The
   // likely one is tried first: Phi ~ e^{-a} for large nu, and heavier tails (small nu) only lower 1 - Phi.
   bool small_is_psi = a < 1;
@@ -235,20 +243,33 @@ MaternValues matern_values(double nu, double a, bool with_var_cos, bool force_ge
   return v;
 }
 
-namespace {
-double a_of_x(double nu, double x) { return (0.5 * x) * (0.5 * x) / nu; }
+// a = x^2 / (4 nu) directly where that is a normal double, else through log a (no underflow or overflow of x^2).
+MaternValues values_at_x(double nu, double x, bool with_var_cos, bool force_general) {
+  const double a = (0.5 * x) * (0.5 * x) / nu;
+  if (a >= DBL_MIN && a <= DBL_MAX) return matern_values(nu, a, with_var_cos, force_general);
+  return matern_values_log(nu, 2 * std::log(0.5 * x) - std::log(nu), with_var_cos, force_general);
+}
+
 }  // namespace
 
+MaternValues matern_values(double nu, double a, bool with_var_cos, bool force_general) {
+  return values(nu, a, std::log(a), with_var_cos, force_general);
+}
+
+MaternValues matern_values_log(double nu, double log_a, bool with_var_cos, bool force_general) {
+  return values(nu, std::exp(log_a), log_a, with_var_cos, force_general);
+}
+
 double matern_correlation(double nu, double x, bool force_general) {
-  return matern_values(nu, a_of_x(nu, x), false, force_general).phi;
+  return values_at_x(nu, x, false, force_general).phi;
 }
 
 double matern_one_minus(double nu, double x, bool force_general) {
-  return matern_values(nu, a_of_x(nu, x), false, force_general).psi;
+  return values_at_x(nu, x, false, force_general).psi;
 }
 
 double matern_var_cos(double nu, double x, bool force_general) {
-  return matern_values(nu, a_of_x(nu, x), true, force_general).var_cos;
+  return values_at_x(nu, x, true, force_general).var_cos;
 }
 
 }  // namespace ropekit

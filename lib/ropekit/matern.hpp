@@ -22,6 +22,9 @@ constexpr double kMaternGaussianNu = 1e20;
 /// Phi, 1 - Phi and (if with_var_cos) Var[cos u] at a = |Dp|^2/(2 l^2) >= 0. nu = 1/2, 3/2, 5/2 use the
 /// elementary forms (Phi = P(x) e^{-x}) unless force_general; nu > kMaternGaussianNu the Gaussian limit.
 MaternValues matern_values(double nu, double a, bool with_var_cos = true, bool force_general = false);
+/// The same from log a (-inf for a = 0), for a below the float64 range: at small nu 1 - Phi ~ a^nu is not negligible
+/// there (nu = 0.05, |Dp|/l = 1e-170: 8e-18).
+MaternValues matern_values_log(double nu, double log_a, bool with_var_cos = true, bool force_general = false);
 
 /// Phi as a function of x = sqrt(2 nu) |Dp| / l >= 0 (1 at 0, 0 at infinity).
 double matern_correlation(double nu, double x, bool force_general = false);

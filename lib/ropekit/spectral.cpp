@@ -446,8 +446,12 @@ PhiPsiVar values_at(const Spectrum& spectrum, std::span<const double> lag, bool 
             return {m.c, one_minus_product(psi), m.v};
           },
           [&](const spectral::Matern& m) -> PhiPsiVar {
-            const double r = norm(lag) / m.l;
-            const MaternValues v = matern_values(m.nu, 0.5 * r * r, with_var);
+            // a = |Dp|^2 / (2 l^2); below the float64 range (|Dp|/l < 1e-154) through log a, since small nu still
+            // has 1 - Phi ~ a^nu far above rounding there.
+            const double r = norm(lag) / m.l, a = 0.5 * r * r;
+            const MaternValues v = a >= DBL_MIN || r == 0
+                                       ? matern_values(m.nu, a, with_var)
+                                       : matern_values_log(m.nu, 2 * (std::log(norm(lag)) - std::log(m.l)) - M_LN2, with_var);
             return {v.phi, v.psi, v.var_cos};
           },
           [&](const spectral::Mixture& m) -> PhiPsiVar {
