@@ -176,7 +176,7 @@ const double* half_integer_poly(double nu, int& degree) {
 // 1 - P(x) e^{-x} for P(0) = 1: Taylor series below 0.5 (coefficients c_n = -sum_j p_j (-1)^{n-j}/(n-j)!),
 // directly above (1 - Phi > 0.03 there).
 double one_minus_poly_exp(const double* p, int degree, double x) {
-  if (x > 750) return 1;  // P(x) e^{-x} < 1e-320 (and P(x) may overflow beyond x ~ 1e154)
+  if (x > 800) return 1;  // P(x) e^{-x} rounds to 0 (and P(x) may overflow beyond x ~ 1e154)
   double poly = 0;
   for (int j = degree; j >= 0; --j) poly = poly * x + p[j];
   if (x >= 0.5) return 1 - poly * std::exp(-x);
@@ -222,7 +222,7 @@ MaternValues values(double nu, double a, double log_a, bool with_var_cos, bool f
     const double x = 2 * std::exp(0.5 * (std::log(nu) + log_a));
     double p = 0;
     for (int j = degree; j >= 0; --j) p = p * x + poly[j];
-    v.phi = x > 750 ? 0.0 : p * std::exp(-x);  // P(x) e^{-x} < 1e-320 there (and P(x) may overflow)
+    v.phi = x > 800 ? 0.0 : p * std::exp(-x);  // P(x) e^{-x} rounds to 0 there (and P(x) may overflow)
     v.psi = one_minus_poly_exp(poly, degree, x);
     if (with_var_cos) v.var_cos = half_integer_var_cos(degree, x);
     return v;
