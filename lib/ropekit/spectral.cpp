@@ -16,6 +16,7 @@
 #include "ropekit/input_file.hpp"
 #include "ropekit/matern.hpp"
 #include "ropekit/overloaded.hpp"
+#include "ropekit/quiet_policy.hpp"
 #include "ropekit/spelling.hpp"
 #include "ropekit/vecmath.hpp"
 
@@ -24,13 +25,6 @@ namespace ropekit {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// Boost.Math: under/overflow as 0/inf instead of throwing (the caller checks and switches route).
-using QuietPolicy = boost::math::policies::policy<
-    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::underflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::denorm_error<boost::math::policies::ignore_error>,
-    boost::math::policies::evaluation_error<boost::math::policies::ignore_error>>;
 
 // |x|^2 and |x| without overflow for any finite components.
 double norm(std::span<const double> x) {
