@@ -440,7 +440,7 @@ PhiPsiVar values_at(const Spectrum& spectrum, std::span<const double> lag, bool 
             return {m.c, one_minus_product(psi), m.v};
           },
           [&](const spectral::Matern& m) -> PhiPsiVar {
-            // a = |Dp|^2 / (2 l^2); below the float64 range (|Dp|/l < 1e-154) through log a, since small nu still
+            // a = |Dp|^2 / (2 l^2); below the float64 range (|Dp|/l < 2e-154) through log a, since small nu still
             // has 1 - Phi ~ a^nu far above rounding there.
             const double r = norm(lag) / m.l, a = 0.5 * r * r;
             const MaternValues v = a >= DBL_MIN || r == 0
