@@ -4,9 +4,9 @@
 #include "bench/bench.hpp"
 #include "probes/fit_config.hpp"
 #include "probes/fixed_basis.hpp"
-#include "ropekit/basis.hpp"
-#include "ropekit/embedded.hpp"
-#include "ropekit/linear_fit.hpp"
+#include "ropekit/encodings/basis.hpp"
+#include "ropekit/core/embedded.hpp"
+#include "ropekit/fit/linear_fit.hpp"
 
 namespace ropekit::bench {
 

@@ -14,10 +14,10 @@
 #include <fmt/format.h>
 
 #include "bench/bench.hpp"
-#include "ropekit/monte_carlo.hpp"
-#include "ropekit/parallel.hpp"
-#include "ropekit/rng.hpp"
-#include "ropekit/vecmath.hpp"
+#include "ropekit/mc/monte_carlo.hpp"
+#include "ropekit/core/parallel.hpp"
+#include "ropekit/core/rng.hpp"
+#include "ropekit/core/vecmath.hpp"
 
 namespace ropekit::bench {
 

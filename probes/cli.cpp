@@ -11,8 +11,8 @@
 
 #include "reports/output.hpp"
 #include "reports/table.hpp"
-#include "ropekit/error.hpp"
-#include "ropekit/spelling.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/spelling.hpp"
 #include "ropekit/version.hpp"
 
 namespace ropekit {

@@ -12,10 +12,10 @@
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
 #include "reports/table.hpp"
-#include "ropekit/basis.hpp"
-#include "ropekit/budget.hpp"
-#include "ropekit/error.hpp"
-#include "ropekit/spelling.hpp"
+#include "ropekit/encodings/basis.hpp"
+#include "ropekit/core/budget.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/spelling.hpp"
 #include "targets/target.hpp"
 
 namespace ropekit {

@@ -13,12 +13,12 @@
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
 #include "reports/table.hpp"
-#include "ropekit/budget.hpp"
-#include "ropekit/error.hpp"
-#include "ropekit/generator_io.hpp"
-#include "ropekit/jordan_positionwise.hpp"
-#include "ropekit/lie.hpp"
-#include "ropekit/spelling.hpp"
+#include "ropekit/core/budget.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/lie/generator_io.hpp"
+#include "ropekit/lie/jordan_positionwise.hpp"
+#include "ropekit/lie/lie.hpp"
+#include "ropekit/core/spelling.hpp"
 #include "ropekit/version.hpp"
 
 namespace ropekit {

@@ -12,12 +12,12 @@
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
 #include "reports/table.hpp"
-#include "ropekit/budget.hpp"
-#include "ropekit/error.hpp"
-#include "ropekit/rf_verify.hpp"
-#include "ropekit/rope_kernel.hpp"
-#include "ropekit/spectral.hpp"
-#include "ropekit/spelling.hpp"
+#include "ropekit/core/budget.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/mc/rf_verify.hpp"
+#include "ropekit/encodings/rope_kernel.hpp"
+#include "ropekit/spectral/spectrum.hpp"
+#include "ropekit/core/spelling.hpp"
 
 namespace ropekit {
 

@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "ropekit/error.hpp"
-#include "ropekit/input_file.hpp"
-#include "ropekit/spelling.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/input_file.hpp"
+#include "ropekit/core/spelling.hpp"
 
 namespace ropekit {
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ropekit/basis.hpp"
-#include "ropekit/budget.hpp"
+#include "ropekit/encodings/basis.hpp"
+#include "ropekit/core/budget.hpp"
 #include "targets/target.hpp"
 
 namespace ropekit {

@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "ropekit/error.hpp"
-#include "ropekit/linear_fit.hpp"
-#include "ropekit/metrics.hpp"
-#include "ropekit/parallel.hpp"
-#include "ropekit/spelling.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/fit/linear_fit.hpp"
+#include "ropekit/fit/metrics.hpp"
+#include "ropekit/core/parallel.hpp"
+#include "ropekit/core/spelling.hpp"
 
 namespace ropekit {
 

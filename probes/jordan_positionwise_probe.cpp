@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "reports/output.hpp"
-#include "ropekit/error.hpp"
+#include "ropekit/core/error.hpp"
 
 namespace ropekit {
 

@@ -7,7 +7,7 @@
 
 #include "probes/probe.hpp"
 #include "reports/table.hpp"
-#include "ropekit/jordan_positionwise.hpp"
+#include "ropekit/lie/jordan_positionwise.hpp"
 
 namespace ropekit {
 

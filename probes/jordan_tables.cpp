@@ -15,9 +15,9 @@
 #include "reports/output.hpp"
 #include "reports/plot.hpp"
 #include "reports/table.hpp"
-#include "ropekit/embedded.hpp"
-#include "ropekit/error.hpp"
-#include "ropekit/input_file.hpp"
+#include "ropekit/core/embedded.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/input_file.hpp"
 
 namespace ropekit {
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/output.hpp"
-#include "ropekit/error.hpp"
+#include "ropekit/core/error.hpp"
 
 namespace ropekit {
 

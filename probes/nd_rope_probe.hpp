@@ -7,7 +7,7 @@
 
 #include "probes/probe.hpp"
 #include "reports/table.hpp"
-#include "ropekit/lie.hpp"
+#include "ropekit/lie/lie.hpp"
 
 namespace ropekit {
 

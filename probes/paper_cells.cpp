@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "reports/table.hpp"
-#include "ropekit/embedded.hpp"
-#include "ropekit/error.hpp"
-#include "ropekit/spelling.hpp"
+#include "ropekit/core/embedded.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/spelling.hpp"
 
 namespace ropekit {
 

@@ -6,7 +6,7 @@
 #include "probes/jordan_tables.hpp"
 #include "probes/rf_rope_probe.hpp"
 #include "probes/nd_rope_probe.hpp"
-#include "ropekit/error.hpp"
+#include "ropekit/core/error.hpp"
 #include "ropekit/version.hpp"
 
 namespace ropekit {

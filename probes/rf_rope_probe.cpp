@@ -17,11 +17,11 @@
 
 #include "reports/output.hpp"
 #include "reports/table.hpp"
-#include "ropekit/error.hpp"
-#include "ropekit/parallel.hpp"
-#include "ropekit/rf_verify.hpp"
-#include "ropekit/rope_kernel.hpp"
-#include "ropekit/vecmath.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/parallel.hpp"
+#include "ropekit/mc/rf_verify.hpp"
+#include "ropekit/encodings/rope_kernel.hpp"
+#include "ropekit/core/vecmath.hpp"
 
 namespace ropekit {
 

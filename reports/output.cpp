@@ -21,7 +21,7 @@
 
 #include <fmt/format.h>
 
-#include "ropekit/error.hpp"
+#include "ropekit/core/error.hpp"
 
 namespace ropekit {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "ropekit/input_file.hpp"  // read_file, the reading side (in lib/, which must not include reports/)
+#include "ropekit/core/input_file.hpp"  // read_file, the reading side (in lib/, which must not include reports/)
 
 namespace ropekit {
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "ropekit/budget.hpp"
+#include "ropekit/core/budget.hpp"
 
 namespace ropekit {
 

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "ropekit/error.hpp"
-#include "ropekit/overloaded.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/overloaded.hpp"
 
 namespace ropekit {
 

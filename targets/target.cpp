@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "ropekit/error.hpp"
-#include "ropekit/spelling.hpp"
-#include "ropekit/vecmath.hpp"
-#include "ropekit/overloaded.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/spelling.hpp"
+#include "ropekit/core/vecmath.hpp"
+#include "ropekit/core/overloaded.hpp"
 
 namespace ropekit {
 

@@ -12,7 +12,7 @@
 
 #include <Eigen/Dense>
 
-#include "ropekit/error.hpp"
+#include "ropekit/core/error.hpp"
 
 namespace ropekit {
 

@@ -8,8 +8,8 @@
 
 #include <unsupported/Eigen/MatrixFunctions>
 
-#include "ropekit/basis.hpp"
-#include "ropekit/error.hpp"
+#include "ropekit/encodings/basis.hpp"
+#include "ropekit/core/error.hpp"
 
 using namespace ropekit;
 

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "ropekit/budget.hpp"
+#include "ropekit/core/budget.hpp"
 
 using namespace ropekit;
 

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "reports/table.hpp"
-#include "ropekit/spelling.hpp"
+#include "ropekit/core/spelling.hpp"
 #include "tests/support.hpp"
 
 using ropekit::test::run_ropekit;

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "ropekit/error.hpp"
+#include "ropekit/core/error.hpp"
 
 using namespace ropekit;
 

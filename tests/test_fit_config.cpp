@@ -5,7 +5,7 @@
 #include <string>
 
 #include "probes/fit_config.hpp"
-#include "ropekit/error.hpp"
+#include "ropekit/core/error.hpp"
 #include "tests/support.hpp"
 
 using namespace ropekit;

@@ -11,7 +11,7 @@
 #include "probes/fixed_basis.hpp"
 #include "probes/paper_cells.hpp"
 #include "reports/table.hpp"
-#include "ropekit/error.hpp"
+#include "ropekit/core/error.hpp"
 #include "tests/support.hpp"
 
 using namespace ropekit;

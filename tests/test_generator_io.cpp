@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "ropekit/error.hpp"
-#include "ropekit/generator_io.hpp"
-#include "ropekit/lie.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/lie/generator_io.hpp"
+#include "ropekit/lie/lie.hpp"
 
 using namespace ropekit;
 

@@ -7,9 +7,9 @@
 
 #include <unsupported/Eigen/MatrixFunctions>
 
-#include "ropekit/basis.hpp"
-#include "ropekit/error.hpp"
-#include "ropekit/jordan_block.hpp"
+#include "ropekit/encodings/basis.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/encodings/jordan_block.hpp"
 
 using namespace ropekit;
 

@@ -9,8 +9,8 @@
 
 #include <unsupported/Eigen/MatrixFunctions>
 
-#include "ropekit/error.hpp"
-#include "ropekit/jordan_positionwise.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/lie/jordan_positionwise.hpp"
 
 using namespace ropekit;
 

@@ -8,8 +8,8 @@
 
 #include <unsupported/Eigen/MatrixFunctions>
 
-#include "ropekit/error.hpp"
-#include "ropekit/lie.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/lie/lie.hpp"
 
 using namespace ropekit;
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <random>
 
-#include "ropekit/basis.hpp"
-#include "ropekit/error.hpp"
-#include "ropekit/linear_fit.hpp"
-#include "ropekit/metrics.hpp"
+#include "ropekit/encodings/basis.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/fit/linear_fit.hpp"
+#include "ropekit/fit/metrics.hpp"
 
 using namespace ropekit;
 

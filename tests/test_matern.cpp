@@ -10,8 +10,8 @@
 
 #include <doctest/doctest.h>
 
-#include "ropekit/matern.hpp"
-#include "ropekit/spectral.hpp"
+#include "ropekit/spectral/matern.hpp"
+#include "ropekit/spectral/spectrum.hpp"
 
 using namespace ropekit;
 

@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "ropekit/error.hpp"
-#include "ropekit/method.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/encodings/method.hpp"
 
 using namespace ropekit;
 

@@ -1,7 +1,7 @@
 // MSE and R^2 exactly as spec fixed-basis.md section 4 defines them.
 #include <doctest/doctest.h>
 
-#include "ropekit/metrics.hpp"
+#include "ropekit/fit/metrics.hpp"
 
 using namespace ropekit;
 

@@ -1,4 +1,4 @@
-// The Monte Carlo engine (lib/ropekit/monte_carlo.hpp): mergeable moments, numbers independent of the
+// The Monte Carlo engine (lib/ropekit/mc/monte_carlo.hpp): mergeable moments, numbers independent of the
 // thread count, the grid (angle-addition) path against the direct path, and its error handling.
 #include <doctest/doctest.h>
 
@@ -6,9 +6,9 @@
 #include <cmath>
 #include <vector>
 
-#include "ropekit/error.hpp"
-#include "ropekit/monte_carlo.hpp"
-#include "ropekit/rng.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/mc/monte_carlo.hpp"
+#include "ropekit/core/rng.hpp"
 
 using namespace ropekit;
 

@@ -9,8 +9,8 @@
 #include <set>
 
 #include "reports/output.hpp"
-#include "ropekit/error.hpp"
-#include "ropekit/input_file.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/input_file.hpp"
 #include "tests/support.hpp"
 
 using namespace ropekit;

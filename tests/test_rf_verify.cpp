@@ -1,4 +1,4 @@
-// The checks of spec rf-rope.md section 4 (lib/ropekit/rf_verify.hpp): Theorem 2 and Prop 4 at
+// The checks of spec rf-rope.md section 4 (lib/ropekit/mc/rf_verify.hpp): Theorem 2 and Prop 4 at
 // false-alarm rate 1e-6 for every family, the power check, convergence, sampling schemes, Theorem 6.
 #include <doctest/doctest.h>
 
@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "ropekit/error.hpp"
-#include "ropekit/rf_verify.hpp"
-#include "ropekit/rng.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/mc/rf_verify.hpp"
+#include "ropekit/core/rng.hpp"
 
 using namespace ropekit;
 

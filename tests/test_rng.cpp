@@ -1,4 +1,4 @@
-// Seeded streams (lib/ropekit/rng.hpp): reproducible, independent by key, and the variates' laws.
+// Seeded streams (lib/ropekit/core/rng.hpp): reproducible, independent by key, and the variates' laws.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -6,8 +6,8 @@
 
 #include <boost/math/distributions/normal.hpp>
 
-#include "ropekit/error.hpp"
-#include "ropekit/rng.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/rng.hpp"
 
 using namespace ropekit;
 

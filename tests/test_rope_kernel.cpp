@@ -1,4 +1,4 @@
-// Deterministic RoPE through the RF-RoPE lens (lib/ropekit/rope_kernel.hpp): empirical kernel, sine
+// Deterministic RoPE through the RF-RoPE lens (lib/ropekit/encodings/rope_kernel.hpp): empirical kernel, sine
 // residual and the log-uniform continuum kernel with Ci (spec rf-rope.md section 3).
 #include <doctest/doctest.h>
 
@@ -6,8 +6,8 @@
 
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 
-#include "ropekit/error.hpp"
-#include "ropekit/rope_kernel.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/encodings/rope_kernel.hpp"
 
 using namespace ropekit;
 

@@ -1,4 +1,4 @@
-// Spectral families (lib/ropekit/spectral.hpp): the closed-form kernels against quadrature of the
+// Spectral families (lib/ropekit/spectral/spectrum.hpp): the closed-form kernels against quadrature of the
 // density's cosine transform, the contract every kernel keeps, the samplers against Boost.Math's
 // distributions (moments and chi-square goodness of fit), and bad parameters.
 #include <doctest/doctest.h>
@@ -22,9 +22,9 @@
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/quadrature/ooura_fourier_integrals.hpp>
 
-#include "ropekit/error.hpp"
-#include "ropekit/rng.hpp"
-#include "ropekit/spectral.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/rng.hpp"
+#include "ropekit/spectral/spectrum.hpp"
 #include "tests/support.hpp"
 
 using namespace ropekit;

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "ropekit/error.hpp"
-#include "ropekit/spelling.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/spelling.hpp"
 
 using namespace ropekit;
 

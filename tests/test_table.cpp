@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/table.hpp"
-#include "ropekit/error.hpp"
+#include "ropekit/core/error.hpp"
 
 using namespace ropekit;
 

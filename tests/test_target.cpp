@@ -4,7 +4,7 @@
 #include <cmath>
 #include <functional>
 
-#include "ropekit/error.hpp"
+#include "ropekit/core/error.hpp"
 #include "targets/target.hpp"
 
 using namespace ropekit;

@@ -1,4 +1,4 @@
-// Cosine and sine integrals (lib/ropekit/trig_integrals.hpp) against quadrature and tabulated values.
+// Cosine and sine integrals (lib/ropekit/core/trig_integrals.hpp) against quadrature and tabulated values.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/quadrature/ooura_fourier_integrals.hpp>
 
-#include "ropekit/trig_integrals.hpp"
+#include "ropekit/core/trig_integrals.hpp"
 
 using namespace ropekit;
 

@@ -1,11 +1,11 @@
-// Vectorised helpers (lib/ropekit/vecmath.hpp) against scalar std:: and long double references.
+// Vectorised helpers (lib/ropekit/core/vecmath.hpp) against scalar std:: and long double references.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "ropekit/rng.hpp"
-#include "ropekit/vecmath.hpp"
+#include "ropekit/core/rng.hpp"
+#include "ropekit/core/vecmath.hpp"
 
 using namespace ropekit;
 

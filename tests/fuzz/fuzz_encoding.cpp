@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "fuzz_support.hpp"
-#include "ropekit/rope_kernel.hpp"
+#include "ropekit/encodings/rope_kernel.hpp"
 
 using namespace ropekit;
 

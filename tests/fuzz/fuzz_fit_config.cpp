@@ -9,8 +9,8 @@
 
 #include "fuzz_support.hpp"
 #include "probes/fit_config.hpp"
-#include "ropekit/basis.hpp"
-#include "ropekit/method.hpp"
+#include "ropekit/encodings/basis.hpp"
+#include "ropekit/encodings/method.hpp"
 #include "targets/target.hpp"
 
 using namespace ropekit;

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "fuzz_support.hpp"
-#include "ropekit/rng.hpp"
-#include "ropekit/spectral.hpp"
+#include "ropekit/core/rng.hpp"
+#include "ropekit/spectral/spectrum.hpp"
 
 using namespace ropekit;
 

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "fuzz_support.hpp"
-#include "ropekit/generator_io.hpp"
-#include "ropekit/lie.hpp"
+#include "ropekit/lie/generator_io.hpp"
+#include "ropekit/lie/lie.hpp"
 
 using namespace ropekit;
 

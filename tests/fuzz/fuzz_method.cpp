@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "fuzz_support.hpp"
-#include "ropekit/basis.hpp"
-#include "ropekit/method.hpp"
+#include "ropekit/encodings/basis.hpp"
+#include "ropekit/encodings/method.hpp"
 
 using namespace ropekit;
 

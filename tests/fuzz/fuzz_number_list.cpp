@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "fuzz_support.hpp"
-#include "ropekit/rf_verify.hpp"
-#include "ropekit/spelling.hpp"
+#include "ropekit/mc/rf_verify.hpp"
+#include "ropekit/core/spelling.hpp"
 
 using namespace ropekit;
 

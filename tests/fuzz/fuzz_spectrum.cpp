@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "fuzz_support.hpp"
-#include "ropekit/rng.hpp"
-#include "ropekit/spectral.hpp"
+#include "ropekit/core/rng.hpp"
+#include "ropekit/spectral/spectrum.hpp"
 
 using namespace ropekit;
 
@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   return fuzz::run([&] {
     const Spectrum s = parse_spectrum(text);
     const std::string name = spelling(s);
-    // The spelling parses back to the same value (spectral.hpp's promise).
+    // The spelling parses back to the same value (spectrum.hpp's promise).
     const Spectrum back = fuzz::must("parse_spectrum(spelling(s))", [&] { return parse_spectrum(name); });
     fuzz::require(spelling(back) == name, fmt::format("spelling round trip: '{}' -> '{}'", name, spelling(back)));
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "fuzz_support.hpp"
-#include "ropekit/spelling.hpp"
+#include "ropekit/core/spelling.hpp"
 
 using namespace ropekit;
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <typeinfo>
 
-#include "ropekit/error.hpp"
+#include "ropekit/core/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 

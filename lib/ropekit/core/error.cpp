@@ -1,0 +1,72 @@
+#include "ropekit/core/error.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace ropekit {
+
+Where& Where::rename(std::string parameter, std::string spelling) {
+  renames.emplace_back(std::move(parameter), std::move(spelling));
+  return *this;
+}
+
+std::string Where::name(std::string_view parameter) const {
+  for (const auto& [p, s] : renames)
+    if (p == parameter) return s;
+  if (!prefix.empty() && parameter.substr(0, prefix.size()) == prefix) return std::string(parameter);  // spelled already
+  std::string out = prefix;
+  for (char c : parameter) out += (dashes && c == '_') ? '-' : c;
+  return out;
+}
+
+std::string format_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{}", v);
+}
+
+void throw_bad_value(std::string_view where, std::string_view name, std::string_view value,
+                     std::string_view constraint) {
+  throw InputError(fmt::format("{}: {} = {} (must be {})", where, name, value, constraint));
+}
+
+void throw_bad_value(const Where& where, std::string_view name, std::string_view value, std::string_view constraint) {
+  throw_bad_value(where.context, where.name(name), value, constraint);
+}
+
+void check_finite(std::string_view where, std::string_view name, double v) {
+  if (!std::isfinite(v)) throw_bad_value(where, name, format_number(v), "finite");
+}
+
+void check_positive(std::string_view where, std::string_view name, double v) {
+  if (!(v > 0) || !std::isfinite(v)) throw_bad_value(where, name, format_number(v), "finite and > 0");
+}
+
+void check_nonnegative(std::string_view where, std::string_view name, double v) {
+  if (!(v >= 0) || !std::isfinite(v)) throw_bad_value(where, name, format_number(v), "finite and >= 0");
+}
+
+void check_at_least(std::string_view where, std::string_view name, std::int64_t v, std::int64_t min) {
+  if (v < min) throw_bad_value(where, name, std::to_string(v), fmt::format("an integer >= {}", min));
+}
+
+void check_finite(const Where& where, std::string_view name, double v) {
+  check_finite(where.context, where.name(name), v);
+}
+void check_positive(const Where& where, std::string_view name, double v) {
+  check_positive(where.context, where.name(name), v);
+}
+void check_nonnegative(const Where& where, std::string_view name, double v) {
+  check_nonnegative(where.context, where.name(name), v);
+}
+void check_at_least(const Where& where, std::string_view name, std::int64_t v, std::int64_t min) {
+  check_at_least(where.context, where.name(name), v, min);
+}
+
+void check_in_range(const Where& where, std::string_view name, std::int64_t v, std::int64_t min, std::int64_t max) {
+  if (v < min || v > max)
+    throw_bad_value(where, name, std::to_string(v), fmt::format("an integer in [{}, {}]", min, max));
+}
+
+}  // namespace ropekit

@@ -1,0 +1,57 @@
+#include "ropekit/encodings/rope_kernel.hpp"
+
+#include <cmath>
+
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/spelling.hpp"
+#include "ropekit/core/trig_integrals.hpp"
+
+namespace ropekit {
+
+void RopeGrid::validate() const {
+  const char* where = "RoPE grid";
+  if (dim < 2 || dim % 2) throw_bad_value(where, "dim", std::to_string(dim), "a positive even integer");
+  if (dim > (1 << 24)) throw_bad_value(where, "dim", std::to_string(dim), "at most 2^24");
+  if (!(base > 1) || !std::isfinite(base)) throw_bad_value(where, "base", format_number(base), "finite and > 1");
+}
+
+std::vector<double> RopeGrid::frequencies() const {
+  validate();
+  std::vector<double> theta(static_cast<std::size_t>(dim / 2));
+  for (int i = 0; i < dim / 2; ++i) theta[static_cast<std::size_t>(i)] = std::pow(base, -2.0 * i / dim);
+  return theta;
+}
+
+RopeGrid parse_rope_encoding(std::string_view text) {
+  Spelling s = Spelling::parse(text, "encoding");
+  if (s.family() != "rope")
+    throw InputError("encoding '" + s.text() + "': unknown encoding '" + s.family() + "' (known: rope:dim=<d>,base=<B>)");
+  RopeGrid g;
+  if (auto d = s.take_int("dim")) {
+    if (*d < 2 || *d > (1 << 24) || *d % 2) throw_bad_value("encoding '" + s.text() + "'", "dim", std::to_string(*d), "a positive even integer");
+    g.dim = static_cast<int>(*d);
+  }
+  if (auto b = s.take_double("base")) g.base = *b;
+  s.finish("dim, base");
+  if (!(g.base > 1)) throw_bad_value("encoding '" + s.text() + "'", "base", format_number(g.base), "finite and > 1");
+  return g;
+}
+
+RopeKernelValues rope_kernel(const RopeGrid& grid, double lag) {
+  check_finite("RoPE kernel", "lag", lag);
+  const auto theta = grid.frequencies();
+  RopeKernelValues v;
+  double c = 0, s = 0;
+  for (double t : theta) {
+    c += std::cos(t * lag);
+    s += std::sin(t * lag);
+  }
+  const double D = static_cast<double>(theta.size()), lnB = std::log(grid.base);
+  v.kernel = c / D;
+  v.sine_residual = s / D;
+  v.continuum = 1 - (cin(lag) - cin(lag / grid.base)) / lnB;
+  v.continuum_sine = (si(lag) - si(lag / grid.base)) / lnB;
+  return v;
+}
+
+}  // namespace ropekit

@@ -1,0 +1,193 @@
+#include "ropekit/mc/monte_carlo.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/parallel.hpp"
+#include "ropekit/core/vecmath.hpp"
+
+namespace ropekit {
+
+namespace {
+constexpr std::uint64_t kStreamFrequencies = 0xF4E9'0E4C;  // the frequencies' stream of a seed
+constexpr std::size_t kMinGridLags = 8;                    // below this the recurrence saves too little
+}  // namespace
+
+void Moments::add(double x) {
+  Moments one;
+  one.n = 1;
+  one.mean = x;
+  merge(one);
+}
+
+void Moments::merge(const Moments& o) {
+  if (o.n == 0) return;
+  if (n == 0) {
+    *this = o;
+    return;
+  }
+  const double na = n, nb = o.n, N = na + nb;
+  const double d = o.mean - mean, d2 = d * d;
+  const double m2 = M2 + o.M2 + d2 * na * nb / N;
+  const double m3 = M3 + o.M3 + d * d2 * na * nb * (na - nb) / (N * N) + 3 * d * (na * o.M2 - nb * M2) / N;
+  const double m4 = M4 + o.M4 + d2 * d2 * na * nb * (na * na - na * nb + nb * nb) / (N * N * N) +
+                    6 * d2 * (na * na * o.M2 + nb * nb * M2) / (N * N) + 4 * d * (na * o.M3 - nb * M3) / N;
+  mean += d * nb / N;
+  n = N;
+  M2 = m2;
+  M3 = m3;
+  M4 = m4;
+}
+
+double Moments::sd() const { return std::sqrt(variance()); }
+
+double Moments::stderr_mean() const { return n > 0 ? sd() / std::sqrt(n) : 0.0; }
+
+double Moments::stderr_variance() const {
+  if (n < 4) return std::numeric_limits<double>::infinity();
+  const double s2 = variance();
+  return std::sqrt(std::max(0.0, (M4 / n - s2 * s2 * (n - 3) / (n - 1)) / n));
+}
+
+void McOptions::validate(const Where& where) const {
+  check_in_range(where, "trials", trials, 2, std::int64_t{1} << 40);
+}
+
+Cost monte_carlo_cost(std::int64_t trials, double blocks, double lags, int k, int threads) {
+  const double t = static_cast<double>(trials);
+  const double chunks = std::ceil(t / static_cast<double>(kTrialsPerChunk));
+  const double workers = std::min(std::min(chunks, 64.0), static_cast<double>(threads > 0 ? threads : default_threads()));
+  const double moments = (std::min(chunks, 64.0) + 1) * lags * sizeof(Moments);
+  const double per_worker = 8.0 * (2.5 * blocks * k + 2 * blocks + 14 * lags);
+  const double angles = t * blocks * lags * (k > 1 ? 1.0 + 0.5 * k : 1.0);
+  return Cost{moments + workers * per_worker + 8.0 * lags * k, angles / kAnglesPerSecond};
+}
+
+double angle_evaluations(std::int64_t trials, int blocks, Eigen::Index lags) {
+  return static_cast<double>(trials) * blocks * static_cast<double>(lags);
+}
+
+std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, const Eigen::MatrixXd& lags,
+                                   const McOptions& options) {
+  options.validate();
+  check_samplable(draw, "ropekit Monte Carlo: spectrum");
+  const std::size_t k = static_cast<std::size_t>(dims(draw));
+  if (static_cast<std::size_t>(lags.cols()) != k)
+    throw_bad_value("ropekit Monte Carlo", "lag dimension", std::to_string(lags.cols()),
+                    fmt::format("k = {}, the spectrum's dims", k));
+  if (lags.rows() < 1) throw_bad_value("ropekit Monte Carlo", "lags", "none", "at least one lag");
+  for (Eigen::Index i = 0; i < lags.size(); ++i) check_finite("ropekit Monte Carlo", "lag", lags.data()[i]);
+  if (options.sampling == Sampling::stratified && k != 1)
+    throw_bad_value("ropekit Monte Carlo", "sampling", "stratified", fmt::format("iid or antithetic for k = {} (stratified needs k = 1)", k));
+  const std::size_t D = static_cast<std::size_t>(c.A.size());
+  if (D < 1) throw_bad_value("ropekit Monte Carlo", "blocks", "0", "at least 1");
+
+  const std::size_t L = static_cast<std::size_t>(lags.rows());
+  const std::vector<double> t(lags.data(), lags.data() + (k == 1 ? L : 0));  // 1-D lags, contiguous
+  const bool grid = k == 1 && L >= kMinGridLags && is_even_grid(t.data(), L);
+  const QuantileFunction Q = options.sampling == Sampling::stratified ? make_quantile(draw) : QuantileFunction();
+  const std::vector<double> A(c.A.data(), c.A.data() + D), B(c.B.data(), c.B.data() + D);
+
+  const auto N = options.trials;
+  const std::size_t chunks = static_cast<std::size_t>((N + kTrialsPerChunk - 1) / kTrialsPerChunk);
+  // Chunks run in batches whose moments merge in chunk order before the next batch starts: memory stays
+  // at kBatch x L moments for any N, and the order (so every number) is independent of the threads.
+  constexpr std::size_t kBatch = 64;
+  std::vector<std::vector<Moments>> chunk_moments(std::min(chunks, kBatch));
+  std::vector<Moments> total(L);
+  std::atomic<std::size_t> done{0};
+  std::mutex progress_mutex;
+
+  auto run_chunk = [&](std::size_t chunk) {
+    Rng rng(options.seed, kStreamFrequencies, chunk);
+    const std::int64_t first = static_cast<std::int64_t>(chunk) * kTrialsPerChunk;
+    const std::int64_t count = std::min<std::int64_t>(kTrialsPerChunk, N - first);
+    std::vector<double> w(D * k), half((D + 1) / 2 * k), u(D), S(L), scratch(grid ? 8 * L : 0);
+    std::vector<std::size_t> perm(D);
+    // Raw power sums of d = S - shift per lag, shift = the chunk's first score (keeps d ~ one sd).
+    std::vector<double> shift(L), s1(L, 0), s2(L, 0), s3(L, 0), s4(L, 0);
+    for (std::int64_t trial = 0; trial < count; ++trial) {
+      switch (options.sampling) {
+        case Sampling::iid:
+          sample(draw, rng, D, w.data());
+          break;
+        case Sampling::antithetic: {
+          const std::size_t H = (D + 1) / 2;
+          sample(draw, rng, H, half.data());
+          for (std::size_t j = 0; j < k; ++j)
+            for (std::size_t i = 0; i < D; ++i) {
+              const double v = half[j * H + i / 2];
+              w[j * D + i] = (i % 2 && i / 2 < D / 2) ? -v : v;
+            }
+          break;
+        }
+        case Sampling::stratified: {
+          std::iota(perm.begin(), perm.end(), std::size_t{0});
+          for (std::size_t i = D; i-- > 1;) std::swap(perm[i], perm[rng.below(i + 1)]);
+          for (std::size_t i = 0; i < D; ++i)
+            w[i] = Q((static_cast<double>(perm[i]) + rng.uniform()) / static_cast<double>(D));
+          break;
+        }
+      }
+      if (grid) {
+        dot_cos_sin_grid(t.data(), L, w.data(), A.data(), B.data(), D, S.data(), scratch.data());
+      } else if (k == 1) {
+        for (std::size_t l = 0; l < L; ++l) S[l] = dot_cos_sin(t[l], w.data(), A.data(), B.data(), D);
+      } else {
+        for (std::size_t l = 0; l < L; ++l) {
+          for (std::size_t i = 0; i < D; ++i) u[i] = 0;
+          for (std::size_t j = 0; j < k; ++j) {
+            const double lj = lags(static_cast<Eigen::Index>(l), static_cast<Eigen::Index>(j));
+            for (std::size_t i = 0; i < D; ++i) u[i] += lj * w[j * D + i];
+          }
+          S[l] = dot_cos_sin(u.data(), A.data(), B.data(), D);
+        }
+      }
+      if (trial == 0) shift = S;
+      for (std::size_t l = 0; l < L; ++l) {
+        const double d = S[l] - shift[l], d2 = d * d;
+        s1[l] += d;
+        s2[l] += d2;
+        s3[l] += d2 * d;
+        s4[l] += d2 * d2;
+      }
+    }
+    auto& out = chunk_moments[chunk % kBatch];
+    out.resize(L);
+    const double n = static_cast<double>(count);
+    for (std::size_t l = 0; l < L; ++l) {
+      if (!std::isfinite(s4[l]) || !std::isfinite(shift[l]))
+        throw InputError(fmt::format("ropekit Monte Carlo: a score is not finite at lag {} (lag * frequency overflows float64; "
+                                     "use smaller lags or a lighter-tailed spectrum than {})",
+                                     format_number(lags(static_cast<Eigen::Index>(l), 0)), spelling(draw)));
+      const double m1 = s1[l] / n;
+      Moments& m = out[l];
+      m.n = n;
+      m.mean = shift[l] + m1;
+      m.M2 = std::max(0.0, s2[l] - n * m1 * m1);
+      m.M3 = s3[l] - 3 * m1 * s2[l] + 2 * n * m1 * m1 * m1;
+      m.M4 = std::max(0.0, s4[l] - 4 * m1 * s3[l] + 6 * m1 * m1 * s2[l] - 3 * n * m1 * m1 * m1 * m1);
+    }
+    const std::size_t finished = ++done;
+    if (options.progress) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      options.progress(static_cast<double>(finished) / static_cast<double>(chunks));
+    }
+  };
+
+  for (std::size_t first = 0; first < chunks; first += kBatch) {
+    const std::size_t count = std::min(kBatch, chunks - first);
+    parallel_for(count, options.threads, [&](std::size_t i) { run_chunk(first + i); });
+    for (std::size_t i = 0; i < count; ++i)
+      for (std::size_t l = 0; l < L; ++l) total[l].merge(chunk_moments[i][l]);
+  }
+  return total;
+}
+
+}  // namespace ropekit

@@ -1,0 +1,66 @@
+#pragma once
+// Seeded Monte Carlo estimation of RF-RoPE scores (spec rf-rope.md section 4): N trials, each drawing
+// the D block frequencies afresh and evaluating S = sum_i A_i cos(Dp . w_i) + B_i sin(Dp . w_i) at every
+// lag. Trials are cut into fixed chunks of kTrialsPerChunk, chunk c draws from Rng(seed, frequencies, c)
+// and the chunks' moments merge in chunk order: the numbers depend on the seed, never on the threads.
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "ropekit/core/budget.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/mc/rf_estimator.hpp"
+#include "ropekit/core/rng.hpp"
+#include "ropekit/spectral/spectrum.hpp"
+
+namespace ropekit {
+
+/// Count, mean and central power sums M_p = sum (x - mean)^p, p = 2..4, mergeable exactly in a fixed
+/// order (Pebay 2008, eqs. 3.1 and 3.2 of the Sandia report SAND2008-6212).
+struct Moments {
+  double n = 0, mean = 0, M2 = 0, M3 = 0, M4 = 0;
+
+  void add(double x);
+  void merge(const Moments& other);
+  double variance() const { return n > 1 ? M2 / (n - 1) : 0.0; }  ///< unbiased sample variance s^2
+  double sd() const;
+  double stderr_mean() const;  ///< s / sqrt(n)
+  /// Standard error of s^2 from the fourth moment: sqrt((m4 - s^4 (n-3)/(n-1)) / n), m4 = M4/n.
+  double stderr_variance() const;
+};
+
+struct McOptions {
+  std::int64_t trials = 20000;        ///< N >= 2
+  std::uint64_t seed = kDefaultSeed;  ///< the frequencies' stream is (seed, frequencies, chunk)
+  int threads = 0;                    ///< <= 0: all hardware threads; never changes a number
+  Sampling sampling = Sampling::iid;
+  /// Called with the fraction of trials done, at most once per chunk, from worker threads (serialised).
+  std::function<void(double)> progress;
+
+  /// @throws InputError naming the first broken constraint, spelled by `where` (trials -> --trials).
+  void validate(const Where& where = Where("Monte Carlo")) const;
+};
+
+constexpr std::int64_t kTrialsPerChunk = 256;
+
+/// Moments of S over N trials at each lag (rows of `lags`, cols = dims(draw)), frequencies drawn from
+/// `draw` with options.sampling. A 1-D lag list on an evenly spaced grid of >= 8 lags uses the
+/// angle-addition recurrence (vecmath dot_cos_sin_grid), other lags one SLEEF sincos per (lag, block).
+/// @throws InputError for bad options, a lag dimension that is not dims(draw), stratified sampling of a
+/// k > 1 density, or a score that overflows (non-finite lag * frequency).
+std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, const Eigen::MatrixXd& lags,
+                                   const McOptions& options);
+
+/// Estimated memory and run time of one score_moments call (budget.hpp): trials * blocks * lags angle
+/// evaluations (times k for the dot products of k-D lags) at kAnglesPerSecond; memory for the moments of
+/// up to 64 chunks per lag and, per worker thread, the frequencies of one trial (blocks * k) and the lags.
+Cost monte_carlo_cost(std::int64_t trials, double blocks, double lags, int k, int threads);
+
+/// The work of one score_moments call in angle evaluations (one cosine and one sine of the same
+/// angle each): trials * blocks * lags. Throughput reports count these.
+double angle_evaluations(std::int64_t trials, int blocks, Eigen::Index lags);
+
+}  // namespace ropekit

@@ -1,0 +1,155 @@
+#include "ropekit/mc/rf_estimator.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/rng.hpp"
+
+namespace ropekit {
+
+namespace {
+constexpr std::uint64_t kStreamContent = 0xC0'47E47;  // the content stream of a seed
+}
+
+ContentKind parse_content_kind(std::string_view name) {
+  if (name == "random") return ContentKind::random;
+  if (name == "correlated") return ContentKind::correlated;
+  if (name == "aligned") return ContentKind::aligned;
+  throw_bad_value("ropekit", "content", fmt::format("'{}'", name), "random, correlated or aligned");
+}
+
+std::string content_kind_name(ContentKind kind) {
+  switch (kind) {
+    case ContentKind::random: return "random";
+    case ContentKind::correlated: return "correlated";
+    case ContentKind::aligned: return "aligned";
+  }
+  return "?";
+}
+
+Sampling parse_sampling(std::string_view name) {
+  if (name == "iid") return Sampling::iid;
+  if (name == "antithetic") return Sampling::antithetic;
+  if (name == "stratified") return Sampling::stratified;
+  throw_bad_value("ropekit", "sampling", fmt::format("'{}'", name), "iid, antithetic or stratified");
+}
+
+std::string sampling_name(Sampling s) {
+  switch (s) {
+    case Sampling::iid: return "iid";
+    case Sampling::antithetic: return "antithetic";
+    case Sampling::stratified: return "stratified";
+  }
+  return "?";
+}
+
+Content make_content(ContentKind kind, int blocks, std::uint64_t seed) {
+  check_at_least("ropekit::make_content", "blocks", blocks, 1);
+  Rng rng(seed, kStreamContent);
+  Content c;
+  c.q.resize(blocks, 2);
+  c.k.resize(blocks, 2);
+  for (int i = 0; i < blocks; ++i) {
+    if (kind == ContentKind::random) {
+      for (int j = 0; j < 2; ++j) c.q(i, j) = rng.normal();
+      for (int j = 0; j < 2; ++j) c.k(i, j) = rng.normal();
+      continue;
+    }
+    const double alpha = 2 * M_PI * rng.uniform();
+    const double rot = kind == ContentKind::correlated ? (2 * rng.uniform() - 1) * M_PI / 3 : 0.0;
+    c.q(i, 0) = std::cos(alpha);
+    c.q(i, 1) = std::sin(alpha);
+    c.k(i, 0) = std::cos(alpha + rot);
+    c.k(i, 1) = std::sin(alpha + rot);
+  }
+  return c;
+}
+
+Content content_from_vectors(const std::vector<double>& q, const std::vector<double>& k) {
+  const char* where = "ropekit content";
+  if (q.size() != k.size())
+    throw_bad_value(where, "q, k sizes", fmt::format("{} and {}", q.size(), k.size()), "equal");
+  if (q.empty() || q.size() % 2)
+    throw_bad_value(where, "q size", std::to_string(q.size()), "even and > 0 (2 entries per block)");
+  Content c;
+  const auto D = static_cast<Eigen::Index>(q.size() / 2);
+  c.q.resize(D, 2);
+  c.k.resize(D, 2);
+  for (Eigen::Index i = 0; i < D; ++i)
+    for (int j = 0; j < 2; ++j) {
+      const auto at = static_cast<std::size_t>(2 * i + j);
+      check_finite(where, "q", q[at]);
+      check_finite(where, "k", k[at]);
+      c.q(i, j) = q[at];
+      c.k(i, j) = k[at];
+    }
+  return c;
+}
+
+Coefficients coefficients(const Content& c) {
+  Coefficients out;
+  out.A = (c.q.col(0).array() * c.k.col(0).array() + c.q.col(1).array() * c.k.col(1).array()).matrix();
+  // J k = (-k_1, k_0), so q^T J k = -q_0 k_1 + q_1 k_0.
+  out.B = (c.q.col(1).array() * c.k.col(0).array() - c.q.col(0).array() * c.k.col(1).array()).matrix();
+  return out;
+}
+
+double score(const Coefficients& c, const Eigen::MatrixXd& w, std::span<const double> lag) {
+  double s = 0;
+  for (Eigen::Index i = 0; i < w.rows(); ++i) {
+    double u = 0;
+    for (Eigen::Index j = 0; j < w.cols(); ++j) u += lag[static_cast<std::size_t>(j)] * w(i, j);
+    s += c.A[i] * std::cos(u) + c.B[i] * std::sin(u);
+  }
+  return s;
+}
+
+double score_by_rotation(const Content& c, const Eigen::MatrixXd& w, std::span<const double> p_m,
+                         std::span<const double> p_n) {
+  auto rotation = [](double a) {
+    Eigen::Matrix2d R;
+    R << std::cos(a), -std::sin(a), std::sin(a), std::cos(a);
+    return R;
+  };
+  double s = 0;
+  for (Eigen::Index i = 0; i < w.rows(); ++i) {
+    double am = 0, an = 0;
+    for (Eigen::Index j = 0; j < w.cols(); ++j) {
+      am += p_m[static_cast<std::size_t>(j)] * w(i, j);
+      an += p_n[static_cast<std::size_t>(j)] * w(i, j);
+    }
+    const Eigen::Vector2d q = rotation(am) * c.q.row(i).transpose();
+    const Eigen::Vector2d k = rotation(an) * c.k.row(i).transpose();
+    s += q.dot(k);
+  }
+  return s;
+}
+
+double expected_score(const Spectrum& s, const Coefficients& c, std::span<const double> lag) {
+  return c.qk() * phi(s, lag);
+}
+
+double score_variance(const Spectrum& s, const Coefficients& c, std::span<const double> lag, Sampling sampling) {
+  if (sampling == Sampling::stratified) return std::numeric_limits<double>::quiet_NaN();
+  const KernelValues kv = kernel_values(s, lag);
+  auto block = [&](double A, double B) { return A * A * kv.var_cos + B * B * kv.var_sin; };
+  const Eigen::Index D = c.A.size();
+  double v = 0;
+  if (sampling == Sampling::iid) {
+    for (Eigen::Index i = 0; i < D; ++i) v += block(c.A[i], c.B[i]);
+    return v;
+  }
+  Eigen::Index i = 0;
+  for (; i + 1 < D; i += 2) v += block(c.A[i] + c.A[i + 1], c.B[i] - c.B[i + 1]);
+  if (i < D) v += block(c.A[i], c.B[i]);
+  return v;
+}
+
+double block_variance_paper(double A, double B, double phi, double phi2) {
+  return (A * A + B * B) / 2 + (A * A - B * B) / 2 * phi2 - A * A * phi * phi;
+}
+
+}  // namespace ropekit
