@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 
 #include "bench/bench.hpp"
-#include "probes/fit_config.hpp"
-#include "probes/fixed_basis.hpp"
+#include "cli/fit_config_yaml.hpp"
+#include "ropekit/fit/fit_run.hpp"
 #include "ropekit/encodings/basis.hpp"
 #include "ropekit/core/embedded.hpp"
 #include "ropekit/fit/linear_fit.hpp"

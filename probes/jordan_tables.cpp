@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "probes/fit_config.hpp"
-#include "probes/fixed_basis.hpp"
+#include "cli/fit_config_yaml.hpp"
+#include "reports/fit_rows.hpp"
 #include "probes/paper_cells.hpp"
 #include "reports/output.hpp"
 #include "reports/plot.hpp"

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "probes/fixed_basis.hpp"
+#include "ropekit/fit/fit_run.hpp"
 
 namespace ropekit {
 

@@ -28,6 +28,7 @@ TEST_CASE("an unknown subcommand or option is exit 2 with error:") {
 #include <cmath>
 
 #include "probes/paper_cells.hpp"
+#include "reports/fit_rows.hpp"
 #include "reports/table.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "probes/fit_config.hpp"
+#include "cli/fit_config_yaml.hpp"
 #include "ropekit/core/error.hpp"
 #include "tests/support.hpp"
 

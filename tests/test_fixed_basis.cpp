@@ -7,8 +7,8 @@
 #include <map>
 #include <set>
 
-#include "probes/fit_config.hpp"
-#include "probes/fixed_basis.hpp"
+#include "cli/fit_config_yaml.hpp"
+#include "reports/fit_rows.hpp"
 #include "probes/paper_cells.hpp"
 #include "reports/table.hpp"
 #include "ropekit/core/error.hpp"

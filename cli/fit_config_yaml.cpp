@@ -1,10 +1,9 @@
-#include "probes/fit_config.hpp"
+#include "cli/fit_config_yaml.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
-#include <thread>
+#include <optional>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -16,8 +15,6 @@
 namespace ropekit {
 
 namespace {
-
-constexpr int kMaxLength = 1 << 20;  // 2^20 lags x 129 columns of doubles is about 1 GiB
 
 // Typed reads of YAML scalars with messages "config <src>: <key> = <value> (must be <constraint>)".
 class Reader {
@@ -110,108 +107,7 @@ void check_unique_keys(const YAML::Node& node, const std::string& where, const s
   }
 }
 
-// Estimated memory and time of a fixed-basis run at F frequencies, training length L and longest scored
-// length T (>= L): see FitConfig::cost.
-Cost fit_cost_at(const FitConfig& c, double F, double L, double T) {
-  const double nt = static_cast<double>(c.targets.size());
-  const double sets = c.train_points >= c.basis.train_context ? 1.0 : static_cast<double>(c.seeds.size());
-  BasisParams b = c.basis;
-  b.num_freqs = static_cast<int>(std::min<double>(F, kMaxNumFreqs));
-  std::vector<double> method_bytes;
-  double flops = 0;
-  for (const auto& name : c.methods) {
-    const double p = n_features(parse_method(name), b);
-    const double m = p + nt;  // columns of the QR
-    // [X | Y] and its copy in the QR, R, [R; sqrt(lambda) I] (2 p^2), its QR, G and the eigen solver
-    // (~10 p^2 in all), the predictions and one chunk of features.
-    method_bytes.push_back(8.0 * (2.0 * L * m + 10.0 * p * p + T * nt + 1024.0 * p));
-    flops += sets * (2.0 * L * m * std::min(L, m) + 8.0 * p * p * p + 2.0 * T * p * nt + 10.0 * T * p);
-  }
-  std::sort(method_bytes.rbegin(), method_bytes.rend());
-  const std::size_t concurrent = std::min<std::size_t>(method_bytes.size(), std::max(1u, std::thread::hardware_concurrency()));
-  double bytes = 8.0 * T * (2.0 * F + nt + 1.0);  // trigonometric tables, targets, lags
-  for (std::size_t i = 0; i < concurrent; ++i) bytes += method_bytes[i];
-  // Output: one row per (seed, target, method, split/context), 11 cells each, held as cells and as text.
-  const double rows = static_cast<double>(c.seeds.size()) * nt * static_cast<double>(c.methods.size()) *
-                      (1.0 + static_cast<double>(c.eval_contexts.size()));
-  bytes += rows * 11.0 * (40.0 + 2 * 24.0);
-  return Cost{bytes, flops / kFlopsPerSecond + T * F * nt / kElementsPerSecond};
-}
-
 }  // namespace
-
-int FitConfig::max_length() const {
-  int t = basis.train_context;
-  for (int e : eval_contexts) t = std::max(t, e);
-  return t;
-}
-
-Cost FitConfig::cost() const { return fit_cost_at(*this, basis.num_freqs, basis.train_context, max_length()); }
-
-void FitConfig::validate() const {
-  const std::string where = "config " + source;
-  if (seeds.empty()) throw InputError(where + ": seeds is empty (must list at least one seed)");
-  if (methods.empty()) throw InputError(where + ": no methods (must list at least one, in the config or with --methods)");
-  if (targets.empty()) throw InputError(where + ": no targets (must list at least one)");
-  // Parameters named by their keys in the file.
-  const std::string sec = section.empty() ? std::string("toy") : section;
-  Where keys(where, sec + ".");
-  keys.rename("theta", "position.theta").rename("bounded_tau", "position.bounded_tau");
-  keys.rename("freq_index", sec + ".target_freq_index").rename("second_freq_index", sec + ".second_freq_index");
-  keys.rename("drift_eps", sec + ".drift_relative_eps");
-  basis.validate(keys);
-  target.validate(keys);
-  if (train_points < 1 || train_points > basis.train_context)
-    throw_bad_value(where, section + ".train_points", std::to_string(train_points),
-                    fmt::format("an integer in [1, train_context = {}]", basis.train_context));
-  if (eval_contexts.empty()) throw InputError(where + ": " + section + ".eval_contexts is empty (must list lengths >= 1)");
-  for (std::size_t i = 0; i < eval_contexts.size(); ++i)
-    if (eval_contexts[i] < 1)
-      throw_bad_value(where, fmt::format("{}.eval_contexts[{}]", section, i), std::to_string(eval_contexts[i]),
-                      "an integer >= 1");
-    else if (eval_contexts[i] > kMaxLength)
-      throw_bad_value(where, fmt::format("{}.eval_contexts[{}]", section, i), std::to_string(eval_contexts[i]),
-                      fmt::format("<= {} (features are held in memory)", kMaxLength));
-  check_nonnegative(where, section + ".ridge", ridge);
-  const Eigen::VectorXd last_lag = Eigen::VectorXd::Constant(1, max_length() - 1.0);
-  for (const auto& m : methods)
-    if (const auto o = find_lag_overflow(parse_method(m), basis, last_lag))
-      throw_bad_value(keys, "eval_contexts", std::to_string(max_length()),
-                      fmt::format("at most {} for method '{}': beyond lag {} {} leaves the float64 range",
-                                  static_cast<long long>(std::floor(o->limit)) + 1, m, format_number(o->limit),
-                                  o->cause));
-  for (const auto& t : targets) {
-    try {
-      const Target parsed = parse_target(t);
-      check_target_params(parsed, target, t);
-      check_target_range(parsed, target, max_length() - 1.0, t);
-    } catch (const InputError& e) {
-      throw InputError(where + ": " + e.what());
-    }
-  }
-
-  // Sizes: blame the frequencies if fewer would fit, else the training length, else the scored lengths.
-  const double F = basis.num_freqs, L = basis.train_context, T = max_length();
-  const Cost cost = fit_cost_at(*this, F, L, T);
-  if (cost.fits()) return;
-  const std::string for_what = fmt::format("for the config's methods ({}) and targets ({})", methods.size(), targets.size());
-  if (fit_cost_at(*this, 1, L, T).fits()) {
-    const auto f = largest_fitting(1, basis.num_freqs,
-                                   [&](std::int64_t v) { return fit_cost_at(*this, static_cast<double>(v), L, T).fits(); });
-    check_cost(keys, "num_freqs", std::to_string(basis.num_freqs), cost, std::to_string(f), for_what);
-  }
-  const double longest_eval = T > L ? T : 0;
-  if (fit_cost_at(*this, F, 1, std::max(1.0, longest_eval)).fits()) {
-    const auto l = largest_fitting(1, basis.train_context, [&](std::int64_t v) {
-      return fit_cost_at(*this, F, static_cast<double>(v), std::max(static_cast<double>(v), longest_eval)).fits();
-    });
-    check_cost(keys, "train_context", std::to_string(basis.train_context), cost, std::to_string(l), for_what);
-  }
-  const auto t = largest_fitting(1, max_length(),
-                                 [&](std::int64_t v) { return fit_cost_at(*this, F, 1, static_cast<double>(v)).fits(); });
-  check_cost(keys, "eval_contexts", std::to_string(max_length()), cost, std::to_string(std::max<std::int64_t>(t, 0)),
-             fmt::format("{} (with train_context 1)", for_what));
-}
 
 FitConfig parse_fit_config(std::string_view yaml_text, std::string_view source, const ConfigOverrides& overrides) {
   Reader rd{std::string(source)};
@@ -275,8 +171,8 @@ FitConfig parse_fit_config(std::string_view yaml_text, std::string_view source, 
 
   // Basis and target parameters.
   c.basis.train_context = rd.bounded_int(rd.require(sec, s, "train_context", "an integer >= 1"), s + ".train_context", 1, "an integer >= 1");
-  if (c.basis.train_context > kMaxLength)
-    throw_bad_value(where, s + ".train_context", std::to_string(c.basis.train_context), fmt::format("<= {}", kMaxLength));
+  if (c.basis.train_context > FitConfig::kMaxLength)
+    throw_bad_value(where, s + ".train_context", std::to_string(c.basis.train_context), fmt::format("<= {}", FitConfig::kMaxLength));
   c.basis.num_freqs = rd.bounded_int(rd.require(sec, s, "num_freqs", "an integer >= 1"), s + ".num_freqs", 1, "an integer >= 1");
   {
     const auto h = rd.integer(rd.require(sec, s, "head_dim", "a positive even integer"), s + ".head_dim", "a positive even integer");
@@ -327,36 +223,6 @@ FitConfig load_fit_config(const std::string& path, const ConfigOverrides& overri
   // 1 MiB: the paper's configs are 2 KB; yaml-cpp takes about 140 bytes of memory per byte of a long list
   // (a 16 MiB one took 2.2 GB and 10 s), so the cap bounds memory to about 150 MB.
   return parse_fit_config(read_file(path, "config", std::uint64_t{1} << 20), path, overrides);
-}
-
-}  // namespace ropekit
-
-namespace ropekit {
-
-std::string describe(const FitConfig& c) {
-  auto join_ints = [](const auto& v) {
-    std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
-    return s;
-  };
-  const auto& b = c.basis;
-  const auto& t = c.target;
-  return fmt::format(
-      "- config: {} (section `{}`)\n"
-      "- basis: F = num_freqs = {}, h = head_dim = {}, theta = {}, gamma = {}, L = train_context = {}, "
-      "bounded_tau = {}\n"
-      "- targets: target_freq_index = {}, second_freq_index = {}, scaled_c = {}, drift_relative_eps = {}\n"
-      "- fit: ridge = {} on every column (float64, QR), train_points = {} of lags 0..{}; "
-      "scored on lags 0..T-1 for T in {}\n"
-      "- seeds: {}{}\n",
-      c.source, c.section, b.num_freqs, b.head_dim, format_number(b.theta), format_number(b.gamma), b.train_context,
-      b.bounded_tau, t.freq_index ? std::to_string(*t.freq_index) : "unset",
-      t.second_freq_index ? std::to_string(*t.second_freq_index) : "unset", format_number(t.scaled_c),
-      format_number(t.drift_eps), format_number(c.ridge), c.train_points, b.train_context - 1,
-      join_ints(c.eval_contexts), join_ints(c.seeds),
-      c.train_points == b.train_context ? " (train_points = L: every seed fits the same lags, so the seeds agree "
-                                          "exactly; tables show their mean)"
-                                        : " (tables show the mean over seeds)");
 }
 
 }  // namespace ropekit

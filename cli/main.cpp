@@ -1,4 +1,4 @@
 // ropekit: numerical analysis of rotary positional encodings. See README.md.
-#include "probes/cli.hpp"
+#include "cli/cli.hpp"
 
 int main(int argc, char** argv) { return ropekit::run_cli(argc, argv); }

@@ -5,9 +5,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "probes/cli.hpp"
-#include "probes/fit_config.hpp"
-#include "probes/fixed_basis.hpp"
+#include "cli/cli.hpp"
+#include "cli/fit_config_yaml.hpp"
+#include "reports/fit_rows.hpp"
 #include "probes/probe.hpp"
 #include "reports/output.hpp"
 #include "reports/progress.hpp"

@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "probes/cli.hpp"
+#include "cli/cli.hpp"
 #include "probes/jordan_positionwise_probe.hpp"
 #include "probes/nd_rope_probe.hpp"
 #include "reports/output.hpp"

@@ -3,17 +3,58 @@
 // for each seed, target and method, ridge-fit the method's features on the training lags and
 // score the same weights on lags 0..T-1 of every evaluation length T (spec fixed-basis.md section 4).
 // Each basis is computed once on the longest lag grid and each fit solves all targets at once.
+// A run's parameters are a FitConfig, read from YAML by cli/fit_config_yaml.hpp; its rows are rendered by
+// reports/fit_rows.hpp.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <Eigen/Dense>
 
-#include "probes/fit_config.hpp"
-#include "reports/table.hpp"
+#include "ropekit/core/budget.hpp"
+#include "ropekit/encodings/basis.hpp"
+#include "targets/target.hpp"
 
 namespace ropekit {
+
+struct FitConfig {
+  static constexpr int kMaxLength = 1 << 20;  ///< longest lag grid: 2^20 lags x 129 columns of doubles is about 1 GiB
+
+  std::string source;                ///< where it was read from, for messages and report headers
+  std::string section;               ///< "toy" or "benchmarks"
+  std::vector<std::int64_t> seeds;   ///< at least one; only used to draw training lags when train_points < L
+  std::vector<std::string> methods;  ///< names as written (reference or readable spellings)
+  std::vector<std::string> targets;  ///< default: toy -> phase, linear, mixed; benchmarks -> structured list
+  BasisParams basis;
+  TargetParams target;
+  int train_points = 0;              ///< 1..L training lags drawn from 0..L-1 (all of them when = L)
+  std::vector<int> eval_contexts;    ///< each >= 1: score lags 0..T-1
+  double ridge = 1e-4;               ///< finite, >= 0
+
+  /// Checks every constraint, that every method and target name parses and has what it needs, that every
+  /// target is finite in float64 on lags 0..max_length()-1, and that the run fits the memory and time
+  /// budgets (cost()). @throws InputError naming the source, the key, the value and the constraint.
+  void validate() const;
+
+  /// max(train_context, eval_contexts): the lags 0..max_length()-1 are computed.
+  int max_length() const;
+  /// Estimated memory and run time of run_fixed_basis (budget.hpp): the trigonometric tables and targets
+  /// on every lag, per concurrent method the training matrix, the ridge system (p x p, several copies)
+  /// and the predictions; time 2 L p^2 + 8 p^3 flops per method and training set, plus the predictions.
+  /// Valid for sizes that pass the other checks.
+  Cost cost() const;
+};
+
+struct ConfigOverrides {
+  std::optional<std::vector<std::string>> methods;  ///< replaces the config's methods
+  std::optional<std::vector<std::string>> targets;  ///< replaces the default targets
+  std::optional<std::string> section;               ///< "toy" or "benchmarks" when a file has both
+};
+
+/// The run's parameters in one Markdown list, for report headers.
+std::string describe(const FitConfig& config);
 
 /// One output row: the reference's columns plus n_features, cond, rank and n_train.
 struct FitRow {
@@ -50,12 +91,5 @@ struct Predictions {
 /// @throws InputError for an invalid config, method or context < 1.
 Predictions predict(const FitConfig& config, const std::vector<std::string>& methods, int context,
                     std::int64_t seed = 0);
-
-/// Columns: seed,target,method,context,split,n_features,n_train,mse,r2,cond,rank.
-Table fit_rows_table(const std::vector<FitRow>& rows);
-
-/// Reads rows back from CSV (ropekit's own, or the reference's `task`/`benchmark` spelling of the
-/// target column; missing optional columns stay 0). @throws InputError on a missing column or bad number.
-std::vector<FitRow> read_fit_rows(const CsvData& csv, std::string_view source);
 
 }  // namespace ropekit

@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "probes/cli.hpp"
+#include "cli/cli.hpp"
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
 #include "reports/table.hpp"

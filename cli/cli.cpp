@@ -1,4 +1,4 @@
-#include "probes/cli.hpp"
+#include "cli/cli.hpp"
 
 #include <malloc.h>
 

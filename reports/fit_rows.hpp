@@ -1,0 +1,19 @@
+#pragma once
+// Fixed-basis result rows (FitRow, ropekit/fit/fit_run.hpp) as a table, and read back from CSV.
+
+#include <string_view>
+#include <vector>
+
+#include "reports/table.hpp"
+#include "ropekit/fit/fit_run.hpp"
+
+namespace ropekit {
+
+/// Columns: seed,target,method,context,split,n_features,n_train,mse,r2,cond,rank.
+Table fit_rows_table(const std::vector<FitRow>& rows);
+
+/// Reads rows back from CSV (ropekit's own, or the reference's `task`/`benchmark` spelling of the
+/// target column; missing optional columns stay 0). @throws InputError on a missing column or bad number.
+std::vector<FitRow> read_fit_rows(const CsvData& csv, std::string_view source);
+
+}  // namespace ropekit
