@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The layout's dependency rule (README.md, Layout), as a CTest entry: lib/ includes neither reports/, probes/,
+# cli/ nor yaml-cpp or CLI11; reports/ and targets/ include neither probes/ nor cli/. Prints each offending
+# line as file:line:text and fails if there is one.
+# Usage: tests/layout_rules.sh [repository root]
+set -euo pipefail
+cd "${1:-$(dirname "$0")/..}"
+
+sources=(--include='*.hpp' --include='*.cpp' --include='*.h' --include='*.hh' --include='*.cc' --include='*.ipp'
+         --include='*.inl')
+include='^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]'
+status=0
+
+# check <directory> <what it may not include> <included path pattern>
+check() {
+  local hits
+  hits=$(grep -rnE "${sources[@]}" "${include}($3)" "$1" || true)
+  if [[ -n $hits ]]; then
+    echo "layout rule broken: $1 includes $2:"
+    echo "$hits"
+    status=1
+  fi
+}
+
+check lib 'reports/, probes/, cli/, yaml-cpp or CLI11' 'reports/|probes/|cli/|yaml-cpp/|CLI/'
+check reports 'probes/ or cli/' 'probes/|cli/'
+check targets 'probes/ or cli/' 'probes/|cli/'
+
+[[ $status == 0 ]] && echo "layout rules hold"
+exit $status
