@@ -132,3 +132,352 @@ TEST_CASE("number lists name the command and the option as typed") {
                        doctest::Contains("ropekit features: --lags = '0:1e9' (must be at most 1048576 values)"),
                        InputError);
 }
+
+// ---- nested spellings (encodings.md section 2) ----
+
+namespace {
+std::string message_of(std::string_view text) {
+  try {
+    Spelling::parse(text, "spectrum");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(parsed)";
+}
+}  // namespace
+
+TEST_CASE("old spellings keep their meaning: continued lists, words with ':' and '=', spaces, old messages") {
+  auto sinc = Spelling::parse("sinc:W=1,2,dims=2", "spectrum");
+  CHECK(sinc.take_doubles("W") == std::vector<double>{1, 2});
+  CHECK(sinc.take_int("dims") == 2);
+  CHECK_NOTHROW(sinc.finish(""));
+  auto mix = Spelling::parse("mixture:weights=0.7,0.3,mu=0,2,s=0.5,0.1", "spectrum");
+  CHECK(mix.family() == "mixture");
+  CHECK(mix.take_doubles("weights") == std::vector<double>{0.7, 0.3});
+  CHECK(mix.take_doubles("mu") == std::vector<double>{0, 2});
+  CHECK(mix.take_doubles("s") == std::vector<double>{0.5, 0.1});
+  CHECK_NOTHROW(mix.finish(""));
+  auto sp = Spelling::parse(" f : x = 1 , k = 2 ", "t");
+  CHECK(sp.family() == "f");
+  CHECK(sp.take_double("x") == 1);
+  CHECK(sp.take_int("k") == 2);
+  auto w = Spelling::parse("a:x=1:2,y=b=c,tau=raw", "t");
+  CHECK(w.take_word("x") == "1:2");
+  CHECK(w.take_word("y") == "b=c");
+  CHECK(w.take_word("tau") == "raw");
+  CHECK(Spelling::parse("nope", "method").family() == "nope");
+  CHECK(!Spelling::parse("nope", "method").has_params());
+  CHECK(Spelling::parse("x=1", "method").family() == "x=1");  // no colon: all name, as before (callers refuse it)
+  CHECK_THROWS_WITH_AS(Spelling::parse("jordan:3", "method"),
+                       "method 'jordan:3': '3' is not key=value (spelling: family:key=value,key=value)", InputError);
+  CHECK_THROWS_WITH_AS(Spelling::parse("jordan:m=3,m=4", "method"),
+                       "method 'jordan:m=3,m=4': parameter 'm' given twice", InputError);
+  CHECK_THROWS_WITH_AS(Spelling::parse("jordan:m=", "method"), "method 'jordan:m=': 'm=' needs a key and a value",
+                       InputError);
+  CHECK_THROWS_WITH_AS(Spelling::parse(":m=3", "method"), "method: name = ':m=3' (must be a non-empty name)",
+                       InputError);
+}
+
+TEST_CASE("nested spellings: the examples of encodings.md section 2 parse into their structure") {
+  {
+    auto s = Spelling::parse("rope:dim=128,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=8192)", "encoding");
+    CHECK(s.family() == "rope");
+    CHECK(s.take_int("dim") == 128);
+    CHECK(s.take_double("base") == 5e5);
+    auto sc = s.take_spelling("scaling");
+    REQUIRE(sc);
+    CHECK(sc->family() == "llama3");
+    CHECK(sc->text() == "llama3(factor=8,low=1,high=4,orig=8192)");
+    CHECK(sc->take_double("factor") == 8);
+    CHECK(sc->take_double("low") == 1);
+    CHECK(sc->take_double("high") == 4);
+    CHECK(sc->take_int("orig") == 8192);
+    CHECK_NOTHROW(sc->finish("factor, low, high, orig"));
+    CHECK_NOTHROW(s.finish("dim, base, scaling"));
+  }
+  {
+    auto s = Spelling::parse("rope:dim=128,base=1e4,scaling=yarn(factor=16,orig=4096,beta_fast=32,beta_slow=1,truncate=true)",
+                             "encoding");
+    CHECK(s.take_text("scaling") == "yarn(factor=16,orig=4096,beta_fast=32,beta_slow=1,truncate=true)");
+    s = Spelling::parse("rope:dim=128,base=1e4,scaling=yarn(factor=16,orig=4096,beta_fast=32,beta_slow=1,truncate=true)",
+                        "encoding");
+    auto sc = s.take_spelling("scaling");
+    REQUIRE(sc);
+    CHECK(sc->family() == "yarn");
+    CHECK(sc->take_double("factor") == 16);
+    CHECK(sc->take_int("orig") == 4096);
+    CHECK(sc->take_double("beta_fast") == 32);
+    CHECK(sc->take_double("beta_slow") == 1);
+    CHECK(sc->take_bool("truncate") == true);
+    CHECK_NOTHROW(sc->finish(""));
+    CHECK(s.take_int("dim") == 128);
+    CHECK(s.take_double("base") == 1e4);
+    CHECK_NOTHROW(s.finish(""));
+  }
+  {
+    auto s = Spelling::parse("rope:dim=96,base=1e4,scaling=longrope(short=[1,1.05],long=[2,3],orig=4096,max=131072)",
+                             "encoding");
+    auto sc = s.take_spelling("scaling");
+    REQUIRE(sc);
+    CHECK(sc->family() == "longrope");
+    CHECK(sc->take_doubles("short") == std::vector<double>{1, 1.05});
+    CHECK(sc->take_items("long") == std::vector<std::string>{"2", "3"});
+    CHECK(sc->take_int("orig") == 4096);
+    CHECK(sc->take_int("max") == 131072);
+    CHECK_NOTHROW(sc->finish(""));
+  }
+  {
+    auto s = Spelling::parse("rf-rope:spectrum=gaussian(sigma=20),blocks=32,seed=7", "encoding");
+    CHECK(s.family() == "rf-rope");
+    auto sp = s.take_spelling("spectrum");
+    REQUIRE(sp);
+    CHECK(sp->family() == "gaussian");
+    CHECK(sp->take_double("sigma") == 20);
+    CHECK_NOTHROW(sp->finish("sigma"));
+    CHECK(s.take_int("blocks") == 32);
+    CHECK(s.take_int("seed") == 7);
+    CHECK_NOTHROW(s.finish(""));
+  }
+  {
+    auto s = Spelling::parse("direct-sum:[rope,alibi]", "encoding");
+    CHECK(s.family() == "direct-sum");
+    CHECK(s.params() == std::vector<std::pair<std::string, std::string>>{{"", "[rope,alibi]"}});
+    CHECK(s.take_items("") == std::vector<std::string>{"rope", "alibi"});
+    CHECK_NOTHROW(s.finish(""));
+  }
+  {
+    auto s = Spelling::parse("direct-sum:[rope(dim=64,base=5e5),jordan(m=3)],L=4096", "encoding");
+    auto parts = s.take_spellings("");
+    REQUIRE(parts);
+    REQUIRE(parts->size() == 2);
+    CHECK((*parts)[0].family() == "rope");
+    CHECK((*parts)[0].take_int("dim") == 64);
+    CHECK((*parts)[0].take_double("base") == 5e5);
+    CHECK((*parts)[1].family() == "jordan");
+    CHECK((*parts)[1].take_int("m") == 3);
+    for (const auto& p : *parts) CHECK_NOTHROW(p.finish(""));
+    CHECK(s.take_int("L") == 4096);
+    CHECK_NOTHROW(s.finish(""));
+  }
+}
+
+TEST_CASE("nested spellings: items - bare names - a positional value in parentheses - the colon form nested") {
+  auto s = Spelling::parse("f:parts=[rope(dim=64), alibi ,1.5,[2,3]],w=W,x=y(1),z=a(b=c(d=[1])),lin=linear", "t");
+  CHECK(s.take_items("parts") == std::vector<std::string>{"rope(dim=64)", "alibi", "1.5", "[2,3]"});
+  CHECK(s.take_items("w") == std::vector<std::string>{"W"});  // a single value is one item
+  auto y = s.take_spelling("x");
+  REQUIRE(y);
+  CHECK(y->family() == "y");
+  CHECK(y->take_double("") == 1);  // y(1): a positional "1" under the key ""
+  auto a = s.take_spelling("z");
+  REQUIRE(a);
+  auto c = a->take_spelling("b");
+  REQUIRE(c);
+  CHECK(c->family() == "c");
+  CHECK(c->take_doubles("d") == std::vector<double>{1});
+  CHECK(s.take_spelling("lin")->family() == "linear");
+  CHECK_NOTHROW(s.finish(""));
+
+  for (const char* text : {"rope(dim=64,base=5e5)", "rope:dim=64,base=5e5", " rope ( dim = 64 , base = 5e5 ) "}) {
+    CAPTURE(text);
+    auto n = Spelling::parse_nested(text, "encoding");
+    CHECK(n.family() == "rope");
+    CHECK(n.take_int("dim") == 64);
+    CHECK(n.take_double("base") == 5e5);
+    CHECK_NOTHROW(n.finish(""));
+  }
+  auto bare = Spelling::parse_nested("alibi", "encoding");
+  CHECK(bare.family() == "alibi");
+  CHECK(!bare.has_params());
+  auto pos = Spelling::parse_nested("y(1,2,k=3)", "t");
+  CHECK(pos.take_doubles("") == std::vector<double>{1, 2});  // a positional bare list continues like W=1,2
+  CHECK(pos.take_int("k") == 3);
+}
+
+TEST_CASE("nested spellings: word and number accessors refuse lists and nested values - take_doubles reads both") {
+  auto s = Spelling::parse("f:a=[1,2],b=[1,2],c=y(1),d=[1],e=[x],g=1,2,h=[y(1)],i=[1,2],j=y(k=1)", "t");
+  CHECK_THROWS_WITH_AS(s.take_double("a"), "t 'f:a=[1,2],b=[1,2],c=y(1),d=[1],e=[x],g=1,2,h=[y(1)],i=[1,2],j=y(k=1)': "
+                                           "a = '[1,2]' (must be a single number, not a list)",
+                       InputError);
+  CHECK(s.take_doubles("b") == std::vector<double>{1, 2});
+  CHECK_THROWS_WITH_AS(s.take_word("c"), doctest::Contains("c = 'y(1)' (must be a single word, not a nested value)"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(s.take_int("d"), doctest::Contains("d = '[1]' (must be a single integer, not a list)"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(s.take_doubles("e"), doctest::Contains("e = 'x' (must be a number)"), InputError);
+  CHECK_THROWS_WITH_AS(s.take_spelling("g"), doctest::Contains("g = 2 values (must be a single name or name(key=value,...))"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(s.take_doubles("h"), doctest::Contains("h = 'y(1)' (must be a number)"), InputError);
+  CHECK_THROWS_WITH_AS(s.take_spelling("i"), doctest::Contains("i = '[1,2]' (must be a name or name(key=value,...), not a list)"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(s.take_bool("j"), doctest::Contains("j = 'y(k=1)' (must be a single word, not a nested value)"),
+                       InputError);
+  CHECK_NOTHROW(s.finish(""));
+}
+
+TEST_CASE("nested spellings: messages name the outer spelling and the path to the key") {
+  const std::string text = "rope:scaling=yarn(factor=x,z=1),parts=[a(dim=y),b(m=1,q=2)]";
+  auto s = Spelling::parse(text, "--encoding");
+  auto sc = s.take_spelling("scaling");
+  REQUIRE(sc);
+  CHECK(sc->where() == "--encoding '" + text + "'");
+  CHECK(sc->name("factor") == "scaling.factor");
+  CHECK_THROWS_WITH_AS(sc->take_double("factor"), ("--encoding '" + text + "': scaling.factor = 'x' (must be a number)").c_str(),
+                       InputError);
+  CHECK_THROWS_WITH_AS(sc->finish("factor"),
+                       ("--encoding '" + text + "': unknown parameter 'scaling.z' (known for 'yarn': factor)").c_str(),
+                       InputError);
+  auto parts = s.take_spellings("parts");
+  REQUIRE(parts);
+  REQUIRE(parts->size() == 2);
+  CHECK_THROWS_WITH_AS((*parts)[0].take_int("dim"), doctest::Contains("': parts[0].dim = 'y' (must be an integer)"),
+                       InputError);
+  (*parts)[1].take_int("m");
+  CHECK_THROWS_WITH_AS((*parts)[1].finish("m"), doctest::Contains("unknown parameter 'parts[1].q' (known for 'b': m)"),
+                       InputError);
+  auto ds = Spelling::parse("direct-sum:[rope(dim=x)]", "encoding");
+  CHECK_THROWS_WITH_AS((*ds.take_spellings(""))[0].take_int("dim"),
+                       "encoding 'direct-sum:[rope(dim=x)]': [0].dim = 'x' (must be an integer)", InputError);
+  CHECK_THROWS_WITH_AS(Spelling::parse("rope:[1,2]", "encoding").finish("dim"),
+                       "encoding 'rope:[1,2]': unexpected positional value '[1,2]' in the spelling (known for 'rope': dim)",
+                       InputError);
+  // A word taken as a spelling is checked when taken; the message names the outer spelling and the path.
+  auto w = Spelling::parse("f:x=a:b", "t");
+  CHECK_THROWS_WITH_AS(w.take_spelling("x"),
+                       "t 'f:x=a:b': x = 'a:b': 'b' is not key=value (spelling: family:key=value,key=value)", InputError);
+}
+
+TEST_CASE("nested spellings: brackets nest up to kMaxSpellingDepth - deeper is refused") {
+  auto nest = [](int depth) {  // a:x=n(k=n(k=...n(k=1)...)) with `depth` parentheses
+    std::string s = "a:x=";
+    for (int i = 0; i < depth; ++i) s += "n(k=";
+    s += "1";
+    for (int i = 0; i < depth; ++i) s += ")";
+    return s;
+  };
+  auto s = Spelling::parse(nest(kMaxSpellingDepth), "t");
+  auto cur = s.take_spelling("x");
+  std::string path = "x";
+  for (int i = 1; i < kMaxSpellingDepth; ++i) {
+    REQUIRE(cur);
+    path += ".k";
+    auto next = cur->take_spelling("k");
+    CHECK_NOTHROW(cur->finish("k"));
+    cur = std::move(next);
+  }
+  REQUIRE(cur);
+  CHECK(cur->family() == "n");
+  CHECK(cur->name("k") == path + ".k");
+  CHECK(cur->take_int("k") == 1);
+  const std::string deep = nest(kMaxSpellingDepth + 1);
+  CHECK(message_of(deep) == "spectrum '" + deep + "': '(' at character " + std::to_string(4 + 2 + 4 * kMaxSpellingDepth) +
+                                " nests brackets more than 16 deep");
+  std::string lists = "a:x=" + std::string(kMaxSpellingDepth, '[') + "1" + std::string(kMaxSpellingDepth, ']');
+  CHECK_NOTHROW(Spelling::parse(lists, "t"));
+  lists = "a:x=" + std::string(kMaxSpellingDepth + 1, '[') + "1" + std::string(kMaxSpellingDepth + 1, ']');
+  CHECK_THROWS_WITH_AS(Spelling::parse(lists, "t"), doctest::Contains("nests brackets more than 16 deep"), InputError);
+  // A long flat spelling is fine: the depth bounds the recursion, not the length.
+  std::string wide = "a:W=1";
+  for (int i = 0; i < 20000; ++i) wide += ",1";
+  CHECK(Spelling::parse(wide, "t").take_doubles("W")->size() == 20001);
+}
+
+TEST_CASE("nested spellings: malformed - each a one-line message quoting the spelling and naming the character") {
+  struct Case {
+    const char* text;
+    const char* problem;
+  };
+  for (const auto& c : {
+           Case{"a:[1,2", "'[' at character 3 is never closed (expected ']')"},
+           Case{"a:x=(1", "'(' at character 5 is never closed (expected ')')"},
+           Case{"a:x=1)", "')' at character 6 closes no bracket"},
+           Case{"a:x=y(1]", "']' at character 8 closes '(' at character 6 (expected ')')"},
+           Case{"a:x=y(1)z", "'z' at character 9 follows the ')' closing at character 8 (a value ends there)"},
+           Case{"a:x=[1,2] z,w=1", "'z' at character 11 follows the ']' closing at character 9 (a value ends there)"},
+           Case{"a:x=[1,,2]", "empty list item at character 8"},
+           Case{"a:x=[1,2,]", "empty list item at character 10"},
+           Case{"a:x=[ ]", "empty list '[]' at character 5"},
+           Case{"a:x=y()", "empty '()' after 'y' at character 6 (write y alone)"},
+           Case{"a:x=(1)", "'(' at character 5 has no name before it (write name(key=value,...))"},
+           Case{"a:x=y[1]", "'[' at character 6 follows 'y': a list is a whole value (key=[a,b,...])"},
+           Case{"a:x=y(1),,z=2", "empty item at character 10"},
+           Case{"a:x=1,", "empty item at character 7"},
+           Case{"a:", "empty item at character 3"},
+           Case{"a:x=y(1,)", "empty item at character 9"},
+           Case{"a:x=[a=1]", "list item 'a=1' at character 6 is key=value (items are numbers, words, "
+                             "name(key=value,...) or [...])"},
+           Case{"a:x=[rope:dim=64]", "list item 'rope:dim=64' at character 6 is key=value"},
+           Case{"a:x=[a=b(1)]", "'a=b' before '(' at character 9 is not a name (write name(key=value,...) inside [...])"},
+           Case{"a:x=y(a:b(1))", "'a:b' before '(' at character 10 is not a name"},
+           Case{"a:x=[1],2", "'2' at character 9 follows the list value of 'x' (a bare value continues only a list of "
+                             "words and numbers; put list items inside [...])"},
+           Case{"a:x=y(z=1),w", "'w' at character 12 follows the nested value of 'x'"},
+           Case{"direct-sum:[rope],alibi", "'alibi' at character 19 follows the list value of '[...]'"},
+           Case{"a:x=1,[2]", "'[2]' at character 7 is not key=value (a bare value after key=value continues its list of "
+                             "words and numbers; write key=[a,b,...])"},
+           Case{"a:x=1,y(2)", "'y(2)' at character 7 is not key=value"},
+           Case{"a:y(1)", "'y(1)' is not key=value (spelling: family:key=value,key=value)"},
+           Case{"a(x=1):y=2", "':y=2' at character 7 follows the ')' closing at character 6 (a spelling ends there)"},
+           Case{"a()", "empty '()' at character 2 (write a alone)"},
+           Case{"a[1]:x=2", "'[' at character 2 in the name 'a' (spelling: family:key=value,...)"},
+           Case{"a:x=y(k=1,k=3)", "parameter 'k' given twice"},
+           Case{"a:x=y(=1)", "'=1' needs a key and a value"},
+           Case{"a:x=y(k=)", "'k=' needs a key and a value"},
+       }) {
+    CAPTURE(c.text);
+    const std::string m = message_of(c.text);
+    CHECK(m.rfind(std::string("spectrum '") + c.text + "': ", 0) == 0);
+    CHECK(m.find(c.problem) != std::string::npos);
+    CHECK(m.find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("nested spellings: printing - format_spelling, format_nested, format_list, format_number round trips") {
+  CHECK(format_spelling("rope", {}) == "rope");
+  CHECK(format_spelling("rope", {{"dim", format_number(128)},
+                                 {"base", format_number(5e5)},
+                                 {"scaling", format_nested("yarn", {{"factor", format_number(32)}, {"orig", "4096"}})}}) ==
+        "rope:dim=128,base=500000,scaling=yarn(factor=32,orig=4096)");
+  CHECK(format_nested("linear", {}) == "linear");
+  CHECK(format_spelling("direct-sum", {{"L", "4096"}, {"", format_list({"rope", format_nested("jordan", {{"m", "3"}})})}}) ==
+        "direct-sum:[rope,jordan(m=3)],L=4096");
+  CHECK(format_spelling("y", {{"", "1"}, {"k", "2"}}) == "y(1,k=2)");  // a non-list positional: the nested form
+  CHECK(format_nested("y", {{"", "1"}}) == "y(1)");
+  for (double v : {0.1, 1.05, 5e5, 1e-300, 4.9e-324, 1.7976931348623157e308, -0.0, 131072.0, 1.0 / 3}) {
+    CAPTURE(v);
+    const auto back = parse_double(format_number(v));
+    REQUIRE(back);
+    CHECK(*back == v);
+    CHECK(std::signbit(*back) == std::signbit(v));
+  }
+  CHECK(format_number(1.05) == "1.05");
+  CHECK(format_number(0.1) == "0.1");
+
+  // parse(format(params)) gives the same family and the same keys and values, nested ones included.
+  for (const char* text : {"rope:dim=128,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=8192)",
+                           "rope:dim=96,base=1e4,scaling=longrope(short=[1,1.05],long=[2,3],orig=4096,max=131072)",
+                           "rf-rope:spectrum=gaussian(sigma=20),blocks=32,seed=7", "direct-sum:[rope,alibi]",
+                           "direct-sum:[rope(dim=64,base=5e5),jordan(m=3)],L=4096", "sinc:W=1,2,dims=2",
+                           "mixture:weights=0.7,0.3,mu=0,2,s=0.5,0.1", "nope", " f : x = 1 , k = 2 ",
+                           "y(1,2,k=a(b(c)))", "a:x=[[1,2],[3]],y=b=c"}) {
+    CAPTURE(text);
+    auto s = Spelling::parse(text, "t");
+    const std::string printed = format_spelling(s.family(), s.params());
+    CAPTURE(printed);
+    auto r = Spelling::parse(printed, "t");
+    CHECK(r.family() == s.family());
+    CHECK(r.params() == s.params());
+    for (const auto& [key, value] : s.params()) {  // and each nested value on its own
+      auto copy = s;
+      const auto items = copy.take_items(key);
+      REQUIRE(items);
+      for (const auto& item : *items) {
+        if (item.front() == '[') continue;
+        auto n = Spelling::parse_nested(item, "t");
+        auto back = Spelling::parse_nested(format_nested(n.family(), n.params()), "t");
+        CHECK(back.family() == n.family());
+        CHECK(back.params() == n.params());
+      }
+    }
+  }
+}

@@ -1,5 +1,7 @@
-// Fuzz harness: the generic "family:key=value,..." parser (Spelling) with every typed accessor, and the
-// strict number parsers parse_double / parse_int on the whole input.
+// Fuzz harness: the generic "family:key=value,..." parser (Spelling), nested values name(key=value,...)
+// and lists [a,b,...] included, with every typed accessor; the printers (format_spelling, format_nested)
+// in a round trip parse -> format -> parse, down every nested value; and the strict number parsers
+// parse_double / parse_int on the whole input.
 
 #include <cmath>
 #include <string>
@@ -22,6 +24,45 @@ void quietly(Take&& take) {
   }
 }
 
+std::string show(const std::vector<std::pair<std::string, std::string>>& params) {
+  std::string out;
+  for (const auto& [k, v] : params) out += fmt::format("[{}]=[{}] ", k, v);
+  return out;
+}
+
+// `s` printed and parsed again has the same family and parameters; so has each nested value in it, down
+// to the innermost. `depth` counts the brackets entered (at most kMaxSpellingDepth: the parser refused
+// anything deeper); a word read as a spelling ("x=a:b=c:d=e": a, then c) enters none, but is shorter.
+void round_trip(const Spelling& s, bool nested, int depth) {
+  fuzz::require(depth <= kMaxSpellingDepth, fmt::format("nesting depth {} passed the parser", depth));
+  const auto params = s.params();
+  const std::string printed = nested ? format_nested(s.family(), params) : format_spelling(s.family(), params);
+  const Spelling back = fuzz::must("parse of " + printed, [&] {
+    return nested ? Spelling::parse_nested(printed, "fuzz") : Spelling::parse(printed, "fuzz");
+  });
+  fuzz::require(back.family() == s.family() && back.params() == params,
+                fmt::format("'{}' printed as '{}' parses as family '{}' {} (was '{}' {})", s.text(), printed,
+                            back.family(), show(back.params()), s.family(), show(params)));
+  for (const auto& param : params) {
+    const std::string& key = param.first;  // a plain name: clang before 16 captures no structured binding
+    Spelling copy = s;
+    const auto items = fuzz::must("take_items", [&] { return copy.take_items(key); });
+    fuzz::require(items.has_value() && !items->empty(), fmt::format("take_items('{}') of '{}' empty", key, s.text()));
+    for (const std::string& item : *items) {
+      fuzz::require(!item.empty(), fmt::format("an empty item of '{}' in '{}'", key, s.text()));
+      if (item.front() == '[') {  // a list in a list: its items through a positional list
+        round_trip(fuzz::must("parse of a list item", [&] { return Spelling::parse("l:" + item, "fuzz"); }), false,
+                   depth + 1);
+      } else if (item.find('(') != std::string::npos) {  // name(...): was checked with the outer spelling
+        round_trip(fuzz::must("parse_nested of an item", [&] { return Spelling::parse_nested(item, "fuzz"); }), true,
+                   depth + 1);
+      } else {  // a word: a spelling only if it reads as one ("a:b" does not)
+        quietly([&] { round_trip(Spelling::parse_nested(item, "fuzz"), true, depth); });
+      }
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -41,6 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     Spelling s = Spelling::parse(text, "fuzz");
     fuzz::require(!s.family().empty(), fmt::format("empty family from '{}'", text));
+    round_trip(s, false, 0);
     quietly([&] {
       if (const auto v = s.take_double("x")) fuzz::require(std::isfinite(*v), fmt::format("x = {}", *v));
     });
@@ -51,6 +93,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     quietly([&] { s.take_int("k"); });
     quietly([&] { s.take_bool("b"); });
     quietly([&] { s.take_word("tau"); });
-    s.finish("x, W, k, b, tau");
+    quietly([&] { s.take_text("t"); });
+    quietly([&] {  // a nested spelling: its own accessors, and finish on it as a caller would
+      if (auto n = s.take_spelling("s")) {
+        quietly([&] { n->take_double("x"); });
+        quietly([&] { n->take_doubles(""); });
+        n->finish("x");
+      }
+    });
+    quietly([&] {
+      if (auto parts = s.take_spellings("")) {
+        for (auto& p : *parts) {
+          quietly([&] { p.take_int("k"); });
+          quietly([&] {
+            if (auto inner = p.take_spelling("s")) inner->finish("");
+          });
+          quietly([&] { p.finish("k, s"); });
+        }
+      }
+    });
+    quietly([&] {
+      if (const auto items = s.take_items("L"))
+        for (const auto& item : *items) quietly([&] { Spelling::parse_nested(item, "fuzz").finish(""); });
+    });
+    s.finish("x, W, k, b, tau, t, s, L, [...]");
   });
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ropekit/core/error.hpp"
 
@@ -177,43 +178,246 @@ std::vector<double> parse_number_list(std::string_view text, const Where& where,
   return out;
 }
 
+namespace {
+
+// A piece of the spelling being parsed and its offset in the text the messages quote ("at character N").
+struct Piece {
+  std::string_view text;
+  std::size_t pos = 0;
+};
+
+Piece trimmed(Piece p) {
+  while (!p.text.empty() && (p.text.front() == ' ' || p.text.front() == '\t')) p.text.remove_prefix(1), ++p.pos;
+  while (!p.text.empty() && (p.text.back() == ' ' || p.text.back() == '\t')) p.text.remove_suffix(1);
+  return p;
+}
+
+enum class ValueKind { scalar, list, nested };
+
+// The kind of a value that has passed Syntax::check_value: a list starts with '[', a nested value is
+// "name(...)" (a '[' anywhere else is refused, so the first bracket of a nested value is its '(').
+ValueKind kind_of(std::string_view value) {
+  if (!value.empty() && value.front() == '[') return ValueKind::list;
+  if (value.find('(') != std::string_view::npos) return ValueKind::nested;
+  return ValueKind::scalar;
+}
+
+// The pieces of `p` between commas outside () and [] (brackets balanced: checked first).
+std::vector<Piece> split_top(Piece p) {
+  std::vector<Piece> out;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < p.text.size(); ++i) {
+    const char c = p.text[i];
+    if (c == '(' || c == '[') ++depth;
+    else if (c == ')' || c == ']') --depth;
+    else if (c == ',' && depth == 0) {
+      out.push_back({p.text.substr(start, i - start), p.pos + start});
+      start = i + 1;
+    }
+  }
+  out.push_back({p.text.substr(start), p.pos + start});
+  return out;
+}
+
+// The index of the bracket closing the one at `open` (brackets balanced: checked first).
+std::size_t matching_close(std::string_view s, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < s.size(); ++i) {
+    if (s[i] == '(' || s[i] == '[') ++depth;
+    else if ((s[i] == ')' || s[i] == ']') && --depth == 0) return i;
+  }
+  return std::string_view::npos;
+}
+
+// The items of the list value "[...]" (checked), untrimmed.
+std::vector<Piece> list_items(std::string_view list) {
+  return split_top({list.substr(1, list.size() - 2), 1});
+}
+
+// Checks the grammar of one spelling `text`, with messages "<head>: <problem>", the head naming the
+// spelling as the user typed it ("encoding 'rope:dim=64'"), and "at character N" counted in `text`.
+class Syntax {
+ public:
+  Syntax(std::string head, std::string_view text) : head_(std::move(head)), text_(text) {}
+
+  [[noreturn]] void fail(std::string_view problem) const { throw InputError(fmt::format("{}: {}", head_, problem)); }
+
+  // Every bracket closed by its own kind, at most kMaxSpellingDepth deep.
+  void check_brackets() const {
+    struct Open {
+      char c;
+      std::size_t pos;
+    };
+    std::vector<Open> open;
+    for (std::size_t i = 0; i < text_.size(); ++i) {
+      const char c = text_[i];
+      if (c == '(' || c == '[') {
+        if (open.size() >= static_cast<std::size_t>(kMaxSpellingDepth))
+          fail(fmt::format("'{}' at character {} nests brackets more than {} deep", c, i + 1, kMaxSpellingDepth));
+        open.push_back({c, i});
+      } else if (c == ')' || c == ']') {
+        if (open.empty()) fail(fmt::format("'{}' at character {} closes no bracket", c, i + 1));
+        const char want = open.back().c == '(' ? ')' : ']';
+        if (c != want)
+          fail(fmt::format("'{}' at character {} closes '{}' at character {} (expected '{}')", c, i + 1,
+                           open.back().c, open.back().pos + 1, want));
+        open.pop_back();
+      }
+    }
+    if (!open.empty())
+      fail(fmt::format("'{}' at character {} is never closed (expected '{}')", open.back().c, open.back().pos + 1,
+                       open.back().c == '(' ? ')' : ']'));
+  }
+
+  // A value (trimmed, non-empty): a word or number, name(key=value,...), or [item,...].
+  void check_value(Piece v, bool in_list) const {
+    const std::size_t b = v.text.find_first_of("()[]");
+    if (b == std::string_view::npos) {
+      if (in_list && v.text.find('=') != std::string_view::npos)
+        fail(fmt::format("list item '{}' at character {} is key=value (items are numbers, words, "
+                         "name(key=value,...) or [...])",
+                         v.text, v.pos + 1));
+      return;
+    }
+    const char c = v.text[b];
+    if (c == ')' || c == ']') fail(fmt::format("'{}' at character {} closes no bracket", c, v.pos + b + 1));
+    const std::size_t close = matching_close(v.text, b);
+    if (close + 1 != v.text.size()) {
+      const Piece after = trimmed({v.text.substr(close + 1), v.pos + close + 1});
+      fail(fmt::format("'{}' at character {} follows the '{}' closing at character {} (a value ends there)",
+                       after.text, after.pos + 1, v.text[close], v.pos + close + 1));
+    }
+    const Piece inner{v.text.substr(b + 1, close - b - 1), v.pos + b + 1};
+    if (c == '[') {
+      if (b != 0)
+        fail(fmt::format("'[' at character {} follows '{}': a list is a whole value (key=[a,b,...])", v.pos + b + 1,
+                         v.text.substr(0, b)));
+      if (trimmed(inner).text.empty()) fail(fmt::format("empty list '[]' at character {}", v.pos + 1));
+      for (const Piece& raw : split_top(inner)) {
+        const Piece item = trimmed(raw);
+        if (item.text.empty()) fail(fmt::format("empty list item at character {}", item.pos + 1));
+        check_value(item, true);
+      }
+      return;
+    }
+    const std::string_view name = trimmed({v.text.substr(0, b), v.pos}).text;
+    if (name.empty())
+      fail(fmt::format("'(' at character {} has no name before it (write name(key=value,...))", v.pos + b + 1));
+    if (name.find_first_of("=:") != std::string_view::npos)
+      fail(fmt::format("'{}' before '(' at character {} is not a name (write name(key=value,...){})", name,
+                       v.pos + b + 1, in_list ? " inside [...]" : ""));
+    if (trimmed(inner).text.empty())
+      fail(fmt::format("empty '()' after '{}' at character {} (write {} alone)", name, v.pos + b + 1, name));
+    std::map<std::string, std::vector<std::string>, std::less<>> ignored;
+    parse_params(inner, true, ignored);
+  }
+
+  // "key=value,key=value,..." after a colon (paren_form false) or inside name(...) (true), into `out`.
+  void parse_params(Piece params, bool paren_form,
+                    std::map<std::string, std::vector<std::string>, std::less<>>& out) const {
+    const std::vector<Piece> items = split_top(params);
+    const std::string* last_key = nullptr;  // the key a bare value continues
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const Piece item = trimmed(items[i]);
+      if (item.text.empty()) fail(fmt::format("empty item at character {}", item.pos + 1));
+      const std::size_t eq = item.text.find_first_of("=([");
+      if (eq != std::string_view::npos && item.text[eq] == '=') {
+        std::string key(trimmed({item.text.substr(0, eq), 0}).text);
+        const Piece value = trimmed({item.text.substr(eq + 1), item.pos + eq + 1});
+        if (key.empty() || value.text.empty()) fail(fmt::format("'{}' needs a key and a value", item.text));
+        if (out.count(key)) fail(fmt::format("parameter '{}' given twice", key));
+        check_value(value, false);
+        auto it = out.emplace(std::move(key), std::vector<std::string>{std::string(value.text)}).first;
+        last_key = &it->first;
+        continue;
+      }
+      // A bare value: the positional value (first item), or the next value of the last key's list.
+      if (i == 0) {
+        if (!paren_form && item.text.front() != '[')
+          fail(fmt::format("'{}' is not key=value (spelling: family:key=value,key=value)", item.text));
+        check_value(item, false);
+        last_key = &out.emplace(std::string(), std::vector<std::string>{std::string(item.text)}).first->first;
+        continue;
+      }
+      check_value(item, false);
+      auto& values = out.at(*last_key);
+      if (kind_of(values.back()) != ValueKind::scalar)
+        fail(fmt::format("'{}' at character {} follows the {} value of '{}' (a bare value continues only a list of "
+                         "words and numbers; put list items inside [...])",
+                         item.text, item.pos + 1, kind_of(values.back()) == ValueKind::list ? "list" : "nested",
+                         last_key->empty() ? "[...]" : *last_key));
+      if (kind_of(item.text) != ValueKind::scalar)
+        fail(fmt::format("'{}' at character {} is not key=value (a bare value after key=value continues its list "
+                         "of words and numbers; write key=[a,b,...])",
+                         item.text, item.pos + 1));
+      values.emplace_back(item.text);
+    }
+  }
+
+ private:
+  std::string head_;
+  std::string_view text_;
+};
+
+}  // namespace
+
 Spelling Spelling::parse(std::string_view text, std::string_view what) {
+  return parse_in(text, what, std::string(trim(text)), "");
+}
+
+Spelling Spelling::parse_nested(std::string_view text, std::string_view what) {
+  return parse_in(text, what, std::string(trim(text)), "");
+}
+
+Spelling Spelling::parse_in(std::string_view text, std::string_view what, std::string root, std::string path) {
   Spelling s;
   s.what_ = std::string(what);
+  s.root_ = std::move(root);
+  s.path_ = std::move(path);
   s.text_ = std::string(trim(text));
-  std::string_view rest = s.text_;
-  auto colon = rest.find(':');
-  s.family_ = std::string(trim(rest.substr(0, colon)));
+  const std::string_view t = s.text_;
+  // A nested value passed these checks as part of the outer spelling, but a word taken as a spelling
+  // ("x=a:b" -> "a:b") is checked only here: the message names the outer spelling, the path and the word.
+  const Syntax syntax(s.path_.empty() ? s.where() : fmt::format("{}: {} = '{}'", s.where(), s.path_, t), t);
+  const std::size_t p = t.find_first_of(":()[]");
+  s.family_ = std::string(trim(t.substr(0, p)));
   if (s.family_.empty()) throw_bad_value(s.what_, "name", fmt::format("'{}'", s.text_), "a non-empty name");
-  if (colon == std::string_view::npos) return s;
-  rest.remove_prefix(colon + 1);
-  std::string last_key;
-  while (true) {
-    auto comma = rest.find(',');
-    std::string_view item = trim(rest.substr(0, comma));
-    auto eq = item.find('=');
-    if (eq == std::string_view::npos) {
-      if (last_key.empty() || item.empty())
-        throw InputError(fmt::format("{} '{}': '{}' is not key=value (spelling: family:key=value,key=value)",
-                                     s.what_, s.text_, item));
-      s.params_[last_key].emplace_back(item);
-    } else {
-      std::string key(trim(item.substr(0, eq)));
-      std::string value(trim(item.substr(eq + 1)));
-      if (key.empty() || value.empty())
-        throw InputError(fmt::format("{} '{}': '{}' needs a key and a value", s.what_, s.text_, item));
-      if (s.params_.count(key))
-        throw InputError(fmt::format("{} '{}': parameter '{}' given twice", s.what_, s.text_, key));
-      s.params_[key].push_back(value);
-      last_key = key;
+  syntax.check_brackets();
+  if (p == std::string_view::npos) return s;
+  if (t[p] == ':') {
+    syntax.parse_params({t.substr(p + 1), p + 1}, false, s.params_);
+  } else if (t[p] == '(') {
+    const std::size_t close = matching_close(t, p);
+    if (close + 1 != t.size()) {
+      const Piece after = trimmed({t.substr(close + 1), close + 1});
+      syntax.fail(fmt::format("'{}' at character {} follows the ')' closing at character {} (a spelling ends there)",
+                              after.text, after.pos + 1, close + 1));
     }
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
+    const Piece inner{t.substr(p + 1, close - p - 1), p + 1};
+    if (trimmed(inner).text.empty())
+      syntax.fail(fmt::format("empty '()' at character {} (write {} alone)", p + 1, s.family_));
+    syntax.parse_params(inner, true, s.params_);
+  } else {
+    syntax.fail(fmt::format("'{}' at character {} in the name '{}' (spelling: family:key=value,...)", t[p], p + 1,
+                            t.substr(0, p)));
   }
   return s;
 }
 
-std::string Spelling::where() const { return fmt::format("{} '{}'", what_, text_); }
+std::string Spelling::where() const { return fmt::format("{} '{}'", what_, root_); }
+
+std::string Spelling::name(std::string_view key) const {
+  if (key.empty()) return path_.empty() ? std::string("[...]") : path_;
+  if (path_.empty()) return std::string(key);
+  return fmt::format("{}.{}", path_, key);
+}
+
+std::vector<std::pair<std::string, std::string>> Spelling::params() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [key, values] : params_) out.emplace_back(key, fmt::format("{}", fmt::join(values, ",")));
+  return out;
+}
 
 std::optional<std::vector<std::string>> Spelling::take(std::string_view key) {
   auto it = params_.find(key);
@@ -223,32 +427,47 @@ std::optional<std::vector<std::string>> Spelling::take(std::string_view key) {
   return values;
 }
 
+std::optional<std::string> Spelling::take_scalar(std::string_view key, std::string_view expected) {
+  auto raw = take(key);
+  if (!raw) return std::nullopt;
+  if (raw->size() != 1)
+    throw_bad_value(where(), name(key), fmt::format("{} values", raw->size()), fmt::format("a single {}", expected));
+  const ValueKind k = kind_of(raw->front());
+  if (k != ValueKind::scalar)
+    throw_bad_value(where(), name(key), fmt::format("'{}'", raw->front()),
+                    fmt::format("a single {}, not a {}", expected, k == ValueKind::list ? "list" : "nested value"));
+  return std::move(raw->front());
+}
+
 std::optional<double> Spelling::take_double(std::string_view key) {
+  // A list or nested value is refused before any number is read (take_doubles would read a list).
+  const auto it = params_.find(key);
+  if (it != params_.end() && it->second.size() == 1 && kind_of(it->second.front()) != ValueKind::scalar)
+    take_scalar(key, "number");  // throws: "(must be a single number, not a list)"
   auto v = take_doubles(key);
   if (!v) return std::nullopt;
-  if (v->size() != 1) throw_bad_value(where(), key, fmt::format("{} values", v->size()), "a single number");
+  if (v->size() != 1) throw_bad_value(where(), name(key), fmt::format("{} values", v->size()), "a single number");
   return v->front();
 }
 
 std::optional<std::vector<double>> Spelling::take_doubles(std::string_view key) {
-  auto raw = take(key);
+  auto raw = take_items(key);
   if (!raw) return std::nullopt;
   std::vector<double> out;
   for (const auto& r : *raw) {
-    auto d = parse_double(r);
-    if (!d) throw_bad_value(where(), key, fmt::format("'{}'", r), "a number");
-    check_finite(where(), key, *d);
+    auto d = kind_of(r) == ValueKind::scalar ? parse_double(r) : std::nullopt;
+    if (!d) throw_bad_value(where(), name(key), fmt::format("'{}'", r), "a number");
+    check_finite(where(), name(key), *d);
     out.push_back(*d);
   }
   return out;
 }
 
 std::optional<std::int64_t> Spelling::take_int(std::string_view key) {
-  auto raw = take(key);
+  auto raw = take_scalar(key, "integer");
   if (!raw) return std::nullopt;
-  if (raw->size() != 1) throw_bad_value(where(), key, fmt::format("{} values", raw->size()), "a single integer");
-  auto i = parse_int(raw->front());
-  if (!i) throw_bad_value(where(), key, fmt::format("'{}'", raw->front()), "an integer");
+  auto i = parse_int(*raw);
+  if (!i) throw_bad_value(where(), name(key), fmt::format("'{}'", *raw), "an integer");
   return i;
 }
 
@@ -257,20 +476,90 @@ std::optional<bool> Spelling::take_bool(std::string_view key) {
   if (!w) return std::nullopt;
   if (*w == "true" || *w == "1" || *w == "yes") return true;
   if (*w == "false" || *w == "0" || *w == "no") return false;
-  throw_bad_value(where(), key, fmt::format("'{}'", *w), "true or false");
+  throw_bad_value(where(), name(key), fmt::format("'{}'", *w), "true or false");
 }
 
-std::optional<std::string> Spelling::take_word(std::string_view key) {
+std::optional<std::string> Spelling::take_word(std::string_view key) { return take_scalar(key, "word"); }
+
+std::optional<Spelling> Spelling::take_spelling(std::string_view key) {
+  const std::string full = name(key);
   auto raw = take(key);
   if (!raw) return std::nullopt;
-  if (raw->size() != 1) throw_bad_value(where(), key, fmt::format("{} values", raw->size()), "a single word");
-  return raw->front();
+  if (raw->size() != 1)
+    throw_bad_value(where(), full, fmt::format("{} values", raw->size()), "a single name or name(key=value,...)");
+  if (kind_of(raw->front()) == ValueKind::list)
+    throw_bad_value(where(), full, fmt::format("'{}'", raw->front()), "a name or name(key=value,...), not a list");
+  return parse_in(raw->front(), what_, root_, full);
+}
+
+std::optional<std::vector<Spelling>> Spelling::take_spellings(std::string_view key) {
+  const std::string prefix = key.empty() ? path_ : name(key);
+  auto items = take_items(key);
+  if (!items) return std::nullopt;
+  std::vector<Spelling> out;
+  out.reserve(items->size());
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    const std::string path = fmt::format("{}[{}]", prefix, i);
+    if (kind_of((*items)[i]) == ValueKind::list)
+      throw_bad_value(where(), path, fmt::format("'{}'", (*items)[i]), "a name or name(key=value,...), not a list");
+    out.push_back(parse_in((*items)[i], what_, root_, path));
+  }
+  return out;
+}
+
+std::optional<std::vector<std::string>> Spelling::take_items(std::string_view key) {
+  auto raw = take(key);
+  if (!raw) return std::nullopt;
+  if (raw->size() != 1 || kind_of(raw->front()) != ValueKind::list) return raw;
+  std::vector<std::string> out;
+  for (const Piece& item : list_items(raw->front())) out.emplace_back(trimmed(item).text);
+  return out;
+}
+
+std::optional<std::string> Spelling::take_text(std::string_view key) {
+  auto raw = take(key);
+  if (!raw) return std::nullopt;
+  return fmt::format("{}", fmt::join(*raw, ","));
 }
 
 void Spelling::finish(std::string_view known_keys) const {
   if (params_.empty()) return;
-  throw InputError(fmt::format("{}: unknown parameter '{}' (known for '{}': {})", where(), params_.begin()->first,
-                               family_, known_keys.empty() ? "none" : known_keys));
+  const auto& [key, values] = *params_.begin();
+  const std::string known = known_keys.empty() ? std::string("none") : std::string(known_keys);
+  if (key.empty())
+    throw InputError(fmt::format("{}: unexpected positional value '{}' in {} (known for '{}': {})", where(),
+                                 fmt::join(values, ","), path_.empty() ? "the spelling" : path_, family_, known));
+  throw InputError(fmt::format("{}: unknown parameter '{}' (known for '{}': {})", where(), name(key), family_, known));
 }
+
+namespace {
+std::string format_params(const std::vector<std::pair<std::string, std::string>>& keys) {
+  std::string out;
+  for (const auto& [key, value] : keys)  // the positional value first
+    if (key.empty()) out = value;
+  for (const auto& [key, value] : keys) {
+    if (key.empty()) continue;
+    if (!out.empty()) out += ',';
+    out += key;
+    out += '=';
+    out += value;
+  }
+  return out;
+}
+}  // namespace
+
+std::string format_spelling(std::string_view family, const std::vector<std::pair<std::string, std::string>>& keys) {
+  if (keys.empty()) return std::string(family);
+  for (const auto& [key, value] : keys)
+    if (key.empty() && kind_of(trim(value)) != ValueKind::list) return format_nested(family, keys);
+  return fmt::format("{}:{}", family, format_params(keys));
+}
+
+std::string format_nested(std::string_view family, const std::vector<std::pair<std::string, std::string>>& keys) {
+  if (keys.empty()) return std::string(family);
+  return fmt::format("{}({})", family, format_params(keys));
+}
+
+std::string format_list(const std::vector<std::string>& items) { return fmt::format("[{}]", fmt::join(items, ",")); }
 
 }  // namespace ropekit
