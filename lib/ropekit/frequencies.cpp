@@ -11,6 +11,10 @@
 #include "ropekit/overloaded.hpp"
 #include "ropekit/rng.hpp"
 
+// Every a * b + c below is two roundings, as in torch (one kernel per tensor op) and ggml's scalar code: without
+// this, -march=native lets GCC fuse them into FMAs (one rounding) and the float32 emulation drifts by an ulp.
+#pragma GCC optimize("fp-contract=off")
+
 namespace ropekit {
 
 namespace {
@@ -234,7 +238,7 @@ FrequencyTable explicit_table(const ExplicitFrequencies& e, const Scaling& schem
   if (std::is_same_v<T, float>)
     for (std::size_t i = 0; i < inv.size(); ++i)
       if (!(inv[i] > 0) || !std::isfinite(inv[i]))
-        throw_bad_value(where, fmt::format("values[{}]", i), format_number(e.values[i]), "a positive normal float32 with float32");
+        throw_bad_value(where, fmt::format("values[{}]", i), format_number(e.values[i]), "> 0 and finite once rounded to float32");
   FrequencyTable t;
   t.unscaled = column(widen(inv));
   const auto refuse = [&](const std::string& name) -> std::vector<T> {

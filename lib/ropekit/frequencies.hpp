@@ -53,8 +53,8 @@ struct Yarn {
   double beta_fast = 32;  ///< finite, > beta_slow
   double beta_slow = 1;   ///< finite, > 0
   bool truncate = true;   ///< floor/ceil the correction dims (HF default; false keeps them real)
-  std::optional<double> mscale, mscale_all_dim;  ///< each finite, > 0
-  std::optional<double> attention_factor;        ///< finite, > 0: overrides the mscale rule
+  std::optional<double> mscale{}, mscale_all_dim{};  ///< each finite, > 0
+  std::optional<double> attention_factor{};      ///< finite, > 0: overrides the mscale rule
 };
 /// LongRoPE / Phi-3 "su" (Ding et al. 2024): theta'_i = theta_i / lambda_i, lambda = long_factor when the
 /// current length T > orig, else short_factor (so without a T the short factors are used, as HF at init).
@@ -62,10 +62,10 @@ struct Yarn {
 /// Attention factor: attention_factor if given, else sqrt(1 + ln s / ln orig) with s = max / orig (1 if s <= 1
 /// or max is absent).
 struct LongRope {
-  std::vector<double> short_factor, long_factor;  ///< each value finite, > 0
+  std::vector<double> short_factor{}, long_factor{};  ///< each value finite, > 0
   double orig = 4096;                             ///< L0, finite, > 1
-  std::optional<double> max;                      ///< max position, finite, > 0; factor s = max / orig
-  std::optional<double> attention_factor;         ///< finite, > 0
+  std::optional<double> max{};                    ///< max position, finite, > 0; factor s = max / orig
+  std::optional<double> attention_factor{};       ///< finite, > 0
 };
 /// Llama 3.1: wavelength lambda_i = 2 pi / theta_i; lambda_i < orig/high: keep; lambda_i > orig/low:
 /// theta_i/factor; otherwise g = (orig/lambda_i - low)/(high - low), theta'_i = (1 - g) theta_i/factor + g theta_i.
@@ -86,15 +86,15 @@ using Scaling = std::variant<scaling::None, scaling::Linear, scaling::Ntk, scali
 struct Geometric {
   int dim = 128;             ///< head dim n, >= 2
   double base = 1e4;         ///< finite, > 0 (> 1 with a scaling scheme)
-  std::optional<int> count;  ///< 1..kMaxFrequencies; default r/2
+  std::optional<int> count{};  ///< 1..kMaxFrequencies; default r/2
   double partial = 1;        ///< GPT-NeoX rotary fraction in (0, 1]
 };
 /// Frequencies given as numbers (a list or a file), used as they are (each finite and > 0).
 /// Schemes that work on frequencies apply (linear, llama3, longrope with one factor per value); ntk, dynamic
 /// and yarn are defined through a base and are refused.
 struct ExplicitFrequencies {
-  std::vector<double> values;  ///< 1..kMaxFrequencies values
-  std::string source;          ///< "" for a list written in the spelling, else the file
+  std::vector<double> values{};  ///< 1..kMaxFrequencies values
+  std::string source{};        ///< "" for a list written in the spelling, else the file
 };
 /// D frequencies drawn from a 1-D or k-D spectral density (RF-RoPE section 2). With a seed: draws from
 /// Rng(seed, kStreamScheduleFrequencies, 0), a stream of its own (the fixed draw of an encoding is not the first
@@ -106,13 +106,13 @@ struct ExplicitFrequencies {
 struct SampledFrequencies {
   Spectrum spectrum;
   int count = 32;  ///< D, 1..kMaxFrequencies
-  std::optional<std::uint64_t> seed;
+  std::optional<std::uint64_t> seed{};
   Sampling sampling = Sampling::iid;
 };
 
 struct FrequencySchedule {
   std::variant<Geometric, ExplicitFrequencies, SampledFrequencies> source;
-  Scaling scaling;  ///< None unless a scheme is given; only for Geometric (and explicit) 1-D sources
+  Scaling scaling{};  ///< None unless a scheme is given; only for Geometric (and explicit) 1-D sources
 };
 
 /// Whose arithmetic a scheme follows where implementations differ (only YaRN differs):
