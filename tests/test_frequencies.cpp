@@ -17,7 +17,11 @@
 #include "ropekit/rng.hpp"
 
 // The float expressions below must round like the library's (which turns contraction off): no FMA fusion.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
 #pragma GCC optimize("fp-contract=off")
+#endif
 
 using namespace ropekit;
 

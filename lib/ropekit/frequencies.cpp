@@ -13,7 +13,11 @@
 
 // Every a * b + c below is two roundings, as in torch (one kernel per tensor op) and ggml's scalar code: without
 // this, -march=native lets GCC fuse them into FMAs (one rounding) and the float32 emulation drifts by an ulp.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
 #pragma GCC optimize("fp-contract=off")
+#endif
 
 namespace ropekit {
 
