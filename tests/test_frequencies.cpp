@@ -1,0 +1,544 @@
+// Frequency schedules and scaling schemes (spec encodings.md sections 2-3): the public values of section 3 to
+// their printed digits, every scheme's theta_i against a re-derivation written here in another way, the float32
+// emulation, sampled frequencies, spellings and every refusal.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include <boost/math/distributions/normal.hpp>
+#include <doctest/doctest.h>
+
+#include "ropekit/frequencies.hpp"
+#include "ropekit/rng.hpp"
+
+// The float expressions below must round like the library's (which turns contraction off): no FMA fusion.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+using namespace ropekit;
+
+namespace {
+
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+// |x - printed| <= half a unit in the last printed decimal.
+void check_digits(double x, double printed, int decimals) {
+  CAPTURE(x);
+  CAPTURE(printed);
+  CHECK(std::abs(x - printed) <= 0.5 * std::pow(10.0, -decimals) * (1 + 1e-9));
+}
+
+void check_rel(double got, double want, double rel) {
+  CAPTURE(got);
+  CAPTURE(want);
+  CHECK(std::abs(got - want) <= rel * std::abs(want));
+}
+
+FrequencyTable geo(int dim, double base, Scaling s = scaling::None{}, std::optional<double> T = {},
+                   Convention c = Convention::huggingface, bool f32 = false, double partial = 1,
+                   std::optional<int> count = {}) {
+  return frequencies({Geometric{dim, base, count, partial}, std::move(s)}, T, c, f32);
+}
+
+// theta_i = exp(-(2i/r) ln B): a route other than pow.
+double theta_exp(double base, int r, int i) { return std::exp(-(2.0 * i / r) * std::log(base)); }
+
+// Relative tolerance of theta_exp against pow: exp turns the argument's rounding (|arg| eps/2 absolute) into
+// |arg| eps/2 relative, plus a few ulps for pow, log and the scheme's own roundings.
+double exp_tol(double base, int r, int i, double extra_ulps = 4) {
+  return ((2.0 * i / r) * std::log(base) + extra_ulps) * kEps;
+}
+
+// YaRN correction dim, written out: where the number of rotations over L0 equals b.
+double correction_dim(int r, double base, double L0, double b) {
+  return r * std::log(L0 / (2 * std::numbers::pi * b)) / (2 * std::log(base));
+}
+
+std::uint64_t test_seed() { return seed_from_env("ROPEKIT_TEST_SEED", 20240521); }
+
+// Splits "yarn(factor=32,short=[1,2])" into name and keys (brackets kept whole), for spelling round trips.
+std::pair<std::string, std::map<std::string, std::string>> split_spelling(const std::string& text) {
+  const auto open = text.find('(');
+  if (open == std::string::npos) return {text, {}};
+  std::map<std::string, std::string> keys;
+  const std::string inner = text.substr(open + 1, text.size() - open - 2);
+  int depth = 0;
+  std::string item;
+  auto flush = [&] {
+    const auto eq = item.find('=');
+    keys[item.substr(0, eq)] = item.substr(eq + 1);
+    item.clear();
+  };
+  for (char ch : inner) {
+    if (ch == '[') ++depth;
+    if (ch == ']') --depth;
+    if (ch == ',' && depth == 0) {
+      flush();
+      continue;
+    }
+    item += ch;
+  }
+  if (!item.empty()) flush();
+  return {text.substr(0, open), keys};
+}
+
+float ulp(float x) { return std::nextafter(x, std::numeric_limits<float>::infinity()) - x; }
+
+}  // namespace
+
+TEST_CASE("public values: YaRN correction ranges, raw and truncated") {
+  struct Row {
+    int n;
+    double B, L0, raw_low, raw_high, low, high;
+  };
+  for (const Row& row : {Row{128, 1e4, 4096, 20.9445, 45.0269, 20, 46}, Row{64, 1e4, 4096, 10.4722, 22.5134, 10, 23},
+                         Row{128, 1e6, 32768, 23.5959, 39.6509, 23, 40}}) {
+    CAPTURE(row.n);
+    CAPTURE(row.B);
+    scaling::Yarn y{.factor = 16, .orig = row.L0};
+    y.truncate = false;
+    const auto raw = yarn_correction_range(y, row.n, row.B);
+    check_digits(raw.low, row.raw_low, 4);
+    check_digits(raw.high, row.raw_high, 4);
+    y.truncate = true;
+    const auto cut = yarn_correction_range(y, row.n, row.B);
+    CHECK(cut.low == row.low);
+    CHECK(cut.high == row.high);
+  }
+}
+
+TEST_CASE("public values: YaRN mscale and the logit factor") {
+  check_digits(yarn_mscale(4), 1.138629, 6);
+  check_digits(yarn_mscale(40), 1.368888, 6);
+  check_digits(yarn_mscale(64), 1.415888, 6);
+  const auto t = geo(128, 1e4, scaling::Yarn{.factor = 64});
+  check_digits(t.attention_factor, 1.415888, 6);
+  check_digits(t.attention_factor * t.attention_factor, 2.004740, 6);  // G gets a^2
+  CHECK(yarn_mscale(1) == 1);
+  CHECK(yarn_mscale(0.5) == 1);
+}
+
+TEST_CASE("public values: LongRoPE attention factors and NTK bases") {
+  scaling::LongRope l{.short_factor = {1}, .long_factor = {1}, .orig = 4096};
+  l.max = 8 * 4096.0;
+  check_digits(longrope_attention_factor(l), 1.118034, 6);
+  l.max = 32 * 4096.0;
+  check_digits(longrope_attention_factor(l), 1.190238, 6);
+  check_digits(ntk_base(1e4, 128, 2), 20221.2617, 4);
+  check_digits(ntk_base(1e4, 128, 8), 82684.6226, 4);
+}
+
+TEST_CASE("public values: Llama 3.1 keeps 29, blends 6, divides 29 by 8 (wavelengths compared directly)") {
+  const auto t = geo(128, 5e5, scaling::Llama3{});
+  REQUIRE(t.theta.rows() == 64);
+  int kept = 0, blended = 0, divided = 0;
+  for (int i = 0; i < 64; ++i) {
+    const double theta = t.unscaled(i), wavelength = 2 * std::numbers::pi / theta;
+    CAPTURE(i);
+    if (wavelength < 8192.0 / 4) {
+      ++kept;
+      CHECK(t.theta(i) == theta);
+    } else if (wavelength > 8192.0 / 1) {
+      ++divided;
+      CHECK(t.theta(i) == theta / 8);  // the same single division
+    } else {
+      ++blended;
+      const double g = (8192 / wavelength - 1) / (4 - 1);
+      CHECK(g >= 0);
+      CHECK(g <= 1);
+      check_rel(t.theta(i), (1 - g) * theta / 8 + g * theta, 8 * kEps);  // ~6 roundings in each route
+    }
+  }
+  CHECK(kept == 29);
+  CHECK(blended == 6);
+  CHECK(divided == 29);
+  CHECK(t.attention_factor == 1);
+}
+
+TEST_CASE("geometric theta_i = base^(-2i/r), with partial rotary and count") {
+  for (const auto& [dim, base, partial, count] :
+       {std::tuple{128, 1e4, 1.0, -1}, std::tuple{64, 5e5, 1.0, -1}, std::tuple{128, 1e4, 0.25, -1},
+        std::tuple{80, 1e4, 0.4, -1}, std::tuple{16, 1e4, 1.0, 24}, std::tuple{2, 10.0, 1.0, -1}}) {
+    CAPTURE(dim);
+    CAPTURE(partial);
+    const int r = static_cast<int>(std::lround(dim * partial));
+    const auto t = geo(dim, base, scaling::None{}, {}, Convention::huggingface, false, partial,
+                       count > 0 ? std::optional<int>(count) : std::nullopt);
+    REQUIRE(t.theta.rows() == (count > 0 ? count : r / 2));
+    CHECK(t.theta.cols() == 1);
+    CHECK(t.theta(0) == 1);
+    for (int i = 0; i < t.theta.rows(); ++i) check_rel(t.theta(i), theta_exp(base, r, i), exp_tol(base, r, i));
+    CHECK(t.theta == t.unscaled);
+    CHECK(t.attention_factor == 1);
+  }
+}
+
+TEST_CASE("linear divides every frequency by the factor") {
+  const auto t = geo(128, 1e4, scaling::Linear{4});
+  for (int i = 0; i < 64; ++i) {
+    CHECK(t.theta(i) == t.unscaled(i) / 4);  // a power-of-two factor divides exactly
+  }
+  const auto u = geo(96, 1e4, scaling::Linear{3});
+  for (int i = 0; i < 48; ++i) check_rel(u.unscaled(i) / u.theta(i), 3, 2 * kEps);  // two roundings
+}
+
+TEST_CASE("ntk: theta_i = (B s^{r/(r-2)})^{-2i/r}, and dynamic = ntk with factor sT/L0 - (s-1) above L0") {
+  for (const int dim : {128, 64, 96}) {
+    const auto t = geo(dim, 1e4, scaling::Ntk{8});
+    for (int i = 0; i < dim / 2; ++i) {
+      const double expected = std::exp(-(2.0 * i / dim) * (std::log(1e4) + dim / (dim - 2.0) * std::log(8.0)));
+      check_rel(t.theta(i), expected, exp_tol(1e4 * std::pow(8.0, dim / (dim - 2.0)), dim, i, 8));  // + the base's pow
+    }
+    CHECK(t.unscaled == geo(dim, 1e4).theta);
+  }
+  const scaling::Dynamic d{.factor = 4, .orig = 4096};
+  for (const double T : {1.0, 2048.0, 4096.0}) CHECK(geo(128, 1e4, d, T).theta == geo(128, 1e4).theta);
+  for (const double T : {4097.0, 8192.0, 50000.0}) {
+    CAPTURE(T);
+    const double adjusted = 4 * T / 4096 - (4 - 1);
+    CHECK(geo(128, 1e4, d, T).theta == geo(128, 1e4, scaling::Ntk{adjusted}).theta);
+  }
+  // The frequencies fall as T grows.
+  CHECK(geo(128, 1e4, d, 20000.0).theta(10) < geo(128, 1e4, d, 10000.0).theta(10));
+}
+
+TEST_CASE("yarn: theta'_i = theta_i/s ramp_i + theta_i (1 - ramp_i), ramp by std::clamp on the correction dims") {
+  struct Case {
+    int dim;
+    double base, partial, s, L0, beta_fast, beta_slow;
+    bool truncate;
+  };
+  for (const Case& c : {Case{128, 1e4, 1, 16, 4096, 32, 1, true}, Case{128, 1e4, 1, 16, 4096, 32, 1, false},
+                        Case{128, 1e6, 1, 4, 32768, 32, 1, true}, Case{128, 1e4, 0.5, 8, 4096, 32, 1, true},
+                        Case{64, 1e4, 1, 40, 4096, 16, 2, false}, Case{128, 5e5, 1, 2, 8, 32, 1, true}}) {
+    CAPTURE(c.dim);
+    CAPTURE(c.partial);
+    CAPTURE(c.truncate);
+    const int r = static_cast<int>(c.dim * c.partial);
+    scaling::Yarn y{.factor = c.s, .orig = c.L0, .beta_fast = c.beta_fast, .beta_slow = c.beta_slow};
+    y.truncate = c.truncate;
+    const auto t = geo(c.dim, c.base, y, {}, Convention::huggingface, false, c.partial);
+    double low = correction_dim(r, c.base, c.L0, c.beta_fast), high = correction_dim(r, c.base, c.L0, c.beta_slow);
+    if (c.truncate) {
+      low = std::floor(low);
+      high = std::ceil(high);
+    }
+    low = std::max(low, 0.0);  // HF clamps low from below and high from above only
+    high = std::min(high, r - 1.0);
+    const double width = high == low ? 0.001 : high - low;
+    REQUIRE(t.theta.rows() == r / 2);
+    for (int i = 0; i < r / 2; ++i) {
+      CAPTURE(i);
+      const double theta = theta_exp(c.base, r, i);
+      const double ramp = std::clamp((i - low) / width, 0.0, 1.0);
+      check_rel(t.theta(i), theta / c.s * ramp + theta * (1 - ramp), exp_tol(c.base, r, i, 8));  // + the blend's roundings
+      if (i <= low) CHECK(t.theta(i) == t.unscaled(i));  // pure extrapolation: the unscaled value itself
+    }
+    check_rel(t.attention_factor, c.s > 1 ? 0.1 * std::log(c.s) + 1 : 1, 2 * kEps);
+  }
+}
+
+TEST_CASE("yarn attention factor: mscale ratio, attention_factor override, lone mscale ignored (HF)") {
+  scaling::Yarn y{.factor = 40};
+  y.mscale = 0.707;
+  CHECK(yarn_attention_factor(y) == yarn_mscale(40));  // HF needs both keys
+  y.mscale_all_dim = 0.707;
+  CHECK(yarn_attention_factor(y) == 1);  // DeepSeek-V2: equal keys cancel
+  y.mscale = 1;
+  check_rel(yarn_attention_factor(y), (0.1 * std::log(40) + 1) / (0.0707 * std::log(40) + 1), 4 * kEps);
+  y.attention_factor = 1.25;
+  CHECK(yarn_attention_factor(y) == 1.25);
+}
+
+TEST_CASE("yarn under convention ggml: truncated dims, a multiplied by 1 + 0.1 ln s") {
+  scaling::Yarn y{.factor = 16, .orig = 4096};
+  const auto hf = geo(128, 1e4, y), gg = geo(128, 1e4, y, {}, Convention::ggml);
+  for (int i = 0; i < 64; ++i) check_rel(gg.theta(i), hf.theta(i), 4 * kEps);  // 1/(s pos) vs (1/s)(1/pos)
+  CHECK(gg.attention_factor == hf.attention_factor);  // a0 = 1: the same factor
+  y.attention_factor = 1.5;
+  check_rel(geo(128, 1e4, y, {}, Convention::ggml).attention_factor, 1.5 * (1 + 0.1 * std::log(16)), 2 * kEps);
+  CHECK(geo(128, 1e4, y).attention_factor == 1.5);
+  // float32 ggml: the running product of powf(B, -2/r) and logf-based correction dims, as ggml_rope_cache_init.
+  const auto g32 = geo(128, 1e4, scaling::Yarn{.factor = 16, .orig = 4096}, {}, Convention::ggml, true);
+  const float scale = std::pow(1e4f, -2.0f / 128);
+  float theta = 1;
+  for (int i = 0; i < 64; ++i) {
+    CHECK(g32.unscaled(i) == static_cast<double>(theta));
+    theta *= scale;
+  }
+  CHECK(g32.theta(0) == 1);  // below low: pure extrapolation
+  CHECK(g32.attention_factor == static_cast<double>(1.0f + 0.1f * std::log(1.0f / (1.0f / 16.0f))));
+}
+
+TEST_CASE("longrope: theta_i / lambda_i, long factors only above the original length") {
+  std::vector<double> sf(48), lf(48);
+  for (int i = 0; i < 48; ++i) {
+    sf[static_cast<std::size_t>(i)] = 1 + 0.01 * i;
+    lf[static_cast<std::size_t>(i)] = 1 + 0.5 * i;
+  }
+  scaling::LongRope l{.short_factor = sf, .long_factor = lf, .orig = 4096};
+  l.max = 131072;
+  for (const auto& [T, use_long] : {std::pair{std::optional<double>{}, false}, std::pair{std::optional(4096.0), false},
+                                    std::pair{std::optional(4097.0), true}}) {
+    const auto t = geo(96, 1e4, l, T);
+    const auto& lambda = use_long ? lf : sf;
+    for (int i = 0; i < 48; ++i)
+      check_rel(t.theta(i), theta_exp(1e4, 96, i) / lambda[static_cast<std::size_t>(i)], exp_tol(1e4, 96, i, 6));
+    check_rel(t.attention_factor, std::sqrt(1 + std::log(32.0) / std::log(4096.0)), 2 * kEps);
+  }
+  l.max.reset();
+  CHECK(geo(96, 1e4, l).attention_factor == 1);  // no max: s = 1
+  l.attention_factor = 1.3;
+  CHECK(geo(96, 1e4, l).attention_factor == 1.3);
+}
+
+TEST_CASE("explicit frequencies: as given; linear, llama3 and longrope apply") {
+  const std::vector<double> v{2.0, 0.5, 1e-3, 1e-5};
+  const FrequencySchedule plain{ExplicitFrequencies{v, ""}, scaling::None{}};
+  const auto t = frequencies(plain);
+  for (int i = 0; i < 4; ++i) CHECK(t.theta(i) == v[static_cast<std::size_t>(i)]);
+  const auto lin = frequencies({ExplicitFrequencies{v, ""}, scaling::Linear{2}});
+  for (int i = 0; i < 4; ++i) CHECK(lin.theta(i) == v[static_cast<std::size_t>(i)] / 2);
+  const auto ll = frequencies({ExplicitFrequencies{v, ""}, scaling::Llama3{}});
+  CHECK(ll.theta(0) == 2.0);       // wavelength pi < 2048: kept
+  CHECK(ll.theta(3) == 1e-5 / 8);  // wavelength 6.3e5 > 8192: divided
+  const auto lr = frequencies({ExplicitFrequencies{v, ""}, scaling::LongRope{.short_factor = {1, 2, 4, 8},
+                                                                             .long_factor = {1, 1, 1, 1}}});
+  CHECK(lr.theta(3) == 1e-5 / 8);
+}
+
+TEST_CASE("float32 emulates torch's float inv_freq; within 2 float ulps of the float64 values when 2i/r is exact") {
+  // Each theta below is computed here in float, step by step as torch does; the library must agree exactly (same
+  // libm powf). Against float64: powf rounds (1/2 ulp), the reciprocal rounds (1/2 ulp), rounding the double value
+  // to float costs 1/2 ulp: <= 1.5 ulps, so 2. For r = 96, 2i/r is itself rounded, adding up to (2i/r) ln B ulps.
+  for (const int dim : {128, 96}) {
+    CAPTURE(dim);
+    const auto t32 = geo(dim, 1e4, scaling::None{}, {}, Convention::huggingface, true);
+    const auto t64 = geo(dim, 1e4);
+    for (int i = 0; i < dim / 2; ++i) {
+      CAPTURE(i);
+      const float x = static_cast<float>(2 * i) / static_cast<float>(dim);
+      const float expected = 1.0f / std::pow(1e4f, x);
+      CHECK(t32.theta(i) == static_cast<double>(expected));
+      const float d = static_cast<float>(t64.theta(i));
+      const double allowed = (dim == 128 ? 2.0 : 2.0 + x * std::log(1e4)) * ulp(d);
+      CHECK(std::abs(t32.theta(i) - t64.theta(i)) <= allowed);
+    }
+  }
+  // Schemes in float: linear, llama3 and yarn, written out as torch computes them.
+  const auto lin = geo(128, 1e4, scaling::Linear{3}, {}, Convention::huggingface, true);
+  const auto lin64 = geo(128, 1e4, scaling::Linear{3});
+  const auto ll = geo(128, 5e5, scaling::Llama3{}, {}, Convention::huggingface, true);
+  const auto ya = geo(128, 1e4, scaling::Yarn{.factor = 16}, {}, Convention::huggingface, true);
+  for (int i = 0; i < 64; ++i) {
+    CAPTURE(i);
+    const float inv = 1.0f / std::pow(1e4f, static_cast<float>(2 * i) / 128.0f);
+    CHECK(lin.theta(i) == static_cast<double>(inv / 3.0f));
+    CHECK(std::abs(lin.theta(i) - lin64.theta(i)) <= 3 * ulp(static_cast<float>(lin64.theta(i))));  // + the division's 1/2 ulp
+    const float inv5 = 1.0f / std::pow(5e5f, static_cast<float>(2 * i) / 128.0f);
+    const float wl = static_cast<float>(2 * std::numbers::pi) / inv5;
+    float e;
+    if (wl > 8192.0f) {
+      e = inv5 / 8.0f;
+    } else if (wl < 2048.0f) {
+      e = inv5;
+    } else {
+      const float g = (8192.0f / wl - 1.0f) / 3.0f;
+      e = (1.0f - g) * inv5 / 8.0f + g * inv5;
+    }
+    CHECK(ll.theta(i) == static_cast<double>(e));
+    const float pos = std::pow(1e4f, static_cast<float>(2 * i) / 128.0f);
+    const float ramp = std::clamp((static_cast<float>(i) - 20.0f) / 26.0f, 0.0f, 1.0f);  // range [20, 46] (public)
+    const float ext = 1.0f - ramp;
+    CHECK(ya.theta(i) == static_cast<double>(1.0f / (16.0f * pos) * (1.0f - ext) + 1.0f / pos * ext));
+  }
+  // Explicit values are rounded to float first.
+  const auto ex = frequencies({ExplicitFrequencies{{0.1, 1.0 / 3}, ""}, scaling::None{}}, {}, Convention::huggingface, true);
+  CHECK(ex.theta(0) == static_cast<double>(0.1f));
+  CHECK(ex.theta(1) == static_cast<double>(1.0f / 3.0f));
+}
+
+TEST_CASE("sampled frequencies without a seed: the quantile grid Q((i + 1/2)/D)") {
+  const Spectrum s = spectral::Gaussian{.sigma = 2};
+  const auto t = frequencies({SampledFrequencies{s, 16, {}, Sampling::iid}, scaling::None{}});
+  const auto Q = make_quantile(s);
+  REQUIRE(t.theta.rows() == 16);
+  for (int i = 0; i < 16; ++i) CHECK(t.theta(i) == Q((i + 0.5) / 16));
+  for (int i = 1; i < 16; ++i) CHECK(t.theta(i) > t.theta(i - 1));
+  CHECK(t.theta(7) == doctest::Approx(-t.theta(8)).epsilon(1e-12));  // symmetric density: quantiles pair up (Q's own accuracy)
+  CHECK(frequencies({SampledFrequencies{s, 16, {}, Sampling::stratified}, scaling::None{}}).theta == t.theta);
+}
+
+TEST_CASE("seeded draws: reproducible, the definitions of monte_carlo.cpp, iid mean of cos(w lag) -> Phi") {
+  const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
+  const Spectrum s = spectral::Gaussian{.sigma = 3};
+  const auto draw = [&](int D, Sampling m, std::uint64_t sd) {
+    return frequencies({SampledFrequencies{s, D, sd, m}, scaling::None{}}).theta;
+  };
+  const bool same_seed_same_draws = draw(33, Sampling::iid, seed) == draw(33, Sampling::iid, seed);
+  const bool other_seed_other_draws = draw(33, Sampling::iid, seed) != draw(33, Sampling::iid, seed + 1);
+  CHECK(same_seed_same_draws);
+  CHECK(other_seed_other_draws);
+  {
+    Rng rng(seed, kStreamScheduleFrequencies, 0);
+    std::vector<double> w(33);
+    sample(s, rng, 33, w.data());
+    const auto t = draw(33, Sampling::iid, seed);
+    for (int i = 0; i < 33; ++i) CHECK(t(i) == w[static_cast<std::size_t>(i)]);
+  }
+  const auto anti = draw(33, Sampling::antithetic, seed);
+  for (int j = 0; j < 16; ++j) CHECK(anti(2 * j + 1) == -anti(2 * j));
+  const auto strat = draw(40, Sampling::stratified, seed);
+  std::vector<double> u(40);
+  const boost::math::normal_distribution<double> normal(0, 1 / 3.0);
+  for (int i = 0; i < 40; ++i) u[static_cast<std::size_t>(i)] = cdf(normal, strat(i));
+  std::sort(u.begin(), u.end());
+  for (int i = 0; i < 40; ++i) {
+    CHECK(u[static_cast<std::size_t>(i)] >= i / 40.0 - 1e-12);  // one draw per stratum (cdf round trip ~1e-15)
+    CHECK(u[static_cast<std::size_t>(i)] <= (i + 1) / 40.0 + 1e-12);
+  }
+  // k-D: one column per dimension.
+  const Spectrum s2 = spectral::Gaussian{.sigma = 1, .dims = 2};
+  const auto t2 = frequencies({SampledFrequencies{s2, 10, seed, Sampling::antithetic}, scaling::None{}}).theta;
+  CHECK(t2.cols() == 2);
+  const bool antithetic_rows = t2.row(1) == -t2.row(0);
+  CHECK(antithetic_rows);
+
+  // Monte Carlo: mean of cos(w lag) over D iid draws against Phi, bound z_{1e-6} sd/sqrt(D).
+  const int D = 200000;
+  const auto w = draw(D, Sampling::iid, seed);
+  const double lag = 5, lags[1] = {lag};  // Phi = exp(-25/18) ~ 0.25, Var[cos] ~ 0.44
+  const KernelValues kv = kernel_values(s, lags);
+  double mean = 0;
+  for (int i = 0; i < D; ++i) mean += std::cos(w(i) * lag);
+  mean /= D;
+  const double z = boost::math::quantile(boost::math::complement(boost::math::normal_distribution<double>(), 0.5e-6));
+  const double bound = z * std::sqrt(kv.var_cos / D);
+  CAPTURE(mean);
+  CAPTURE(kv.phi);
+  CAPTURE(bound);
+  CHECK(std::abs(mean - kv.phi) <= bound);
+  // Power: the kernel of a 5% wider spectrum lies well outside the bound (0.034 vs ~0.007).
+  const double wrong = phi(Spectrum{spectral::Gaussian{.sigma = 3 * 1.05}}, lags);
+  CHECK(std::abs(wrong - kv.phi) > 2 * bound);
+}
+
+TEST_CASE("spellings parse back to the same scheme") {
+  scaling::Yarn y{.factor = 32, .orig = 4096};
+  CHECK(spelling(y) == "yarn(factor=32,orig=4096)");
+  y.truncate = false;
+  y.beta_fast = 16;
+  y.mscale = 0.707;
+  y.mscale_all_dim = 0.707;
+  CHECK(spelling(y) == "yarn(factor=32,orig=4096,beta_fast=16,truncate=false,mscale=0.707,mscale_all_dim=0.707)");
+  scaling::LongRope l{.short_factor = {1, 1.05, 1.1}, .long_factor = {2, 3.5, 8}, .orig = 4096};
+  l.max = 131072;
+  CHECK(spelling(l) == "longrope(short=[1,1.05,1.1],long=[2,3.5,8],orig=4096,max=131072)");
+  CHECK(spelling(scaling::Llama3{}) == "llama3(factor=8,orig=8192)");
+  CHECK(spelling(scaling::None{}) == "none");
+  const std::vector<Scaling> all = {scaling::None{}, scaling::Linear{2.5}, scaling::Ntk{8},
+                                    scaling::Dynamic{3, 2048}, y, l,
+                                    scaling::Llama3{.factor = 32, .low = 0.5, .high = 6, .orig = 8192},
+                                    scaling::Yarn{.factor = 1.0 / 3 + 1, .attention_factor = 0.1 + 0.2}};
+  for (const Scaling& s : all) {
+    const std::string text = spelling(s);
+    CAPTURE(text);
+    const auto [name, keys] = split_spelling(text);
+    CHECK(scheme_name(s) == name);
+    CHECK(spelling(parse_scaling(name, keys)) == text);
+  }
+  CHECK(parse_number_list(" [ 1, 1.05 ,1e-3] ", Where(), "x") == std::vector<double>{1, 1.05, 1e-3});
+}
+
+TEST_CASE("bad inputs throw InputError naming the key") {
+  using M = std::map<std::string, std::string>;
+  const auto parse_throws = [](const std::string& name, const M& keys, const std::string& mention) {
+    CAPTURE(name);
+    CAPTURE(mention);
+    CHECK_THROWS_WITH_AS(parse_scaling(name, keys, Where("ropekit encoding")), doctest::Contains(mention.c_str()), InputError);
+  };
+  parse_throws("rotate", {}, "scaling = rotate (must be one of none, linear");
+  parse_throws("yarn", {{"factor", "2"}, {"fast", "3"}}, "yarn.fast = 3 (must be a key of yarn: factor, orig");
+  parse_throws("yarn", {{"orig", "4096"}}, "yarn.factor = (missing)");
+  parse_throws("longrope", {{"short", "[1]"}}, "longrope.long = (missing)");
+  parse_throws("linear", {{"factor", "two"}}, "linear.factor = two (must be a number)");
+  parse_throws("linear", {{"factor", "0.5"}}, "linear.factor = 0.5 (must be finite and >= 1)");
+  parse_throws("ntk", {{"factor", "nan"}}, "ntk.factor = nan");
+  parse_throws("dynamic", {{"factor", "2"}, {"orig", "inf"}}, "dynamic.orig = inf");
+  parse_throws("yarn", {{"factor", "2"}, {"truncate", "yes"}}, "yarn.truncate = yes (must be true or false)");
+  parse_throws("yarn", {{"factor", "2"}, {"beta_fast", "1"}}, "yarn.beta_fast = 1 (must be > beta_slow = 1)");
+  parse_throws("yarn", {{"factor", "2"}, {"beta_slow", "-1"}}, "yarn.beta_slow = -1");
+  parse_throws("yarn", {{"factor", "2"}, {"mscale", "0"}}, "yarn.mscale = 0");
+  parse_throws("yarn", {{"factor", "2"}, {"attention_factor", "-1"}}, "yarn.attention_factor = -1");
+  parse_throws("longrope", {{"short", "1,2"}, {"long", "[1]"}}, "longrope.short = 1,2 (must be a list of numbers");
+  parse_throws("longrope", {{"short", "[1,x]"}, {"long", "[1]"}}, "longrope.short[1] = x (must be a number)");
+  parse_throws("longrope", {{"short", "[]"}, {"long", "[1]"}}, "longrope.short = []");
+  parse_throws("longrope", {{"short", "[1,0]"}, {"long", "[1]"}}, "longrope.short[1] = 0");
+  parse_throws("longrope", {{"short", "[1]"}, {"long", "[1]"}, {"max", "-5"}}, "longrope.max = -5");
+  parse_throws("llama3", {{"low", "4"}, {"high", "1"}}, "llama3.high = 1 (must be > low = 4)");
+  parse_throws("llama3", {{"low", "0"}}, "llama3.low = 0");
+  parse_throws("llama3", {{"orig", "1"}}, "llama3.orig = 1 (must be finite and > 1)");
+  parse_throws("none", {{"factor", "2"}}, "none.factor = 2 (must be absent");
+
+  const auto throws = [](const FrequencySchedule& s, const std::string& mention, std::optional<double> T = {},
+                         Convention c = Convention::huggingface) {
+    CAPTURE(mention);
+    CHECK_THROWS_WITH_AS(frequencies(s, T, c), doctest::Contains(mention.c_str()), InputError);
+  };
+  throws({Geometric{63, 1e4}, scaling::None{}}, "dim = 63 (must be an even integer >= 2)");
+  throws({Geometric{64, 1e4, {}, 0.3}, scaling::None{}}, "partial = 0.3 (must be such that dim * partial = 19.2");
+  throws({Geometric{64, 1e4, {}, 0.0}, scaling::None{}}, "partial = 0 (must be in (0, 1])");
+  throws({Geometric{64, 1e4, {}, std::nan("")}, scaling::None{}}, "partial = nan");
+  throws({Geometric{64, 1e4, {}, 1.0 / 64}, scaling::None{}}, "partial = 0.015625");  // r = 1
+  throws({Geometric{64, -1}, scaling::None{}}, "base = -1 (must be finite and > 0)");
+  throws({Geometric{64, std::nan("")}, scaling::None{}}, "base = nan");
+  throws({Geometric{64, 0.5}, scaling::Linear{2}}, "base = 0.5 (must be > 1 with scaling linear)");
+  throws({Geometric{64, 1e4, 0}, scaling::None{}}, "count = 0 (must be an integer in [1, 16777216])");
+  throws({Geometric{64, 1e4, kMaxFrequencies + 1}, scaling::None{}}, "count = 16777217");
+  throws({Geometric{2, 1e4}, scaling::Ntk{2}}, "dim = 2 (must be such that the rotary dims are >= 4");
+  throws({Geometric{64, 1e4}, scaling::Dynamic{2, 4096}}, "scaling dynamic needs the current sequence length (--seq-len)");
+  throws({Geometric{64, 1e4}, scaling::Dynamic{2, 4096}}, "seq_len = -1", -1.0);
+  throws({Geometric{64, 1e4}, scaling::Linear{0.5}}, "linear.factor = 0.5 (must be finite and >= 1)");
+  throws({Geometric{64, 1e4}, scaling::Yarn{.factor = std::numeric_limits<double>::infinity()}}, "yarn.factor = inf");
+  throws({Geometric{64, 1e4}, scaling::LongRope{.short_factor = {1, 2}, .long_factor = std::vector<double>(32, 1.0)}},
+         "longrope.short = a list of 2 values (must be one value per frequency: 32");
+  throws({Geometric{64, 1e4, 8}, scaling::LongRope{.short_factor = std::vector<double>(8, 1.0),
+                                                   .long_factor = std::vector<double>(32, 1.0)}},
+         "longrope.long = a list of 32 values (must be one value per frequency: 8");
+  scaling::Yarn no_truncate{.factor = 4};
+  no_truncate.truncate = false;
+  throws({Geometric{64, 1e4}, no_truncate}, "yarn.truncate = false (must be true with convention ggml", {}, Convention::ggml);
+  scaling::Yarn with_mscale{.factor = 4};
+  with_mscale.mscale = 1;
+  throws({Geometric{64, 1e4}, with_mscale}, "yarn.mscale = 1 (must be absent with convention ggml", {}, Convention::ggml);
+
+  throws({ExplicitFrequencies{{}, ""}, scaling::None{}}, "values = [] (must be a non-empty list");
+  throws({ExplicitFrequencies{{1, 0}, ""}, scaling::None{}}, "values[1] = 0 (must be finite and > 0)");
+  throws({ExplicitFrequencies{{1, -2}, ""}, scaling::None{}}, "values[1] = -2");
+  throws({ExplicitFrequencies{{1, std::nan("")}, ""}, scaling::None{}}, "values[1] = nan");
+  throws({ExplicitFrequencies{{1, 2}, "f.txt"}, scaling::Linear{0}}, "linear.factor = 0");
+  throws({ExplicitFrequencies{{1, -2}, "f.txt"}, scaling::None{}}, "f.txt: value 2 = -2");
+  for (const Scaling& s : {Scaling{scaling::Ntk{2}}, Scaling{scaling::Dynamic{2, 4096}}, Scaling{scaling::Yarn{.factor = 2}}})
+    throws({ExplicitFrequencies{{1, 2}, ""}, s}, "scaling = " + scheme_name(s) + " (must be none, linear, llama3 or longrope");
+  throws({ExplicitFrequencies{{1, 2}, ""}, scaling::LongRope{.short_factor = {1}, .long_factor = {1, 1}}},
+         "longrope.short = a list of 1 values (must be one value per frequency: 2)");
+  CHECK_THROWS_WITH_AS(frequencies({ExplicitFrequencies{{1, 1e-60}, ""}, scaling::None{}}, {}, Convention::huggingface, true),
+                       doctest::Contains("values[1] = 1e-60 (must be > 0 and finite once rounded to float32)"), InputError);
+
+  const Spectrum g1 = spectral::Gaussian{}, g2 = spectral::Gaussian{.sigma = 1, .dims = 2};
+  throws({SampledFrequencies{g1, 0}, scaling::None{}}, "count = 0 (must be an integer in [1, 16777216])");
+  throws({SampledFrequencies{g1, 8}, scaling::Linear{2}}, "scaling = linear (must be none for sampled frequencies");
+  throws({SampledFrequencies{g2, 8}, scaling::None{}}, "seed = (none) (must be given for a k = 2 spectrum");
+  throws({SampledFrequencies{g1, 8, {}, Sampling::antithetic}, scaling::None{}}, "sampling = antithetic (must be iid or stratified without a seed");
+  throws({SampledFrequencies{g2, 8, 1u, Sampling::stratified}, scaling::None{}}, "sampling = stratified (must be iid or antithetic for k = 2");
+  throws({SampledFrequencies{spectral::Gaussian{.sigma = -1}, 8}, scaling::None{}}, "sigma");
+}
