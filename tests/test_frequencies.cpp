@@ -13,8 +13,8 @@
 #include <boost/math/distributions/normal.hpp>
 #include <doctest/doctest.h>
 
-#include "ropekit/frequencies.hpp"
-#include "ropekit/rng.hpp"
+#include "ropekit/encodings/frequencies.hpp"
+#include "ropekit/core/rng.hpp"
 
 // The float expressions below must round like the library's (which turns contraction off): no FMA fusion.
 #if defined(__clang__)
@@ -456,7 +456,7 @@ TEST_CASE("spellings parse back to the same scheme") {
     CHECK(scheme_name(s) == name);
     CHECK(spelling(parse_scaling(name, keys)) == text);
   }
-  CHECK(parse_number_list(" [ 1, 1.05 ,1e-3] ", Where(), "x") == std::vector<double>{1, 1.05, 1e-3});
+  CHECK(parse_bracketed_numbers(" [ 1, 1.05 ,1e-3] ", Where(), "x") == std::vector<double>{1, 1.05, 1e-3});
 }
 
 TEST_CASE("bad inputs throw InputError naming the key") {

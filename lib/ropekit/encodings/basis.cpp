@@ -60,13 +60,23 @@ void BasisParams::validate(const Where& where) const {
                                 where.name("num_freqs"), num_freqs, where.name("head_dim"), head_dim));
   check_nonnegative(where, "gamma", gamma);
   check_at_least(where, "train_context", train_context, 1);
+  if (omega) {
+    if (omega->size() != num_freqs)
+      throw_bad_value(where, "omega", fmt::format("{} values", omega->size()),
+                      fmt::format("{} = {} values", where.name("num_freqs"), num_freqs));
+    for (Eigen::Index k = 0; k < omega->size(); ++k)
+      if (!((*omega)[k] > 0) || !std::isfinite((*omega)[k]))
+        throw_bad_value(where, fmt::format("omega[{}]", k), format_number((*omega)[k]), "finite and > 0");
+  }
 }
 
 double BasisParams::max_frequency() const {
+  if (omega) return omega->size() ? omega->maxCoeff() : 0.0;
   return theta >= 1 ? 1.0 : std::pow(theta, -2.0 * (num_freqs - 1) / head_dim);
 }
 
 Eigen::VectorXd BasisParams::frequencies() const {
+  if (omega) return *omega;
   Eigen::VectorXd w(num_freqs);
   for (int k = 0; k < num_freqs; ++k) w[k] = std::pow(theta, -2.0 * k / head_dim);
   return w;

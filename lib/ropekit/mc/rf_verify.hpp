@@ -18,6 +18,7 @@
 #include <Eigen/Dense>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/lags.hpp"
 #include "ropekit/mc/monte_carlo.hpp"
 #include "ropekit/mc/rf_estimator.hpp"
 #include "ropekit/spectral/spectrum.hpp"
@@ -128,13 +129,5 @@ struct PeakCheck {
 };
 PeakCheck check_peak(const Spectrum& s, std::uint64_t seed = kDefaultSeed);
 
-/// Parses lags for k-dimensional positions. k = 1: numbers or ranges separated by commas ("0.5,1,2",
-/// "0:1024:8"). Any k: lag vectors separated by ';', components by ',' ("1,0;0,2;3,4"); a k >= 2 list
-/// without ';' is one lag vector. @throws InputError naming the lag with the wrong number of components.
-Eigen::MatrixXd parse_lags(std::string_view text, int k, std::string_view what = "--lags");
-/// The same with messages naming `where` (e.g. "ropekit verify master") and the option `what`.
-Eigen::MatrixXd parse_lags(std::string_view text, int k, const Where& where, std::string_view what);
-/// The text of one lag as parse_lags reads it: "2.5" (k = 1), "1,0" (k = 2).
-std::string lag_text(std::span<const double> lag);
 
 }  // namespace ropekit

@@ -1,4 +1,4 @@
-#include "ropekit/frequencies.hpp"
+#include "ropekit/encodings/frequencies.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "ropekit/overloaded.hpp"
-#include "ropekit/rng.hpp"
+#include "ropekit/core/overloaded.hpp"
+#include "ropekit/core/rng.hpp"
 
 // Every a * b + c below is two roundings, as in torch (one kernel per tensor op) and ggml's scalar code: without
 // this, -march=native lets GCC fuse them into FMAs (one rounding) and the float32 emulation drifts by an ulp.
@@ -532,7 +532,7 @@ std::string spelling(const Scaling& s) {
   return fmt::format("{}({})", scheme_name(s), fmt::join(keys, ","));
 }
 
-std::vector<double> parse_number_list(std::string_view text, const Where& where, std::string_view name) {
+std::vector<double> parse_bracketed_numbers(std::string_view text, const Where& where, std::string_view name) {
   const std::string_view t = trim(text);
   if (t.size() < 2 || t.front() != '[' || t.back() != ']')
     throw_bad_value(where, name, std::string(text), "a list of numbers in square brackets, e.g. [1,1.05,1.1]");
@@ -597,7 +597,7 @@ Scaling parse_scaling(std::string_view name, const std::map<std::string, std::st
   };
   const auto list = [&](std::string_view key, std::vector<double>& out) {
     const auto k = keys.find(std::string(key));
-    if (k != keys.end()) out = parse_number_list(k->second, where, qualified(key));
+    if (k != keys.end()) out = parse_bracketed_numbers(k->second, where, qualified(key));
   };
 
   Scaling result;

@@ -17,9 +17,9 @@
 
 #include <Eigen/Dense>
 
-#include "ropekit/error.hpp"
-#include "ropekit/rf_estimator.hpp"  // Sampling
-#include "ropekit/spectral.hpp"      // Spectrum
+#include "ropekit/core/error.hpp"
+#include "ropekit/mc/rf_estimator.hpp"  // Sampling
+#include "ropekit/spectral/spectrum.hpp"      // Spectrum
 
 namespace ropekit {
 
@@ -189,7 +189,7 @@ Scaling parse_scaling(std::string_view name, const std::map<std::string, std::st
 
 /// "[1,1.05,1.1]" -> {1, 1.05, 1.1}: square brackets, comma-separated numbers, spaces allowed around them.
 /// @throws InputError naming `name` for missing brackets, an empty list or an entry that is not a number.
-std::vector<double> parse_number_list(std::string_view text, const Where& where, std::string_view name);
+std::vector<double> parse_bracketed_numbers(std::string_view text, const Where& where, std::string_view name);
 
 /// @throws InputError naming the first broken constraint of the scheme (names "<scheme>.<key>").
 void validate(const Scaling& s, const Where& where = Where("ropekit::frequencies"));

@@ -1,0 +1,164 @@
+#pragma once
+// The encoding: every positional encoding as a relative operator G(Dp) (spec encodings.md section 1).
+// A closed std::variant of plain family structs, parsed from and printed to the one spelling grammar
+// (section 2), with free functions that dispatch over the families:
+//   frequencies, relative_operator (G, n x n), kernel Phi = tr G / tr G(0), content variance
+//   ||G||_F^2 + rho^2 tr(G^2) (Isserlis), features (the jet basis; the fixed-basis methods' columns),
+//   and exactness (group-law defect).
+// Every 1-D family is a direct sum of blocks T(Dp) (x) R(phi(Dp)): T an m x m upper-triangular Toeplitz
+// matrix of coefficients c_p(Dp) (the damping, shear and attention factors), R a rotation by the phase
+// phi = theta Dp (rotary blocks) or the 1 x 1 identity (real blocks). Every quantity has a closed form
+// per block (block.hpp); families only say which blocks they are.
+
+#include <cstdint>
+#include <span>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/lags.hpp"
+#include "ropekit/encodings/block.hpp"
+#include "ropekit/encodings/frequencies.hpp"
+#include "ropekit/lie/lie.hpp"
+
+namespace ropekit {
+
+struct Encoding;
+
+namespace enc {
+/// Rotary position embedding (RoFormer): G = a^2 (+)_i R(-theta_i Dp) (+) I_{n-r}; theta_i from the schedule
+/// (geometric B^{-2i/r} with an optional scaling scheme, or explicit), a its attention factor, r = 2 F.
+struct Rope { FrequencySchedule freqs; };
+/// RoPE on the M = max(1, floor(F/k)) highest frequencies (the fixed-basis control `rope_matched_m<k>`).
+struct RopeMatched { FrequencySchedule freqs; int k = 2; };
+/// xPos (Sun et al. 2022): G = (+)_i zeta_i^{Dp/S} R(-theta_i Dp), zeta_i = (2i + 0.4 n)/(1.4 n).
+struct Xpos { int dim = 128; double base = 1e4; double scale_base = 512; };
+/// RF-RoPE: rotary blocks at frequencies drawn from a spectral density (rf-rope.md section 2); the realised
+/// kernel of the drawn frequencies beside the closed-form expected kernel Phi and Prop 4's variance.
+struct RfRope { SampledFrequencies freqs; };
+/// Damped RoPE: e^{-gamma Dp} R(-theta_i Dp).
+struct Damped { FrequencySchedule freqs; double gamma = 1e-4; };
+/// Complex Jordan block of order m per frequency (Jordan-RoPE eq. 3.3): e^{-gamma Dp} R(theta_i Dp) (x)
+/// exp(eta tau N_m), tau = Dp (exact) or the bounded shear time Dp / (1 + Dp/L) (stabilized); eta = 1/L.
+struct Jordan { FrequencySchedule freqs; int m = 2; double gamma = 1e-4; bool bounded_tau = true; int L = 1024; };
+/// Scaled-exact Jordan: gamma = c/L, eta = 1/L, tau = Dp: an exact one-parameter group.
+struct JordanScaled { FrequencySchedule freqs; int m = 3; double c = 1; int L = 1024; };
+/// Real order-2 Jordan block: e^{-gamma Dp} [[1, tau/L], [0, 1]].
+struct RealJordan { double gamma = 1e-4; bool bounded_tau = true; int L = 1024; };
+/// ALiBi as the unipotent block U(Dp) = [[1, -slope Dp], [0, 1]] (GRAPE); features 1, x = Dp/L.
+struct Alibi { double slope = 1; int L = 1024; };
+/// Unipotent shear of order k: exp((tau/L) N_k); features 1, that^1..that^(k-1).
+struct Poly { int k = 4; bool bounded_tau = true; int L = 1024; };
+/// No position: G = 1.
+struct Nope {};
+/// G = (+)_j G_j(Dp); features the union of the parts' features (one constant column).
+struct DirectSum { std::vector<Encoding> parts; };
+/// N-D RoPE: G = exp(sum_a Dp_a B_a) from a generator family (nd-rope.md); vector lags.
+struct Nd { GeneratorFamily generators; std::string spelling; };
+/// Absolute sinusoidal, added to the input (RoFormer slides, spec section 4): not relative.
+struct Sinusoidal { int dim = 128; double base = 1e4; std::uint64_t seed = 1; };
+}  // namespace enc
+
+using EncodingValue = std::variant<enc::Rope, enc::RopeMatched, enc::Xpos, enc::RfRope, enc::Damped, enc::Jordan,
+                                   enc::JordanScaled, enc::RealJordan, enc::Alibi, enc::Poly, enc::Nope,
+                                   enc::DirectSum, enc::Nd, enc::Sinusoidal>;
+
+struct Encoding {
+  EncodingValue value;
+};
+
+/// Values that a spelling leaves unset take these (a fit run passes its own: head_dim, theta, F, gamma, L, tau).
+struct EncodingDefaults {
+  int dim = 128;
+  double base = 1e4;
+  std::optional<int> count;  ///< F; default dim/2
+  double gamma = 1e-4;
+  int L = 1024;
+  bool bounded_tau = true;
+};
+
+/// Parses any spelling of spec section 2 (nested: `rope:dim=128,scaling=yarn(factor=32,orig=4096)`,
+/// `direct-sum:[rope,alibi]`) and every reference method name of fixed-basis.md (an alias of the family value).
+/// @throws InputError naming `where`, the spelling as written, the key, the value and the constraint.
+Encoding parse_encoding(std::string_view text, const Where& where = Where("encoding"),
+                        const EncodingDefaults& defaults = {});
+
+/// The canonical spelling, every parameter explicit: parse_encoding(spelling(e)) == e.
+std::string spelling(const Encoding& e);
+/// Family name as spelled: "rope", "rf-rope", "direct-sum", ...
+std::string family_name(const Encoding& e);
+
+/// k: the dimension of lags (1 for every family but nd and k-D rf-rope).
+int lag_dims(const Encoding& e);
+/// n: the size of G.
+int operator_dim(const Encoding& e);
+/// True when G(s) G(t) = G(s + t) holds exactly (up to rounding) for every s, t.
+bool is_exact(const Encoding& e);
+/// True when G is orthogonal for every Dp (|Phi| <= 1).
+bool is_orthogonal(const Encoding& e);
+/// True for families whose score is a function of Dp alone (all but sinusoidal).
+bool is_relative(const Encoding& e);
+
+/// True when the encoding (or a part of a direct sum) has rotary frequencies.
+bool has_frequencies(const Encoding& e);
+/// The encoding's frequencies at sequence length seq_len (schemes that depend on it); rf-rope's drawn ones.
+/// @throws InputError for a family without frequencies (alibi, poly, real-jordan, nope, sinusoidal's are its grid).
+FrequencyTable frequencies(const Encoding& e, std::optional<double> seq_len = {});
+
+/// The blocks of G at one 1-D lag. @throws InputError for nd / sinusoidal.
+std::vector<Block> blocks(const Encoding& e, double lag, std::optional<double> seq_len = {});
+
+/// G(Dp), n x n. lag.size() == lag_dims(e).
+Eigen::MatrixXd relative_operator(const Encoding& e, std::span<const double> lag, std::optional<double> seq_len = {});
+
+/// Per lag: Phi = tr G / tr G(0); mean = rho tr G / tr G(0) and variance (||G||_F^2 + rho^2 tr G^2) / tr G(0)^2 of
+/// the score q^T G k / tr G(0) for q, k ~ N(0, I_n), E[q k^T] = rho I (Isserlis); for rf-rope also the
+/// closed-form expected kernel and the variance over frequency draws of the realised kernel (Prop 4).
+struct KernelRow {
+  double kernel = 1;
+  double content_mean = 1;
+  double content_variance = 0;
+  double expected_kernel = 0;     ///< rf-rope only (NaN otherwise)
+  double frequency_variance = 0;  ///< rf-rope only (NaN otherwise)
+};
+/// @throws InputError for an absolute encoding, |rho| > 1, lags of the wrong dimension or non-finite lags.
+std::vector<KernelRow> kernel_rows(const Encoding& e, const Lags& lags, double rho = 1,
+                                   std::optional<double> seq_len = {});
+/// Phi(Dp) = tr G(Dp) / tr G(0) at each lag.
+Eigen::VectorXd kernel(const Encoding& e, const Lags& lags, std::optional<double> seq_len = {});
+/// Var[q^T G k] = ||G||_F^2 + rho^2 tr(G^2) at each lag (q, k ~ N(0, I_n), E[q k^T] = rho I).
+Eigen::VectorXd content_variance(const Encoding& e, const Lags& lags, double rho = 1,
+                                 std::optional<double> seq_len = {});
+
+/// The jet basis at causal lags (rows = lags, cols = n_features): the constant, then the span of G's entries;
+/// for the fixed-basis aliases exactly fixed-basis.md's columns in its order.
+struct Features {
+  Eigen::MatrixXd values;
+  std::vector<std::string> names;
+};
+Features features(const Encoding& e, const Lags& lags);
+
+/// Group-law and relativity defects over a window of lags.
+struct Exactness {
+  double group_law = 0;   ///< max_{s,t} ||G(s) G(t) - G(s+t)||_F / max(1, ||G(s+t)||_F)
+  double relativity = 0;  ///< sinusoidal: max over position pairs of the score's change at fixed Dp, relative
+  double orthogonality = 0;  ///< max ||G^T G - I||_F (NaN-free; 0 for rotary families)
+  double reversibility = 0;  ///< max ||G(-Dp) G(Dp) - I||_F
+};
+Exactness exactness(const Encoding& e, const std::vector<double>& window);
+
+/// One line per family for `ropekit list encodings`.
+struct EncodingFamilyInfo {
+  std::string spelling;   ///< e.g. "rope:dim=<n>,base=<B>[,F=<F>,partial=<p>,scaling=<scheme>(...)]"
+  std::string aliases;    ///< reference names
+  std::string operator_;  ///< G per block
+  std::string features;   ///< columns
+};
+const std::vector<EncodingFamilyInfo>& encoding_families();
+
+}  // namespace ropekit

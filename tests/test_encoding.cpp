@@ -1,0 +1,303 @@
+// The encoding contract (spec encodings.md section 1), looped over one spelling of every registered family
+// and the reference names: Phi(0) = 1, |Phi| <= 1 and Phi even for orthogonal families, the closed-form kernel
+// and content variance against the dense operator, the kernel in the span of the features, the group law for
+// exact families (and its measurable failure for stabilized and dynamic ones), spelling round trips, and
+// InputError naming the parameter for bad values.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <unsupported/Eigen/MatrixFunctions>
+
+#include "ropekit/encoding.hpp"
+#include "ropekit/encodings/jordan_block.hpp"
+
+using namespace ropekit;
+
+namespace {
+
+// One spelling per family (and variants whose operator differs), small enough for dense checks.
+const std::vector<std::string> kSpellings = {
+    "rope",
+    "rope:dim=64,base=5e5",
+    "rope:dim=32,base=1e4,F=8",
+    "rope:dim=32,partial=0.5",
+    "rope:dim=32,scaling=linear(factor=4)",
+    "rope:dim=32,scaling=ntk(factor=4)",
+    "rope:dim=32,scaling=dynamic(factor=4,orig=64)",
+    "rope:dim=32,scaling=yarn(factor=16,orig=64)",
+    "rope:dim=32,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=64)",
+    "rope-freqs:freqs=[1,0.5,0.01]",
+    "rope-matched:k=3,dim=32,F=8",
+    "xpos:dim=32",
+    "rf-rope:spectrum=gaussian(sigma=2),blocks=16,seed=7",
+    "rf-rope:spectrum=cauchy(b=1),blocks=16",
+    "rf-rope:spectrum=matern(nu=2.5,l=3),blocks=8,seed=3,sampling=antithetic",
+    "damped:gamma=1e-3,dim=32,F=8",
+    "jordan:m=3,gamma=1e-3,tau=raw,L=64,dim=16",
+    "jordan:m=2,gamma=1e-3,tau=bounded,L=64,dim=16",
+    "jordan-scaled:m=3,c=0.1,L=64,dim=16",
+    "real-jordan:gamma=0.01,tau=raw,L=64",
+    "real-jordan:gamma=0.01,tau=bounded,L=64",
+    "alibi:slope=0.5,L=64",
+    "poly:k=4,tau=raw,L=64",
+    "nope",
+    "direct-sum:[rope(dim=16),alibi(L=64)]",
+    "direct-sum:[jordan(m=2,dim=8,tau=raw),poly(k=3,tau=raw),nope]",
+    "jordan_rope",
+    "direct_sum_poly_m4",
+    "rope_alibi",
+    "jordan_scaled_m3_c010",
+};
+
+const std::vector<double> kLags = {0, 1e-8, 0.5, 1, 37.5, 1e4};
+
+Eigen::MatrixXd G(const Encoding& e, double lag) {
+  std::vector<double> v(static_cast<std::size_t>(lag_dims(e)), 0.0);
+  v[0] = lag;
+  return relative_operator(e, v);
+}
+
+bool dynamic(const std::string& s) { return s.find("dynamic") != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("contract: kernel and content variance equal the dense operator's; Phi(0) = 1; |Phi| <= 1 and even when orthogonal") {
+  for (const auto& text : kSpellings) {
+    CAPTURE(text);
+    const Encoding e = parse_encoding(text);
+    const Eigen::MatrixXd G0 = G(e, 0);
+    REQUIRE(G0.rows() == operator_dim(e));
+    Lags lags(static_cast<Eigen::Index>(2 * kLags.size()), 1);
+    for (std::size_t i = 0; i < kLags.size(); ++i) lags(2 * i, 0) = kLags[i], lags(2 * i + 1, 0) = -kLags[i];
+    const double rho = 0.3;
+    const auto rows = kernel_rows(e, lags, rho);
+    CHECK(rows[0].kernel == doctest::Approx(1).epsilon(1e-15));
+    for (Eigen::Index i = 0; i < lags.rows(); ++i) {
+      CAPTURE(lags(i, 0));
+      const Eigen::MatrixXd g = G(e, lags(i, 0));
+      // Independent route: traces and norms of the assembled matrix (closed forms per block on the other side).
+      // Tolerance: sums of n terms of size <= max|c_p|^2, rounding eps each.
+      const double scale = std::max(1.0, g.squaredNorm());
+      CHECK(std::abs(rows[i].kernel - g.trace() / G0.trace()) <= 1e-13 * std::max(1.0, g.norm()));
+      CHECK(std::abs(rows[i].content_variance - (g.squaredNorm() + rho * rho * (g * g).trace())) <= 1e-13 * scale);
+      CHECK(std::abs(rows[i].content_mean - rho * g.trace()) <= 1e-13 * scale);
+      if (is_orthogonal(e)) {
+        CHECK(std::abs(rows[i].kernel) <= 1 + 1e-15);
+        CHECK((g.transpose() * g - Eigen::MatrixXd::Identity(g.rows(), g.cols())).norm() <= 1e-12);
+      }
+    }
+    if (is_orthogonal(e))
+      for (std::size_t i = 0; i < kLags.size(); ++i)  // Phi(-Dp) = Phi(Dp) (tr R(-a) = tr R(a))
+        CHECK(rows[2 * i].kernel == doctest::Approx(rows[2 * i + 1].kernel).epsilon(1e-14));
+  }
+}
+
+TEST_CASE("contract: the kernel lies in the span of the features (least-squares residual at rounding level)") {
+  for (const auto& text : kSpellings) {
+    CAPTURE(text);
+    const Encoding e = parse_encoding(text);
+    if (dynamic(text)) continue;  // G depends on the sequence length too; its kernel at fixed T is rope's
+    Lags lags(200, 1);
+    for (int i = 0; i < 200; ++i) lags(i, 0) = 0.37 * i;
+    const auto f = features(e, lags);
+    REQUIRE(f.values.rows() == 200);
+    REQUIRE(f.names.size() == static_cast<std::size_t>(f.values.cols()));
+    CHECK(f.names[0] == "1");
+    Eigen::VectorXd y(200);
+    y = kernel(e, lags);
+    const Eigen::VectorXd w = f.values.completeOrthogonalDecomposition().solve(y);
+    // Residual relative to |y|: a QR solve leaves about cond * eps; these bases are small and well separated.
+    CHECK((f.values * w - y).norm() <= 1e-9 * std::max(1.0, y.norm()));
+  }
+}
+
+TEST_CASE("contract: exact families are one-parameter groups; stabilized and dynamic ones measurably are not") {
+  const std::vector<double> window = {0, 1, 3, 17, 40, 100};
+  for (const auto& text : kSpellings) {
+    CAPTURE(text);
+    const Encoding e = parse_encoding(text);
+    const auto x = exactness(e, window);
+    if (is_exact(e)) {
+      CHECK(x.group_law <= 1e-12);
+    } else {
+      CHECK(x.group_law >= 1e-6);  // bounded shear time: tau(s) + tau(t) != tau(s + t); dynamic: T changes
+    }
+    if (is_orthogonal(e)) CHECK(x.orthogonality <= 1e-12);
+    if (is_exact(e)) CHECK(x.reversibility <= 1e-10 * std::max(1.0, G(e, 100).norm()));
+  }
+}
+
+TEST_CASE("contract: every spelling round-trips through the canonical printer") {
+  for (const auto& text : kSpellings) {
+    CAPTURE(text);
+    const Encoding e = parse_encoding(text);
+    const std::string canon = spelling(e);
+    CAPTURE(canon);
+    const Encoding back = parse_encoding(canon);
+    CHECK(spelling(back) == canon);
+    // Same operator, not just the same text.
+    CHECK((G(back, 37.5) - G(e, 37.5)).norm() == 0);
+  }
+}
+
+TEST_CASE("reference method names are aliases of the family values, with identical features") {
+  struct Case { const char* reference; const char* family; };
+  const Case cases[] = {
+      {"rope", "rope:dim=128,base=10000,F=64"},
+      {"rope_alibi", "direct-sum:[rope(dim=128,base=1e4),alibi(slope=1,L=1024)]"},
+      {"direct_sum", "direct-sum:[rope,alibi,real-jordan]"},
+      {"direct_sum_poly_m4", "direct-sum:[rope,poly(k=4)]"},
+      {"jordan_m3", "jordan:m=3"},
+      {"jordan_raw_tau", "jordan:tau=raw"},
+      {"jordan_no_gamma", "jordan:gamma=0"},
+      {"jordan_exact_c010", "jordan-scaled:m=2,c=0.1"},
+      {"damped_rope", "damped-rope"},
+      {"rope_matched_m3", "rope-matched:k=3"},
+  };
+  Lags lags(50, 1);
+  for (int i = 0; i < 50; ++i) lags(i, 0) = 3.0 * i;
+  for (const auto& c : cases) {
+    CAPTURE(c.reference);
+    const auto a = features(parse_encoding(c.reference), lags), b = features(parse_encoding(c.family), lags);
+    CHECK(a.names == b.names);
+    CHECK((a.values - b.values).norm() == 0);
+    CHECK(spelling(parse_encoding(c.reference)) == spelling(parse_encoding(c.family)));
+  }
+}
+
+TEST_CASE("the Jordan operator is the matrix exponential of its generator (paper eq. 3.3)") {
+  // jordan:tau=raw with one frequency theta: G(Dp) = exp(Dp Jhat), J = (-gamma - i theta) I + (1/L) N_m (the
+  // rotation by -theta Dp of spec section 2), computed by Eigen's Pade exponential.
+  const Encoding e = parse_encoding("jordan:m=3,gamma=0.01,tau=raw,L=50,freqs=[0.7]");
+  JordanBlock b;
+  b.m = 3;
+  b.gamma = 0.01;
+  b.omega = -0.7;
+  b.eta = 1.0 / 50;
+  for (double d : {0.0, 0.3, 5.0, 80.0}) {
+    const Eigen::MatrixXd expected = (d * jordan_generator(b)).exp();
+    CHECK((G(e, d) - expected).norm() <= 1e-12 * expected.norm());
+  }
+}
+
+TEST_CASE("ALiBi is the unipotent block and its content variance grows as slope^2 Dp^2") {
+  const Encoding e = parse_encoding("alibi:slope=0.25,L=10");
+  Lags lags(1, 1);
+  lags(0, 0) = 8;
+  const auto r = kernel_rows(e, lags, 0.5)[0];
+  CHECK(r.kernel == 1);                                     // tr U = 2 = tr U(0)
+  CHECK(r.content_variance == doctest::Approx(2 + 4 + 0.25 * 2));  // ||U||^2 = 2 + (m Dp)^2, tr U^2 = 2
+}
+
+TEST_CASE("rf-rope: realised kernel approaches the closed form as blocks grow, error ~ D^{-1/2} for iid draws") {
+  // RMS over lags of (realised - Phi), averaged over seeds, at D and 16 D: the ratio is 4 for iid (sqrt 16).
+  auto rms = [](int D) {
+    double s = 0;
+    int n = 0;
+    for (int seed = 1; seed <= 40; ++seed) {
+      const Encoding e = parse_encoding("rf-rope:spectrum=gaussian(sigma=1),blocks=" + std::to_string(D) +
+                                        ",seed=" + std::to_string(seed));
+      Lags lags(8, 1);
+      for (int i = 0; i < 8; ++i) lags(i, 0) = 0.4 * (i + 1);
+      for (const auto& r : kernel_rows(e, lags)) s += (r.kernel - r.expected_kernel) * (r.kernel - r.expected_kernel), ++n;
+    }
+    return std::sqrt(s / n);
+  };
+  const double ratio = rms(16) / rms(256);
+  // 320 squared errors each side: the ratio's sampling error is about 10 %; bounds 4 / 1.35 and 4 * 1.35.
+  CHECK(ratio > 4 / 1.35);
+  CHECK(ratio < 4 * 1.35);
+}
+
+TEST_CASE("rf-rope: frequency_variance is Prop 4's Var[cos u]/D for iid draws") {
+  const Encoding e = parse_encoding("rf-rope:spectrum=gaussian(sigma=1),blocks=10,seed=1");
+  Lags lags(1, 1);
+  lags(0, 0) = 0.8;
+  const auto r = kernel_rows(e, lags)[0];
+  const double a = 0.8 * 0.8;  // Gaussian: Var[cos u] = (1 - e^{-a})^2 / 2 with Phi = e^{-a/2}
+  CHECK(r.expected_kernel == doctest::Approx(std::exp(-a / 2)).epsilon(1e-15));
+  CHECK(r.frequency_variance == doctest::Approx(std::pow(-std::expm1(-a), 2) / 2 / 10).epsilon(1e-13));
+}
+
+TEST_CASE("every bad parameter throws InputError naming it") {
+  struct Bad { std::string spelling, names; };
+  const Bad bad[] = {
+      {"rope:dim=63", "dim"},
+      {"rope:dim=0", "dim"},
+      {"rope:base=-1", "base"},
+      {"rope:base=nan", "base"},
+      {"rope:F=0", "F"},
+      {"rope:partial=1.5", "partial"},
+      {"rope:dim=10,partial=0.5", "partial"},
+      {"rope:scaling=yarn(factor=x)", "factor"},
+      {"rope:scaling=warp(factor=2)", "warp"},
+      {"rope:dim=64,scaling=dynamic(factor=0.5,orig=64)", "factor"},
+      {"rope-freqs:freqs=[1,-2]", "freqs"},
+      {"rope-freqs", "freqs"},
+      {"rope:freqs=[1],dim=8", "dim"},
+      {"jordan:m=0", "m"},
+      {"jordan:m=33", "m"},
+      {"jordan:tau=sideways", "tau"},
+      {"jordan:gamma=-1", "gamma"},
+      {"jordan:L=0", "L"},
+      {"jordan-scaled:m=1", "m"},
+      {"jordan-scaled:c=-0.1", "c"},
+      {"alibi:slope=0", "slope"},
+      {"poly:k=1", "k"},
+      {"xpos:scale_base=0", "scale_base"},
+      {"rf-rope:blocks=8", "spectrum"},
+      {"rf-rope:spectrum=gaussian(sigma=-1),blocks=8", "sigma"},
+      {"rf-rope:spectrum=gaussian(sigma=1),blocks=0", "blocks"},
+      {"rf-rope:spectrum=gaussian(sigma=1,dims=2),blocks=8", "k = 1"},
+      {"rf-rope:spectrum=gaussian(sigma=1),blocks=8,seed=3,sampling=quantile", "sampling"},
+      {"direct-sum:[rope]", "parts"},
+      {"direct-sum:[rope,warp]", "warp"},
+      {"warp", "warp"},
+      {"rope:dim=64,color=red", "color"},
+      {"jordan_exact_m4_c010", "jordan_scaled_m4_c010"},
+      {"nd:family=axial,dim=7", "dim"},
+      {"sinusoidal:dim=7", "dim"},
+  };
+  for (const auto& b : bad) {
+    CAPTURE(b.spelling);
+    bool threw = false;
+    try {
+      (void)parse_encoding(b.spelling, Where("ropekit kernel"));
+    } catch (const InputError& err) {
+      threw = true;
+      const std::string what = err.what();
+      CAPTURE(what);
+      CHECK(what.find(b.names) != std::string::npos);
+      CHECK(what.find('\n') == std::string::npos);
+    }
+    CHECK(threw);
+  }
+}
+
+TEST_CASE("sinusoidal: not relative, with a large relativity defect; kernel and features refuse") {
+  const Encoding e = parse_encoding("sinusoidal:dim=32,seed=3");
+  CHECK_FALSE(is_relative(e));
+  const auto x = exactness(e, {0, 1, 5, 20, 50});
+  CHECK(x.relativity > 0.1);  // a random W_q^T W_k does not commute with the rotations
+  Lags lags(1, 1);
+  lags(0, 0) = 1;
+  CHECK_THROWS_AS(kernel(e, lags), InputError);
+  CHECK_THROWS_AS(features(e, lags), InputError);
+}
+
+TEST_CASE("nd: vector lags, kernel equals the torus closed form") {
+  const Encoding e = parse_encoding("nd:family=axial,dim=8,axes=2,base=100");
+  REQUIRE(lag_dims(e) == 2);
+  Lags lags(1, 2);
+  lags << 1.5, -0.5;
+  const auto t = frequencies(e);  // rows = planes, cols = axes
+  double expected = 0;
+  for (Eigen::Index b = 0; b < t.theta.rows(); ++b) expected += std::cos(t.theta.row(b).dot(lags.row(0)));
+  expected /= t.theta.rows();
+  CHECK(kernel(e, lags)[0] == doctest::Approx(expected).epsilon(1e-14));
+}
