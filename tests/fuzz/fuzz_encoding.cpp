@@ -1,31 +1,35 @@
-// Fuzz harness: encoding spellings (parse_rope_encoding, `kernel --encoding rope:dim=<d>,base=<B>`), then
-// RoPE's kernel at a few lags when the grid is small enough for a fast iteration.
+// Fuzz harness: encoding spellings (parse_encoding: every family, nested scaling schemes and spectra, direct sums,
+// reference method names), then the contract on what parsed: the canonical spelling round-trips, and for small
+// operators Phi(0) = 1, |Phi| <= 1 for orthogonal families, and finite content variances >= 0.
 
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "fuzz_support.hpp"
-#include "ropekit/encodings/rope_kernel.hpp"
+#include "ropekit/encoding.hpp"
 
 using namespace ropekit;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   return fuzz::run([&] {
-    const RopeGrid g = parse_rope_encoding(fuzz::as_text(data, size));
-    fuzz::require(g.dim >= 2 && g.dim % 2 == 0 && g.base > 1 && std::isfinite(g.base),
-                  fmt::format("parsed dim = {}, base = {}", g.dim, g.base));
-    if (g.dim > 4096) return;  // cost is linear in dim; larger grids add time, not code paths
-    const RopeKernelValues v0 = rope_kernel(g, 0);
-    fuzz::require(v0.kernel == 1 && v0.sine_residual == 0 && v0.continuum == 1,
-                  fmt::format("dim {} base {}: kernel(0) = {}, continuum(0) = {}", g.dim, g.base, v0.kernel, v0.continuum));
-    for (double lag : {1.0, -10.0, 1e3, 1e12}) {
-      const RopeKernelValues v = rope_kernel(g, lag);
-      // Means of cosines and sines lie in [-1, 1]; 1e-12 allows the rounding of the sums.
-      fuzz::require(std::fabs(v.kernel) <= 1 + 1e-12 && std::fabs(v.sine_residual) <= 1 + 1e-12 &&
-                        std::isfinite(v.continuum) && std::isfinite(v.continuum_sine),
-                    fmt::format("dim {} base {} lag {}: kernel {} sine {} continuum {} continuum_sine {}", g.dim,
-                                g.base, lag, v.kernel, v.sine_residual, v.continuum, v.continuum_sine));
+    const Encoding e = parse_encoding(fuzz::as_text(data, size));
+    const std::string canon = spelling(e);
+    const std::string again = spelling(parse_encoding(canon));
+    fuzz::require(again == canon, fmt::format("spelling '{}' reads back as '{}'", canon, again));
+    if (!is_relative(e) || operator_dim(e) > 512) return;  // cost grows with n; larger adds time, not code paths
+    const int k = lag_dims(e);
+    Lags lags = Lags::Zero(5, k);
+    const double values[] = {0, 1e-8, 1, -10, 1e3};
+    for (int i = 0; i < 5; ++i) lags(i, 0) = values[i];
+    const auto rows = kernel_rows(e, lags, 0.5);
+    fuzz::require(std::fabs(rows[0].kernel - 1) <= 1e-12, fmt::format("'{}': Phi(0) = {}", canon, rows[0].kernel));
+    for (int i = 0; i < 5; ++i) {
+      const auto& r = rows[static_cast<std::size_t>(i)];
+      // Means of cosines lie in [-1, 1]; 1e-12 allows the rounding of the sums.
+      if (is_orthogonal(e))
+        fuzz::require(std::fabs(r.kernel) <= 1 + 1e-12, fmt::format("'{}' lag {}: Phi = {}", canon, values[i], r.kernel));
+      fuzz::require(!(r.content_variance < 0), fmt::format("'{}' lag {}: variance {}", canon, values[i], r.content_variance));
     }
   });
 }
