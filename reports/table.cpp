@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ropekit/core/enum_text.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/overloaded.hpp"
 
@@ -88,11 +89,18 @@ std::size_t Table::column(std::string_view name) const {
   throw std::out_of_range(fmt::format("no column '{}'", name));
 }
 
+namespace {
+// The first word of each format is its name; "markdown" and "tex" are accepted aliases.
+constexpr EnumTable<Format, 6> kFormats{{{Format::csv, "csv"},
+                                         {Format::md, "md"},
+                                         {Format::json, "json"},
+                                         {Format::latex, "latex"},
+                                         {Format::md, "markdown"},
+                                         {Format::latex, "tex"}}};
+}  // namespace
+
 Format parse_format(std::string_view name) {
-  if (name == "csv") return Format::csv;
-  if (name == "md" || name == "markdown") return Format::md;
-  if (name == "json") return Format::json;
-  if (name == "latex" || name == "tex") return Format::latex;
+  if (auto f = from_text(kFormats, name)) return *f;
   throw_bad_value("ropekit", "format", fmt::format("'{}'", name), "one of csv, md, json, latex");
 }
 

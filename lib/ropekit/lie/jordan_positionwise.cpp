@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/enum_text.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/parallel.hpp"
 #include "ropekit/core/keep_max.hpp"
@@ -45,16 +46,14 @@ Eigen::MatrixXf relative_kernel_f32(const PositionwiseParams& p, JordanVariant v
 
 }  // namespace
 
-const char* to_string(JordanVariant v) {
-  switch (v) {
-    case JordanVariant::raw: return "raw";
-    case JordanVariant::scaled: return "scaled";
-    case JordanVariant::stabilized: return "stabilized";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumTable<JordanVariant, 3> kVariants{
+    {{JordanVariant::raw, "raw"}, {JordanVariant::scaled, "scaled"}, {JordanVariant::stabilized, "stabilized"}}};
+constexpr EnumTable<Factorization, 2> kFactorizations{{{Factorization::plain, "plain"}, {Factorization::centred, "centred"}}};
+}  // namespace
 
-const char* to_string(Factorization f) { return f == Factorization::plain ? "plain" : "centred"; }
+const char* to_string(JordanVariant v) { return to_text(kVariants, v).data(); }
+const char* to_string(Factorization f) { return to_text(kFactorizations, f).data(); }
 
 void PositionwiseParams::validate(const Where& where) const {
   check_in_range(where, "m", m, 1, kMaxJordanOrder);

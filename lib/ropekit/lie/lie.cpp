@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include "ropekit/core/enum_text.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/parallel.hpp"
 #include "ropekit/core/keep_max.hpp"
@@ -280,21 +281,16 @@ Eigen::MatrixXd hat(const std::vector<Eigen::MatrixXd>& B, const Eigen::VectorXd
 
 // ------------------------------------------------------------------------------------------------
 
+namespace {
+constexpr EnumTable<MixingKind, 3> kMixingKinds{
+    {{MixingKind::cayley, "cayley"}, {MixingKind::exp, "exp"}, {MixingKind::givens, "givens"}}};
+}  // namespace
+
 MixingKind parse_mixing_kind(const std::string& name, const Where& where) {
-  if (name == "cayley") return MixingKind::cayley;
-  if (name == "exp") return MixingKind::exp;
-  if (name == "givens") return MixingKind::givens;
-  throw_bad_value(where, "mix", "'" + name + "'", "cayley, exp or givens");
+  return parse_enum(kMixingKinds, name, where, "mix");
 }
 
-const char* to_string(MixingKind kind) {
-  switch (kind) {
-    case MixingKind::cayley: return "cayley";
-    case MixingKind::exp: return "exp";
-    case MixingKind::givens: return "givens";
-  }
-  return "?";
-}
+const char* to_string(MixingKind kind) { return to_text(kMixingKinds, kind).data(); }
 
 Eigen::MatrixXd orthogonal(const Mixing& mixing) {
   return std::visit(

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/enum_text.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/rng.hpp"
 
@@ -14,37 +15,22 @@ namespace {
 constexpr std::uint64_t kStreamContent = 0xC0'47E47;  // the content stream of a seed
 }
 
+namespace {
+constexpr EnumTable<ContentKind, 3> kContentKinds{
+    {{ContentKind::random, "random"}, {ContentKind::correlated, "correlated"}, {ContentKind::aligned, "aligned"}}};
+constexpr EnumTable<Sampling, 3> kSamplings{
+    {{Sampling::iid, "iid"}, {Sampling::antithetic, "antithetic"}, {Sampling::stratified, "stratified"}}};
+}  // namespace
+
 ContentKind parse_content_kind(std::string_view name) {
-  if (name == "random") return ContentKind::random;
-  if (name == "correlated") return ContentKind::correlated;
-  if (name == "aligned") return ContentKind::aligned;
-  throw_bad_value("ropekit", "content", fmt::format("'{}'", name), "random, correlated or aligned");
+  return parse_enum(kContentKinds, name, Where("ropekit"), "content");
 }
 
-std::string content_kind_name(ContentKind kind) {
-  switch (kind) {
-    case ContentKind::random: return "random";
-    case ContentKind::correlated: return "correlated";
-    case ContentKind::aligned: return "aligned";
-  }
-  return "?";
-}
+std::string content_kind_name(ContentKind kind) { return std::string(to_text(kContentKinds, kind)); }
 
-Sampling parse_sampling(std::string_view name) {
-  if (name == "iid") return Sampling::iid;
-  if (name == "antithetic") return Sampling::antithetic;
-  if (name == "stratified") return Sampling::stratified;
-  throw_bad_value("ropekit", "sampling", fmt::format("'{}'", name), "iid, antithetic or stratified");
-}
+Sampling parse_sampling(std::string_view name) { return parse_enum(kSamplings, name, Where("ropekit"), "sampling"); }
 
-std::string sampling_name(Sampling s) {
-  switch (s) {
-    case Sampling::iid: return "iid";
-    case Sampling::antithetic: return "antithetic";
-    case Sampling::stratified: return "stratified";
-  }
-  return "?";
-}
+std::string sampling_name(Sampling s) { return std::string(to_text(kSamplings, s)); }
 
 Content make_content(ContentKind kind, int blocks, std::uint64_t seed) {
   check_at_least("ropekit::make_content", "blocks", blocks, 1);
