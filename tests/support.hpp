@@ -10,7 +10,21 @@
 #include <sstream>
 #include <string>
 
+#include <boost/math/distributions/normal.hpp>
+
+#include "ropekit/core/rng.hpp"
+
 namespace ropekit::test {
+
+/// The seed of a seeded statistical test: ROPEKIT_TEST_SEED overrides the file's default, so any failure can be
+/// replayed and other seeds tried.
+inline std::uint64_t test_seed(std::uint64_t fallback = 1234567) { return seed_from_env("ROPEKIT_TEST_SEED", fallback); }
+
+/// Two-sided standard-normal bound at false-alarm rate alpha per check (1e-6: a suite of a few thousand seeded
+/// checks stays quiet on correct code).
+inline double z_bound(double alpha = 1e-6) {
+  return boost::math::quantile(boost::math::complement(boost::math::normal_distribution<double>(), alpha / 2));
+}
 
 struct CliResult {
   int exit_code = -1;

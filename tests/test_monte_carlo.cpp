@@ -9,11 +9,13 @@
 #include "ropekit/core/error.hpp"
 #include "ropekit/mc/monte_carlo.hpp"
 #include "ropekit/core/rng.hpp"
+#include "support.hpp"
 
 using namespace ropekit;
+using ropekit::test::test_seed;
+using ropekit::test::z_bound;
 
 namespace {
-std::uint64_t test_seed() { return seed_from_env("ROPEKIT_TEST_SEED", 1234567); }
 
 Eigen::MatrixXd column(std::vector<double> v) {
   return Eigen::Map<Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));

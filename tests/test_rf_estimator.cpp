@@ -10,11 +10,13 @@
 #include "ropekit/mc/rf_estimator.hpp"
 #include "ropekit/core/rng.hpp"
 #include "ropekit/spectral/spectrum.hpp"
+#include "support.hpp"
 
 using namespace ropekit;
+using ropekit::test::test_seed;
+using ropekit::test::z_bound;
 
 namespace {
-std::uint64_t test_seed() { return seed_from_env("ROPEKIT_TEST_SEED", 1234567); }
 }  // namespace
 
 TEST_CASE("S = sum A_i cos u_i + B_i sin u_i equals the rotated query-key dot product (paper eq. Si-decomp)") {

@@ -9,11 +9,13 @@
 #include "ropekit/core/error.hpp"
 #include "ropekit/mc/rf_verify.hpp"
 #include "ropekit/core/rng.hpp"
+#include "support.hpp"
 
 using namespace ropekit;
+using ropekit::test::test_seed;
+using ropekit::test::z_bound;
 
 namespace {
-std::uint64_t test_seed() { return seed_from_env("ROPEKIT_TEST_SEED", 1234567); }
 
 // Every family, with scales away from 1 so that the reciprocal-scale density differs.
 const std::vector<std::string>& families() {

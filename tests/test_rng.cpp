@@ -8,14 +8,13 @@
 
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/rng.hpp"
+#include "support.hpp"
 
 using namespace ropekit;
+using ropekit::test::test_seed;
+using ropekit::test::z_bound;
 
 namespace {
-double z_bound() {  // two-sided normal bound at false-alarm rate 1e-6
-  return boost::math::quantile(boost::math::complement(boost::math::normal_distribution<double>(), 0.5e-6));
-}
-std::uint64_t test_seed() { return seed_from_env("ROPEKIT_TEST_SEED", 1234567); }
 }  // namespace
 
 TEST_CASE("a key gives one sequence, and keys differing in seed, stream or index give different ones") {

@@ -26,8 +26,11 @@
 #include "ropekit/core/rng.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 #include "tests/support.hpp"
+#include "support.hpp"
 
 using namespace ropekit;
+using ropekit::test::test_seed;
+using ropekit::test::z_bound;
 
 namespace {
 
@@ -54,13 +57,9 @@ const std::vector<std::string>& all_spectra() {
   return s;
 }
 
-std::uint64_t test_seed() { return seed_from_env("ROPEKIT_TEST_SEED", 1234567); }
 
-// Two-sided normal and upper chi-square bounds at false-alarm rate 1e-6 per check.
+// Upper chi-square bounds at false-alarm rate 1e-6 per check (z_bound: tests/support.hpp).
 constexpr double kAlpha = 1e-6;
-double z_bound() {
-  return boost::math::quantile(boost::math::complement(boost::math::normal_distribution<double>(), kAlpha / 2));
-}
 
 // Phi(d) by quadrature of the 1-D density: 2 int_0^inf p(w) cos(d w) dw / (2 int_0^inf p(w) dw).
 // Dividing by the quadrature of the density removes any normalisation error of the test's density
