@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/encodings/frequencies.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/core/vecmath.hpp"
 #include "ropekit/core/overloaded.hpp"
@@ -173,9 +174,8 @@ struct Frequencies {
 };
 Frequencies target_frequencies(const Target& t, const TargetParams& p) {
   const auto n = needs(t);
-  const double h = p.head_dim;
-  return {std::pow(p.theta, -2.0 * n.idx.value_or(p.freq_index.value_or(0)) / h),
-          std::pow(p.theta, -2.0 * n.idx2.value_or(p.second_freq_index.value_or(0)) / h)};
+  return {geometric_frequency(p.theta, n.idx.value_or(p.freq_index.value_or(0)), p.head_dim),
+          geometric_frequency(p.theta, n.idx2.value_or(p.second_freq_index.value_or(0)), p.head_dim)};
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/encodings/frequencies.hpp"
 #include "ropekit/core/vecmath.hpp"
 #include "ropekit/core/overloaded.hpp"
 
@@ -78,7 +79,7 @@ double BasisParams::max_frequency() const {
 Eigen::VectorXd BasisParams::frequencies() const {
   if (omega) return *omega;
   Eigen::VectorXd w(num_freqs);
-  for (int k = 0; k < num_freqs; ++k) w[k] = std::pow(theta, -2.0 * k / head_dim);
+  for (int k = 0; k < num_freqs; ++k) w[k] = geometric_frequency(theta, k, head_dim);
   return w;
 }
 

@@ -47,6 +47,10 @@ void check_factor_list(const Where& w, const std::string& name, const std::vecto
 template <class T>
 std::vector<T> geometric_hf(double base, int r, int count) {
   std::vector<T> out(static_cast<std::size_t>(count));
+  if constexpr (std::is_same_v<T, double>) {  // float64: the library's one grid formula
+    for (int i = 0; i < count; ++i) out[static_cast<std::size_t>(i)] = geometric_frequency(base, i, r);
+    return out;
+  }
   const T b = static_cast<T>(base), rr = static_cast<T>(r);
   for (int i = 0; i < count; ++i) out[static_cast<std::size_t>(i)] = T(1) / std::pow(b, static_cast<T>(2 * i) / rr);
   return out;
@@ -96,8 +100,12 @@ template <class T>
 std::vector<T> longrope_geometric(double base, int r, const std::vector<double>& lambda) {
   std::vector<T> out(lambda.size());
   const T b = static_cast<T>(base), rr = static_cast<T>(r);
-  for (std::size_t i = 0; i < lambda.size(); ++i)
-    out[i] = T(1) / (static_cast<T>(lambda[i]) * std::pow(b, static_cast<T>(2 * i) / rr));
+  for (std::size_t i = 0; i < lambda.size(); ++i) {
+    if constexpr (std::is_same_v<T, double>)  // float64: theta_i / lambda_i on the one grid formula
+      out[i] = geometric_frequency(base, static_cast<int>(i), r) / lambda[i];
+    else
+      out[i] = T(1) / (static_cast<T>(lambda[i]) * std::pow(b, static_cast<T>(2 * i) / rr));
+  }
   return out;
 }
 
@@ -118,8 +126,15 @@ std::vector<T> yarn_hf(double base, int r, int count, const scaling::Yarn& y) {
   const T tlow = static_cast<T>(low), width = static_cast<T>(high - low);
   std::vector<T> out(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
-    const T pos = std::pow(b, static_cast<T>(2 * i) / rr);
-    const T extrapolation = T(1) / pos, interpolation = T(1) / (s * pos);
+    T extrapolation, interpolation;
+    if constexpr (std::is_same_v<T, double>) {  // float64: theta_i and theta_i / s on the one grid formula
+      extrapolation = geometric_frequency(base, i, r);
+      interpolation = extrapolation / s;
+    } else {
+      const T pos = std::pow(b, static_cast<T>(2 * i) / rr);
+      extrapolation = T(1) / pos;
+      interpolation = T(1) / (s * pos);
+    }
     const T ramp = std::clamp((static_cast<T>(i) - tlow) / width, T(0), T(1));
     const T e = T(1) - ramp;  // extrapolation weight
     out[static_cast<std::size_t>(i)] = interpolation * (T(1) - e) + extrapolation * e;

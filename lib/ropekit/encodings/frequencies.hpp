@@ -7,6 +7,7 @@
 // float32 = true (the same steps in float) reproduces what a torch model computes; in float64 the results
 // agree with the spec's closed forms (e.g. YaRN's 1/(s B^{2i/r}) vs theta_i/s) to a few ulps.
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -151,6 +152,11 @@ constexpr std::uint64_t kStreamScheduleFrequencies = 0x52'46'2D'52'4F'50'45;  //
 ///         for a dynamic scheme without seq_len, longrope lists of the wrong length, factor < 1.
 FrequencyTable frequencies(const FrequencySchedule& schedule, std::optional<double> seq_len = {},
                            Convention convention = Convention::huggingface, bool float32 = false);
+
+/// RoPE's grid theta_i = base^{-2i/r} (RoFormer eq. 15; fixed-basis.md omega_k = theta^(-2k/h)): the one place the
+/// grid is written. The fixed-basis features, the targets, RoPE's kernel, axial N-D RoPE (r = 2K per axis) and
+/// geometric schedules in float64 all call it, so they agree bit for bit.
+inline double geometric_frequency(double base, int i, int r) { return std::pow(base, -2.0 * i / r); }
 
 /// The rotary dims r = dim * partial of a geometric source. @throws InputError unless an even integer >= 2.
 int rotary_dims(const Geometric& g);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/encodings/frequencies.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/core/trig_integrals.hpp"
 
@@ -18,7 +19,7 @@ void RopeGrid::validate() const {
 std::vector<double> RopeGrid::frequencies() const {
   validate();
   std::vector<double> theta(static_cast<std::size_t>(dim / 2));
-  for (int i = 0; i < dim / 2; ++i) theta[static_cast<std::size_t>(i)] = std::pow(base, -2.0 * i / dim);
+  for (int i = 0; i < dim / 2; ++i) theta[static_cast<std::size_t>(i)] = geometric_frequency(base, i, dim);
   return theta;
 }
 

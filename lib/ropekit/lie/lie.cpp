@@ -13,6 +13,7 @@
 
 #include "ropekit/core/enum_text.hpp"
 #include "ropekit/core/error.hpp"
+#include "ropekit/encodings/frequencies.hpp"
 #include "ropekit/core/parallel.hpp"
 #include "ropekit/core/keep_max.hpp"
 #include "ropekit/core/rng.hpp"
@@ -159,7 +160,7 @@ Eigen::MatrixXd torus_frequencies(const GeneratorFamily& family, const Where& wh
             Eigen::MatrixXd W = Eigen::MatrixXd::Zero(a.axes, planes);
             for (int g = 0; g < a.axes; ++g) {
               const int K = start[g + 1] - start[g];
-              for (int k = 0; k < K; ++k) W(g, start[g] + k) = std::pow(a.base, -static_cast<double>(k) / K);
+              for (int k = 0; k < K; ++k) W(g, start[g] + k) = geometric_frequency(a.base, k, 2 * K);
             }
             return W;
           },
@@ -172,7 +173,7 @@ Eigen::MatrixXd torus_frequencies(const GeneratorFamily& family, const Where& wh
             Eigen::MatrixXd W(m.axes, planes);
             for (int g = 0; g < m.axes; ++g) {
               const int K = start[g + 1] - start[g];
-              for (int k = 0; k < K; ++k) W.col(start[g] + k) = std::pow(m.base, -static_cast<double>(k) / K) * O.col(g);
+              for (int k = 0; k < K; ++k) W.col(start[g] + k) = geometric_frequency(m.base, k, 2 * K) * O.col(g);
             }
             return W;
           },
