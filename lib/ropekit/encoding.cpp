@@ -10,6 +10,7 @@
 #include "ropekit/core/rng.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encodings/basis.hpp"
+#include "ropekit/encodings/jordan_block.hpp"
 #include "ropekit/encodings/method.hpp"
 #include "ropekit/lie/generator_io.hpp"
 #include "ropekit/mc/rf_estimator.hpp"
@@ -604,14 +605,10 @@ void append_blocks(std::vector<Block>& out, const Encoding& e, double lag, std::
   auto identity = [&](int dims) {
     if (dims > 0) out.push_back(Block{false, 0, {1.0}, dims});
   };
-  auto jordan_chain = [&](int m, double envelope, double t) {
-    std::vector<double> c(m);
-    double term = envelope;
-    for (int p = 0; p < m; ++p) {
-      c[p] = term;
-      term *= t / (p + 1);
-    }
-    return c;
+  // c_p = e^{-gamma Dp} (eta s)^p / p! (jordan_block.hpp, paper eq. 3.3), eta = 1/L, s the shear time.
+  auto jordan_chain = [&](int m, double gamma, int L, double s) {
+    const Eigen::VectorXd c = jordan_coefficients(JordanBlock{m, gamma, 0.0, 1.0 / L}, lag, s);
+    return std::vector<double>(c.data(), c.data() + c.size());
   };
   std::visit(
       Overloaded{
@@ -641,23 +638,21 @@ void append_blocks(std::vector<Block>& out, const Encoding& e, double lag, std::
           },
           [&](const enc::Jordan& j) {
             const auto t = frequencies_at(j.freqs, seq_len, lag);
-            const auto c = jordan_chain(j.m, std::exp(-j.gamma * lag), shear_time(lag, j.bounded_tau, j.L) / j.L);
+            const auto c = jordan_chain(j.m, j.gamma, j.L, shear_time(lag, j.bounded_tau, j.L));
             rotary(out, t, lag, c, plain);
             identity(identity_dims(j.freqs));
           },
           [&](const enc::JordanScaled& j) {
             const auto t = frequencies_at(j.freqs, seq_len, lag);
-            const double x = lag / j.L;
-            rotary(out, t, lag, jordan_chain(j.m, std::exp(-j.c * x), x), plain);
+            rotary(out, t, lag, jordan_chain(j.m, j.c / j.L, j.L, lag), plain);
             identity(identity_dims(j.freqs));
           },
           [&](const enc::RealJordan& j) {
-            const double E = std::exp(-j.gamma * lag);
-            out.push_back(Block{false, 0, {E, E * shear_time(lag, j.bounded_tau, j.L) / j.L}, 1});
+            out.push_back(Block{false, 0, jordan_chain(2, j.gamma, j.L, shear_time(lag, j.bounded_tau, j.L)), 1});
           },
           [&](const enc::Alibi& a) { out.push_back(Block{false, 0, {1.0, -a.slope * lag}, 1}); },
           [&](const enc::Poly& p) {
-            out.push_back(Block{false, 0, jordan_chain(p.k, 1.0, shear_time(lag, p.bounded_tau, p.L) / p.L), 1});
+            out.push_back(Block{false, 0, jordan_chain(p.k, 0.0, p.L, shear_time(lag, p.bounded_tau, p.L)), 1});
           },
           [&](const enc::Nope&) { identity(1); },
           [&](const enc::DirectSum& d) {
