@@ -548,8 +548,8 @@ void add_rf_rope_commands(CLI::App& app, const CliContext&) {
     auto a = std::make_shared<ContentArgs>();
     auto* c = verify->add_subcommand("content", "an encoding's content mean rho tr G and variance ||G||_F^2 + rho^2 "
                                                 "tr G^2 (q, k ~ N(0, I), E[q k^T] = rho I), z-tests per lag");
-    c->add_option("--encoding", a->encoding, "a relative encoding, e.g. rope:dim=64 or jordan:m=2,dim=32 (`ropekit "
-                                             "list encodings`)")->required();
+    c->add_option("--encoding", a->encoding, "a relative encoding, e.g. rope:dim=64, jordan:m=2,dim=32 or "
+                                             "nd:family=axial,dim=8,axes=2 (spellings: encodings.md section 2)")->required();
     c->add_option("--lags", a->lags, std::string(kLagsHelp) + " (default 0,1,10,100; required for k-D encodings)");
     add_real_option(c, cmd, "--rho", a->rho, "content correlation sampled, E[q k^T] = rho I, in [-1, 1]")
         ->capture_default_str();
