@@ -1,6 +1,6 @@
-// ropekit kernel | verify master | verify variance | verify convergence | verify sampling:
+// ropekit kernel | verify master | verify variance | verify convergence | verify sampling | verify content:
 // RF-RoPE spectral kernels and Monte Carlo checks of the Master Theorem and Proposition 4
-// (spec rf-rope.md sections 1-4).
+// (spec rf-rope.md sections 1-4), and of an encoding's content mean and variance (encodings.md section 1).
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -14,6 +14,8 @@
 #include "reports/table.hpp"
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/error.hpp"
+#include "ropekit/encoding.hpp"
+#include "ropekit/mc/content_verify.hpp"
 #include "ropekit/mc/rf_verify.hpp"
 #include "ropekit/encodings/rope_kernel.hpp"
 #include "ropekit/spectral/spectrum.hpp"
@@ -375,6 +377,112 @@ void run_sampling(const VerifyArgs& a) {
   emit(a.out, render(t, p.format));
 }
 
+struct ContentArgs {
+  std::string encoding, lags, format = "csv", out;
+  double rho = 0.5;
+  std::optional<double> assume_rho;
+  std::int64_t trials = 20000;
+  std::uint64_t seed = kDefaultSeed;
+  int threads = 0;
+  double alpha = 1e-6;
+};
+
+// verify content: the encoding's content mean rho tr G and variance ||G||_F^2 + rho^2 tr G^2 (encodings.md
+// section 1) against a Monte Carlo over q, k ~ N(0, I_n), E[q k^T] = rho I.
+void run_content(const ContentArgs& a) {
+  const std::string command = "ropekit verify content";
+  const Where where = Where::options(command);
+  const Format format = parse_format_option(command, a.format);
+  const Encoding e = parse_encoding(a.encoding, Where(command + ": --encoding"));
+  if (!is_relative(e))
+    throw_bad_value(where, "encoding", "'" + a.encoding + "'",
+                    fmt::format("a relative encoding: {} is absolute (added to the input), its score is not a function "
+                                "of the lag alone; `ropekit check` reports its relativity defect",
+                                family_name(e)));
+  if (!content_checkable(e))
+    throw_bad_value(where, "encoding", "'" + a.encoding + "'",
+                    fmt::format("an encoding with an operator: a direct sum with {}-D parts has none yet (check the "
+                                "parts one by one)", lag_dims(e)));
+  const int k = lag_dims(e);
+  if (a.lags.empty() && k > 1)
+    throw_bad_value(where, "lags", "none", fmt::format("given for {}: its lags are {}-D vectors, separated by ';' "
+                                                       "(e.g. --lags '{}'); there is no default for k > 1",
+                                                       a.encoding, k, default_lags(k)));
+  const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? "0,1,10,100" : a.lags, k, where, "--lags");
+  for (Eigen::Index i = 0; i < lags.size(); ++i) check_finite(where, "lags", lags.data()[i]);
+  if (!(a.rho >= -1 && a.rho <= 1)) throw_bad_value(where, "rho", format_number(a.rho), "in [-1, 1]");
+  if (a.assume_rho && !(*a.assume_rho >= -1 && *a.assume_rho <= 1))
+    throw_bad_value(where, "assume_rho", format_number(*a.assume_rho), "in [-1, 1]");
+  const std::size_t L = static_cast<std::size_t>(lags.rows());
+  if (!(a.alpha > 0 && a.alpha < 1)) throw_bad_value(where, "alpha", format_number(a.alpha), "in (0, 1)");
+  if (!(a.alpha >= min_alpha(2 * L)))
+    throw_bad_value(where, "alpha", format_number(a.alpha),
+                    fmt::format("in [{}, 1) for {} checks (mean and variance at {} lags): alpha / (2 checks) must be a "
+                                "normal float64 number, or the normal quantile is not computed",
+                                format_number(min_alpha(2 * L)), 2 * L, L));
+  ContentVerifyOptions o;
+  o.mc.trials = a.trials;
+  o.mc.seed = a.seed;
+  o.mc.threads = a.threads;
+  o.mc.validate(where);
+  check_output_path(a.out);  // before the Monte Carlo run, not after it
+
+  // The budget: blame --trials, else --lags (the operators' memory), else the encoding's size n.
+  const int n = operator_dim(e);
+  const double Ld = static_cast<double>(L);
+  auto cost_of = [&](std::int64_t trials, double nn, double lag_count) {
+    return content_verify_cost(trials, static_cast<int>(nn), lag_count, a.threads, std::holds_alternative<enc::Nd>(e.value));
+  };
+  const Cost cost = cost_of(a.trials, n, Ld);
+  if (!cost.fits()) {
+    const std::string for_what = fmt::format("for n = {} and {} lags", n, L);
+    if (cost_of(2, n, Ld).fits())
+      check_cost(where, "trials", std::to_string(a.trials), cost,
+                 std::to_string(largest_fitting(2, a.trials, [&](std::int64_t t) { return cost_of(t, n, Ld).fits(); })),
+                 for_what);
+    if (cost_of(2, n, 1).fits())
+      check_cost(where, "lags", fmt::format("{} lags", L), cost,
+                 fmt::format("{} lags", largest_fitting(1, static_cast<std::int64_t>(L), [&](std::int64_t l) {
+                               return cost_of(2, n, static_cast<double>(l)).fits();
+                             })),
+                 fmt::format("for n = {} with --trials 2", n));
+    check_cost(where, "encoding", fmt::format("'{}' (n = {})", a.encoding, n), cost,
+               fmt::format("n = {}", largest_fitting(1, n, [&](std::int64_t m) {
+                             return cost_of(2, static_cast<double>(m), 1).fits();
+                           })),
+               "(the size of G) with --trials 2 and one lag");
+  }
+  announce(command, fmt::format("{} trials x {} lags of the {} x {} operator of {}", a.trials, L, n, n, spelling(e)),
+           cost.seconds);
+
+  o.encoding = e;
+  o.lags = lags;
+  o.rho = a.rho;
+  o.assumed_rho = a.assume_rho;
+  o.alpha = a.alpha;
+  Progress progress(command);
+  o.mc.progress = [&](double f) { progress.update(f); };
+  const ContentVerifyReport r = verify_content(o, where);
+  progress.finish();
+
+  Table t;
+  t.columns = {"lag", "mean_expected", "mean_observed", "z_mean", "var_expected", "var_observed", "z_var", "verdict"};
+  for (const auto& l : r.lags)
+    t.add_row({lag_cell(l.lag), l.mean_expected, l.mean_observed, l.z_mean, l.var_expected, l.var_observed, l.z_var,
+               std::string(l.pass() ? "PASS" : "FAIL")});
+  emit(a.out, render(t, format));
+  const std::string rho_text =
+      a.assume_rho ? fmt::format("rho = {} sampled, expected values at --assume-rho {}", format_number(r.rho),
+                                 format_number(r.assumed_rho))
+                   : fmt::format("rho = {}", format_number(r.rho));
+  std::cerr << fmt::format("verify content: {} ({} lags, max |z_mean| = {:.3g}, max |z_var| = {:.3g}, bound {:.3g} = "
+                           "two-sided normal at false-alarm rate {:g} per check: {:g} over {} checks (mean and variance "
+                           "at each lag), Bonferroni); encoding {}, n = {}, {}, N = {}, seed {}\n",
+                           r.pass ? "PASS" : "FAIL", r.lags.size(), r.max_abs_z_mean, r.max_abs_z_var, r.z_critical,
+                           r.alpha_per_check, r.alpha, 2 * r.lags.size(), r.encoding, r.dim, rho_text, r.trials, a.seed);
+  if (!r.pass) throw ChecksFailed{};
+}
+
 // Options every verify subcommand reads; --blocks/--q/--k, --sampling and --alpha only where they are used
 // (sampling compares every scheme, convergence judges a slope: an option they would ignore is not offered).
 void add_verify_options(CLI::App* c, const std::string& cmd, VerifyArgs& a, const char* trials_default,
@@ -426,13 +534,40 @@ void add_rf_rope_commands(CLI::App& app, const CliContext&) {
     k->add_option("--out", a->out, "output file (default: stdout)");
     k->callback([a] { run_kernel(*a); });
   }
-  auto* verify = app.add_subcommand("verify", "Monte Carlo checks of RF-RoPE's Master Theorem, Prop 4 and convergence");
+  auto* verify = app.add_subcommand("verify", "Monte Carlo checks of RF-RoPE's Master Theorem, Prop 4 and convergence, "
+                                              "and of an encoding's content moments");
   verify->require_subcommand(1);
   {
     auto a = std::make_shared<VerifyArgs>();
     auto* c = verify->add_subcommand("master", "Theorem 2: E[S] = (q . k) Phi(Dp), z-test per lag");
     add_verify_options(c, "ropekit verify master", *a, "20000");
     c->callback([a] { run_verify(*a, false); });
+  }
+  {
+    const std::string cmd = "ropekit verify content";
+    auto a = std::make_shared<ContentArgs>();
+    auto* c = verify->add_subcommand("content", "an encoding's content mean rho tr G and variance ||G||_F^2 + rho^2 "
+                                                "tr G^2 (q, k ~ N(0, I), E[q k^T] = rho I), z-tests per lag");
+    c->add_option("--encoding", a->encoding, "a relative encoding, e.g. rope:dim=64, jordan:m=2,dim=32 or "
+                                             "nd:family=axial,dim=8,axes=2 (spellings: encodings.md section 2)")->required();
+    c->add_option("--lags", a->lags, std::string(kLagsHelp) + " (default 0,1,10,100; required for k-D encodings)");
+    add_real_option(c, cmd, "--rho", a->rho, "content correlation sampled, E[q k^T] = rho I, in [-1, 1]")
+        ->capture_default_str();
+    add_real_option(c, cmd, "--assume-rho", a->assume_rho,
+                    "compute the expected values at this rho instead of --rho (a wrong one must FAIL: the power check)");
+    add_integer_option(c, cmd, "--trials", a->trials, "N, independent draws of q and k (1e5 works)", 2,
+                       std::int64_t{1} << 40)
+        ->capture_default_str();
+    add_seed_option(c, cmd, "--seed", a->seed, "seed of the content draws, in [0, 2^64 - 1]")->capture_default_str();
+    add_integer_option(c, cmd, "--threads", a->threads, "worker threads (0: all cores); never changes a number", 0,
+                       kMaxThreads)
+        ->capture_default_str();
+    add_real_option(c, cmd, "--alpha", a->alpha,
+                    "false-alarm rate of the verdict over all lags' mean and variance checks (Bonferroni)")
+        ->capture_default_str();
+    c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
+    c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
+    c->callback([a] { run_content(*a); });
   }
   {
     auto a = std::make_shared<VerifyArgs>();
