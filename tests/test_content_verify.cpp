@@ -14,11 +14,12 @@
 #include "ropekit/encoding.hpp"
 #include "ropekit/mc/content_verify.hpp"
 #include "ropekit/mc/rf_verify.hpp"
+#include "support.hpp"
 
 using namespace ropekit;
+using ropekit::test::test_seed;
 
 namespace {
-std::uint64_t test_seed() { return seed_from_env("ROPEKIT_TEST_SEED", 1234567); }
 
 // tests/test_encoding.cpp's kSpellings (one spelling per family and the reference names), parsed with
 // dim = 16 where a spelling leaves it unset, so every operator stays small (n <= 64).

@@ -257,6 +257,8 @@ TEST_CASE("every bad parameter throws InputError naming it") {
       {"rf-rope:spectrum=gaussian(sigma=1),blocks=8,seed=3,sampling=quantile", "sampling"},
       {"direct-sum:[rope]", "parts"},
       {"direct-sum:[rope,warp]", "warp"},
+      {"direct-sum:[rope,nd(family=axial,dim=8,axes=2)]", "parts[1]"},
+      {"direct-sum:[rope,sinusoidal]", "parts[1]"},
       {"warp", "warp"},
       {"rope:dim=64,color=red", "color"},
       {"jordan_exact_m4_c010", "jordan_scaled_m4_c010"},

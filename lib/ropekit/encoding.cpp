@@ -282,6 +282,10 @@ struct Parser {
         std::vector<Encoding> parts;
         for (auto& part : *items) parts.push_back(parse_value(part));
         if (parts.size() < 2) bad(s, "parts", std::to_string(parts.size()), "at least 2 encodings in [...]");
+        for (std::size_t i = 0; i < parts.size(); ++i)
+          if (lag_dims(parts[i]) != 1 || !is_relative(parts[i]))
+            bad(s, fmt::format("parts[{}]", i), spelling(parts[i]),
+                "a relative encoding of 1-D lags (a direct sum shares one scalar lag)");
         s.finish("");
         return direct_sum(std::move(parts));
       }

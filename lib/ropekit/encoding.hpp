@@ -116,9 +116,10 @@ std::vector<Block> blocks(const Encoding& e, double lag, std::optional<double> s
 /// G(Dp), n x n. lag.size() == lag_dims(e).
 Eigen::MatrixXd relative_operator(const Encoding& e, std::span<const double> lag, std::optional<double> seq_len = {});
 
-/// Per lag: Phi = tr G / tr G(0); mean = rho tr G / tr G(0) and variance (||G||_F^2 + rho^2 tr G^2) / tr G(0)^2 of
-/// the score q^T G k / tr G(0) for q, k ~ N(0, I_n), E[q k^T] = rho I (Isserlis); for rf-rope also the
-/// closed-form expected kernel and the variance over frequency draws of the realised kernel (Prop 4).
+/// Per lag: Phi = tr G / tr G(0), and the mean rho tr G and variance ||G||_F^2 + rho^2 tr(G^2) of the score
+/// q^T G k for q, k ~ N(0, I_n), E[q k^T] = rho I (Isserlis; spec encodings.md section 1, not normalised); for
+/// rf-rope also the closed-form expected kernel Phi and the variance over frequency draws of the realised kernel
+/// (1/D) sum_i cos(w_i . Dp) (Prop 4 with A_i = 1/D, B_i = 0; NaN for the deterministic quantile grid).
 struct KernelRow {
   double kernel = 1;
   double content_mean = 1;
