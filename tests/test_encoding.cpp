@@ -303,3 +303,15 @@ TEST_CASE("nd: vector lags, kernel equals the torus closed form") {
   expected /= t.theta.rows();
   CHECK(kernel(e, lags)[0] == doctest::Approx(expected).epsilon(1e-14));
 }
+
+TEST_CASE("xPos decay factors: the public values of spec section 3 (n = 64: first 0.285714, last 0.977679)") {
+  // At Dp = S the block i is zeta_i R(-theta_i S): its 2 x 2 determinant is zeta_i^2.
+  const Encoding e = parse_encoding("xpos:dim=64,base=1e4,scale_base=512");
+  const std::vector<double> lag{512};
+  const Eigen::MatrixXd g = relative_operator(e, lag);
+  REQUIRE(g.rows() == 64);
+  const double first = std::sqrt(g.block<2, 2>(0, 0).determinant());
+  const double last = std::sqrt(g.block<2, 2>(62, 62).determinant());
+  CHECK(first == doctest::Approx(0.285714).epsilon(1e-6));  // printed to 6 digits
+  CHECK(last == doctest::Approx(0.977679).epsilon(1e-6));
+}
