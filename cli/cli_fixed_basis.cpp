@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli.hpp"
+#include "cli/cli_encoding.hpp"
 #include "cli/fit_config_yaml.hpp"
 #include "reports/fit_rows.hpp"
 #include "probes/probe.hpp"
@@ -16,6 +17,7 @@
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/spelling.hpp"
+#include "ropekit/encoding.hpp"
 #include "targets/target.hpp"
 
 namespace ropekit {
@@ -29,10 +31,11 @@ struct FitArgs {
 };
 
 struct FeatureArgs {
-  std::string method, lags = "0:8", format = "csv", out, config, bounded_tau;
+  std::string method, encoding, lags = "0:8", format = "csv", out, config, bounded_tau;
   BasisParams basis;
   // Explicit basis options, which override --config's values.
   CLI::Option *num_freqs = nullptr, *head_dim = nullptr, *theta = nullptr, *gamma = nullptr, *train_context = nullptr;
+  CLI::Option* lags_opt = nullptr;
 };
 
 struct ProbeArgs {
@@ -64,6 +67,22 @@ void run_fit(const FitArgs& a) {
 void run_features(const FeatureArgs& a) {
   const std::string command = "ropekit features";
   const Where where = Where::options(command);
+  if (a.method.empty() == a.encoding.empty())
+    throw InputError(command + ": give exactly one of --method METHOD and --encoding ENCODING");
+  if (!a.encoding.empty()) {
+    // The spelling carries every parameter: the basis options would be silently ignored, so they are refused.
+    const std::pair<const char*, bool> basis_options[] = {
+        {"config", !a.config.empty()},        {"num_freqs", a.num_freqs->count() > 0},
+        {"head_dim", a.head_dim->count() > 0}, {"theta", a.theta->count() > 0},
+        {"gamma", a.gamma->count() > 0},       {"train_context", a.train_context->count() > 0},
+        {"bounded_tau", !a.bounded_tau.empty()}};
+    for (const auto& [name, given] : basis_options)
+      if (given)
+        throw_bad_value(where, name, "given with --encoding",
+                        "absent: the encoding's spelling carries its parameters (e.g. jordan:m=3,dim=64,F=16,L=4096)");
+    run_encoding_features(EncodingFeatureArgs{a.encoding, a.lags_opt->count() ? a.lags : "", a.format, a.out});
+    return;
+  }
   const Format format = parse_format_option(command, a.format);
   BasisParams p = a.basis;
   if (!a.config.empty()) {
@@ -144,8 +163,11 @@ void run_list(const std::string& what, const std::string& format_name) {
   } else if (what == "probes") {
     t.columns = {"probe", "description"};
     for (const auto& p : builtin_probes()) t.add_row({p.name, p.description});
+  } else if (what == "encodings") {
+    t.columns = {"spelling", "aliases", "operator", "features"};
+    for (const auto& f : encoding_families()) t.add_row({f.spelling, f.aliases, f.operator_, f.features});
   } else {
-    throw_bad_value("ropekit list", "what", "'" + what + "'", "methods, targets or probes");
+    throw_bad_value("ropekit list", "what", "'" + what + "'", "methods, targets, probes or encodings");
   }
   emit("", render(t, format));
 }
@@ -199,9 +221,13 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
   }
   {
     auto a = std::make_shared<FeatureArgs>();
-    auto* f = app.add_subcommand("features", "Print a method's feature columns at the given lags");
-    f->add_option("--method", a->method, "method name or spelling, e.g. jordan-scaled:m=4,c=0.1")->required();
-    f->add_option("--lags", a->lags, "lags: 0,1,2 or start:stop[:step]")->capture_default_str();
+    auto* f = app.add_subcommand("features", "Print a method's or an encoding's feature columns at the given lags");
+    f->add_option("--method", a->method, "method name or spelling, e.g. jordan-scaled:m=4,c=0.1");
+    f->add_option("--encoding", a->encoding,
+                  "an encoding spelling instead of --method, e.g. xpos:dim=8 (see `ropekit list encodings`)");
+    a->lags_opt = f->add_option("--lags", a->lags, "lags: 0,1,2 or start:stop[:step] (k-D encodings: \"1,0;0,2\", "
+                                                   "no default)")
+                      ->capture_default_str();
     const std::string cmd = "ropekit features";
     f->add_option("--config", a->config,
                   "take the basis parameters from this YAML run config; options given explicitly override it");
@@ -223,8 +249,8 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
   {
     auto what = std::make_shared<std::string>();
     auto format = std::make_shared<std::string>("md");
-    auto* l = app.add_subcommand("list", "List what exists: methods, targets or probes");
-    l->add_option("what", *what, "methods, targets or probes")->required();
+    auto* l = app.add_subcommand("list", "List what exists: methods, targets, probes or encodings");
+    l->add_option("what", *what, "methods, targets, probes or encodings")->required();
     l->add_option("--format", *format, "md, csv, json or latex")->capture_default_str();
     l->callback([what, format] { run_list(*what, *format); });
   }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli.hpp"
+#include "cli/cli_encoding.hpp"
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
 #include "reports/table.hpp"
@@ -17,7 +18,6 @@
 #include "ropekit/encoding.hpp"
 #include "ropekit/mc/content_verify.hpp"
 #include "ropekit/mc/rf_verify.hpp"
-#include "ropekit/encodings/rope_kernel.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 #include "ropekit/core/spelling.hpp"
 
@@ -29,7 +29,9 @@ const char* kLagsHelp =
     "lags: k = 1: 0.5,1,2 or start:stop[:step]; k-D: vectors separated by ';', components by ',' (\"1,0;0,2\")";
 
 struct KernelArgs {
-  std::string spectrum, encoding, lags, format = "csv", out;  // lags default: 0,0.5,1,2,5 (k-D: see default_lags)
+  std::string spectrum, lags, format = "csv", out, plot;  // lags default: 0,0.5,1,2,5 (k-D: see default_lags)
+  std::vector<std::string> encodings;
+  std::optional<double> rho, seq_len;
   bool families = false;
 };
 
@@ -76,7 +78,7 @@ void run_kernel(const KernelArgs& a) {
   const std::string command = "ropekit kernel";
   const Where where = Where::options(command);
   const Format format = parse_format_option(command, a.format);
-  if (a.families && (!a.spectrum.empty() || !a.encoding.empty() || !a.lags.empty()))
+  if (a.families && (!a.spectrum.empty() || !a.encodings.empty() || !a.lags.empty()))
     throw InputError(command + ": --families lists the families; give it without --spectrum, --encoding and --lags");
   if (a.families) {
     Table t;
@@ -85,10 +87,18 @@ void run_kernel(const KernelArgs& a) {
     emit(a.out, render(t, format));
     return;
   }
-  if (a.spectrum.empty() == a.encoding.empty())
-    throw InputError("ropekit kernel: give exactly one of --spectrum SPEC and --encoding rope:dim=<d>,base=<B>");
+  if (a.spectrum.empty() == a.encodings.empty())
+    throw InputError("ropekit kernel: give exactly one of --spectrum SPEC and --encoding ENCODING...");
+  if (!a.encodings.empty()) {
+    run_encoding_kernel(EncodingKernelArgs{a.encodings, a.lags, a.rho, a.seq_len, a.format, a.out, a.plot});
+    return;
+  }
+  // Options of the --encoding path only: refused rather than ignored.
+  if (a.rho) throw_bad_value(where, "rho", format_number(*a.rho), "given with --encoding only");
+  if (a.seq_len) throw_bad_value(where, "seq_len", format_number(*a.seq_len), "given with --encoding only");
+  if (!a.plot.empty()) throw_bad_value(where, "plot", a.plot, "given with --encoding only");
   Table t;
-  if (!a.spectrum.empty()) {
+  {
     const Spectrum s = parse_spectrum(a.spectrum);
     check_output_path(a.out);
     const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? (dims(s) == 1 ? "0,0.5,1,2,5" : default_lags(dims(s))) : a.lags,
@@ -110,24 +120,6 @@ void run_kernel(const KernelArgs& a) {
       for (Eigen::Index j = 0; j < lags.cols(); ++j) lag[static_cast<std::size_t>(j)] = lags(i, j);
       const KernelValues kv = kernel_values(s, lag);
       t.add_row({lag_cell(lag), kv.phi, kv.phi2, kv.var_cos, kv.var_sin});
-    }
-  } else {
-    const RopeGrid g = parse_rope_encoding(a.encoding);
-    const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? "0,1,10,100,1000" : a.lags, 1, where, "--lags");
-    // d/2 cosines and sines per lag.
-    const double rows = static_cast<double>(lags.rows());
-    auto cost_of = [&](double r) { return Cost{r * 120.0, r * g.dim / kElementsPerSecond}; };
-    if (!cost_of(rows).fits())
-      check_cost(where, "lags", fmt::format("{} lags", lags.rows()), cost_of(rows),
-                 fmt::format("{} lags", largest_fitting(1, lags.rows(), [&](std::int64_t r) {
-                               return cost_of(static_cast<double>(r)).fits();
-                             })),
-                 fmt::format("for {}", a.encoding));
-    announce(command, fmt::format("{} lags of RoPE's d = {} kernel", lags.rows(), g.dim), cost_of(rows).seconds);
-    t.columns = {"lag", "kernel", "sine_residual", "continuum", "continuum_sine"};
-    for (Eigen::Index i = 0; i < lags.rows(); ++i) {
-      const RopeKernelValues v = rope_kernel(g, lags(i, 0));
-      t.add_row({lags(i, 0), v.kernel, v.sine_residual, v.continuum, v.continuum_sine});
     }
   }
   emit(a.out, render(t, format));
@@ -523,12 +515,19 @@ void add_verify_options(CLI::App* c, const std::string& cmd, VerifyArgs& a, cons
 void add_rf_rope_commands(CLI::App& app, const CliContext&) {
   {
     auto a = std::make_shared<KernelArgs>();
-    auto* k = app.add_subcommand("kernel", "Print an RF-RoPE spectral kernel (Phi, Phi2, Var[cos], Var[sin]) or deterministic "
-                                           "RoPE's kernel, sine residual and continuum form at the given lags");
+    auto* k = app.add_subcommand("kernel", "Print an RF-RoPE spectral kernel (Phi, Phi2, Var[cos], Var[sin]) or any "
+                                           "encoding's kernel and content variance at the given lags");
     k->add_option("--spectrum", a->spectrum, "spectral family, e.g. gaussian:sigma=1 or sinc:W=1,2");
-    k->add_option("--encoding", a->encoding, "deterministic RoPE instead: rope:dim=<d>,base=<B>");
+    k->add_option("--encoding", a->encodings,
+                  "any encoding instead, several side by side (or repeat --encoding), e.g. rope:dim=128,base=1e4 "
+                  "xpos:dim=128 (see `ropekit list encodings`)");
     k->add_option("--lags", a->lags, std::string(kLagsHelp) + " (default 0,0.5,1,2,5; k-D: origin, axes, diagonal; "
-                                     "--encoding: 0,1,10,100,1000)");
+                                     "--encoding: 0,1,10,100,1000, k-D encodings need --lags)");
+    add_real_option(k, "ropekit kernel", "--rho", a->rho,
+                    "--encoding: content correlation, E[q k^T] = rho I, in [-1, 1] (default 1)");
+    add_real_option(k, "ropekit kernel", "--seq-len", a->seq_len,
+                    "--encoding: current sequence length T for dynamic and longrope schemes (default: |Dp| + 1)");
+    k->add_option("--plot", a->plot, "--encoding: also write the kernels over the lags as an SVG plot to this file");
     k->add_flag("--families", a->families, "list the spectral families, their frequencies and kernels");
     k->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     k->add_option("--out", a->out, "output file (default: stdout)");

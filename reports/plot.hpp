@@ -18,6 +18,7 @@ struct PlotSeries {
 struct PlotOptions {
   std::string title, xlabel, ylabel;
   int width = 900, height = 460;  ///< pixels
+  bool log_x = false;                      ///< log10 x axis: points with x <= 0 break the line
   bool log_y = false;
   std::optional<double> ymin, ymax;        ///< default: the data's range
   std::vector<double> vlines;              ///< dotted vertical markers (e.g. the training length)

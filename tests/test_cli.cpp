@@ -264,6 +264,17 @@ TEST_CASE("about 50 bad invocations across every command: exit 2, one error line
       {"verify master --spectrum gaussian:sigma=2 --lags ''", "ropekit verify master: --lags = '' (must be a non-empty"},
       {"verify master --spectrum gaussian:sigma=2 --q '' --k ''", "ropekit verify master: --q = ''"},
       {"features --method rope --config ''", "ropekit features: --config = ''"},
+      // The encoding commands (issue 7).
+      {"kernel --encoding rope --rho 2", "ropekit kernel: --rho = 2 (must be in [-1, 1])"},
+      {"kernel --encoding nd:dim=8", "ropekit kernel: --lags = (missing)"},
+      {"kernel --encoding rope --seq-len -1", "ropekit kernel: --seq-len = -1"},
+      {"frequencies --encoding rope --convention torch", "ropekit frequencies: --convention = 'torch'"},
+      {"frequencies --encoding alibi", "ropekit frequencies: --encoding = 'alibi'"},
+      {"frequencies --encoding 'rope:scaling=dynamic(factor=2)'", "needs the current sequence length (--seq-len)"},
+      {"features --encoding rope --theta 100", "ropekit features: --theta = given with --encoding"},
+      {"check --encoding rope --window ''", "ropekit check: --window = ''"},
+      {"check --encoding rope:dim=odd", "ropekit check: encoding 'rope:dim=odd'"},
+      {"list encodings --format xml", "ropekit list: --format = 'xml'"},
   };
   CHECK(bad.size() >= 50);
   for (const auto& b : bad) check_clean_refusal(b);

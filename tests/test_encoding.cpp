@@ -315,3 +315,39 @@ TEST_CASE("xPos decay factors: the public values of spec section 3 (n = 64: firs
   CHECK(first == doctest::Approx(0.285714).epsilon(1e-6));  // printed to 6 digits
   CHECK(last == doctest::Approx(0.977679).epsilon(1e-6));
 }
+
+TEST_CASE("frequencies(encoding, T, convention, float32) is the schedule's under that convention, per family") {
+  const FrequencySchedule yarn{Geometric{.dim = 64, .base = 1e4},
+                               scaling::Yarn{.factor = 16, .orig = 4096, .attention_factor = 0.5}};
+  for (const Convention c : {Convention::huggingface, Convention::ggml})
+    for (const bool f32 : {false, true}) {
+      CAPTURE(f32);
+      const auto want = frequencies(yarn, std::nullopt, c, f32);
+      for (const char* text : {"rope:dim=64,scaling=yarn(factor=16,orig=4096,attention_factor=0.5)",
+                               "jordan:m=2,dim=64,scaling=yarn(factor=16,orig=4096,attention_factor=0.5)",
+                               "direct-sum:[alibi,rope(dim=64,scaling=yarn(factor=16,orig=4096,attention_factor=0.5))]"}) {
+        CAPTURE(text);
+        const auto got = frequencies(parse_encoding(text), std::nullopt, c, f32);
+        CHECK(got.theta == want.theta);  // the same computation: bit for bit
+        CHECK(got.attention_factor == want.attention_factor);
+      }
+    }
+  // The two-argument form is huggingface in float64; float32 values are floats.
+  const Encoding nd = parse_encoding("nd:dim=8,axes=2,base=7");
+  CHECK(frequencies(nd).theta == frequencies(nd, std::nullopt, Convention::huggingface, false).theta);
+  const auto f = frequencies(nd, std::nullopt, Convention::huggingface, true).theta;
+  for (Eigen::Index i = 0; i < f.size(); ++i) CHECK(static_cast<double>(static_cast<float>(f.data()[i])) == f.data()[i]);
+}
+
+TEST_CASE("exactness at a fixed sequence length: dynamic NTK is a group for fixed T, not across T") {
+  const Encoding e = parse_encoding("rope:dim=32,scaling=dynamic(factor=4,orig=64)");
+  const std::vector<double> window = {0, 1, 3, 17, 40, 100};
+  CHECK(exactness(e, window).group_law >= 1e-6);       // T = |Dp| + 1 per lag: the base changes with the lag
+  CHECK(exactness(e, window, 500.0).group_law <= 1e-12);  // one T: RoPE with base B'(500)
+}
+
+TEST_CASE("exactness keeps a NaN defect: G overflowing at a window lag is not reported as exact") {
+  // e^{-gamma Dp} at Dp = -1e6, gamma = 1: inf; G(-s) G(s) = inf * 0 = NaN (std::max dropped it: defect 0).
+  const Exactness x = exactness(parse_encoding("jordan:m=2,gamma=1,tau=raw,dim=4"), {1000, 1e6});
+  CHECK(std::isnan(x.reversibility));
+}

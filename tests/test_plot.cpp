@@ -47,3 +47,19 @@ TEST_CASE("plots reject mismatched series and empty data") {
   CHECK_THROWS_AS(svg_line_plot({PlotSeries{"x", {0}, {std::nan("")}, "", 1, false}}, PlotOptions{}),
                   std::invalid_argument);
 }
+
+TEST_CASE("a log x axis: decade ticks, non-positive x breaks the line, a long label widens the legend") {
+  PlotSeries a{"a", {0, 1, 10, 100, 1000}, {1, 0.5, 0.2, 0.1, 0.05}, "#000", 1.5, false};
+  PlotSeries b{std::string(60, 'x'), {1, 1000}, {0, 1}, "", 1.5, false};
+  PlotOptions o;
+  o.log_x = true;
+  const std::string svg = svg_line_plot({a, b}, o);
+  for (const char* tick : {">1e0<", ">1e1<", ">1e2<", ">1e3<"}) CHECK(svg.find(tick) != std::string::npos);
+  // x = 0 is not drawable on a log axis: the black path starts at x = 1 with a single move.
+  const auto p = svg.find("stroke=\"#000\"");
+  const auto d0 = svg.rfind("<path d=\"", p);
+  CHECK(count(svg.substr(d0, p - d0), "M") == 1);
+  CHECK(svg.find("width=\"440\"") != std::string::npos);  // 44 + 6.6 * 60 px
+  // Default (linear) plots keep the 260 px legend.
+  CHECK(svg_line_plot({a}, PlotOptions{}).find("width=\"260\"") != std::string::npos);
+}

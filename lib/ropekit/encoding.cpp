@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/keep_max.hpp"
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/core/rng.hpp"
 #include "ropekit/core/spelling.hpp"
@@ -562,8 +563,9 @@ std::string family_name(const Encoding& e) {
 namespace {
 
 // The M = max(1, floor(F/k)) highest frequencies of a schedule (rope_matched).
-FrequencyTable matched(const enc::RopeMatched& r, std::optional<double> seq_len) {
-  FrequencyTable t = frequencies(r.freqs, seq_len);
+FrequencyTable matched(const enc::RopeMatched& r, std::optional<double> seq_len,
+                       Convention convention = Convention::huggingface, bool float32 = false) {
+  FrequencyTable t = frequencies(r.freqs, seq_len, convention, float32);
   const Eigen::Index M = std::max<Eigen::Index>(1, t.theta.rows() / r.k);
   // Geometric grids descend from theta_0 = 1 when base > 1: the first M are the highest.
   t.theta.conservativeResize(M, Eigen::NoChange);
@@ -571,11 +573,11 @@ FrequencyTable matched(const enc::RopeMatched& r, std::optional<double> seq_len)
   return t;
 }
 
-FrequencyTable xpos_table(const enc::Xpos& x) {
+FrequencyTable xpos_table(const enc::Xpos& x, bool float32 = false) {
   Geometric g;
   g.dim = x.dim;
   g.base = x.base;
-  return frequencies(FrequencySchedule{g, scaling::None{}});
+  return frequencies(FrequencySchedule{g, scaling::None{}}, std::nullopt, Convention::huggingface, float32);
 }
 
 double xpos_zeta(const enc::Xpos& x, Eigen::Index i) { return (2.0 * i + 0.4 * x.dim) / (1.4 * x.dim); }
@@ -682,25 +684,31 @@ std::vector<Block> blocks(const Encoding& e, double lag, std::optional<double> s
 }
 
 FrequencyTable frequencies(const Encoding& e, std::optional<double> seq_len) {
+  return frequencies(e, seq_len, Convention::huggingface, false);
+}
+
+FrequencyTable frequencies(const Encoding& e, std::optional<double> seq_len, Convention convention, bool float32) {
   auto none = [&]() -> FrequencyTable {
     throw InputError(fmt::format("encoding '{}' has no frequencies", spelling(e)));
   };
+  auto of = [&](const FrequencySchedule& f) { return frequencies(f, seq_len, convention, float32); };
   return std::visit(Overloaded{
-                        [&](const enc::Rope& r) { return frequencies(r.freqs, seq_len); },
-                        [&](const enc::RopeMatched& r) { return matched(r, seq_len); },
-                        [&](const enc::Xpos& x) { return xpos_table(x); },
-                        [&](const enc::RfRope& r) { return frequencies(FrequencySchedule{r.freqs, scaling::None{}}); },
-                        [&](const enc::Damped& d) { return frequencies(d.freqs, seq_len); },
-                        [&](const enc::Jordan& j) { return frequencies(j.freqs, seq_len); },
-                        [&](const enc::JordanScaled& j) { return frequencies(j.freqs, seq_len); },
+                        [&](const enc::Rope& r) { return of(r.freqs); },
+                        [&](const enc::RopeMatched& r) { return matched(r, seq_len, convention, float32); },
+                        [&](const enc::Xpos& x) { return xpos_table(x, float32); },
+                        [&](const enc::RfRope& r) { return of(FrequencySchedule{r.freqs, scaling::None{}}); },
+                        [&](const enc::Damped& d) { return of(d.freqs); },
+                        [&](const enc::Jordan& j) { return of(j.freqs); },
+                        [&](const enc::JordanScaled& j) { return of(j.freqs); },
                         [&](const enc::DirectSum& d) {
                           for (const auto& p : d.parts)
-                            if (has_frequencies(p)) return frequencies(p, seq_len);
+                            if (has_frequencies(p)) return frequencies(p, seq_len, convention, float32);
                           return none();
                         },
                         [&](const enc::Nd& n) {
                           FrequencyTable t;
                           t.theta = torus_frequencies(n.generators).transpose();
+                          if (float32) t.theta = t.theta.cast<float>().cast<double>();
                           t.unscaled = t.theta;
                           return t;
                         },
@@ -708,7 +716,7 @@ FrequencyTable frequencies(const Encoding& e, std::optional<double> seq_len) {
                           Geometric g;
                           g.dim = s.dim;
                           g.base = s.base;
-                          return frequencies(FrequencySchedule{g, scaling::None{}});
+                          return of(FrequencySchedule{g, scaling::None{}});
                         },
                         [&](const auto&) { return none(); },
                     },
@@ -1034,7 +1042,7 @@ Features features(const Encoding& e, const Lags& lags) {
       e.value);
 }
 
-Exactness exactness(const Encoding& e, const std::vector<double>& window) {
+Exactness exactness(const Encoding& e, const std::vector<double>& window, std::optional<double> seq_len) {
   Exactness x;
   if (!is_relative(e)) {
     // Relativity defect of the position-position term p_m^T W p_n, W = W_q^T W_k with seeded N(0, 1/n)
@@ -1066,12 +1074,12 @@ Exactness exactness(const Encoding& e, const std::vector<double>& window) {
     return x;
   }
   const int k = lag_dims(e);
-  // Dynamic schemes: each G at the length a causal model has seen at that lag (T = |Dp| + 1). G is normalised
+  // Dynamic schemes: each G at seq_len, else at the length a causal model has seen at that lag (T = |Dp| + 1). G is normalised
   // to tr G(0) = n, so a constant temperature (YaRN's attention factor a^2) is not counted as a defect.
   auto raw = [&](double lag) {
     std::vector<double> v(static_cast<std::size_t>(k), 0.0);
     v[0] = lag;
-    return relative_operator(e, v, std::abs(lag) + 1);
+    return relative_operator(e, v, seq_len ? *seq_len : std::abs(lag) + 1);
   };
   const Eigen::MatrixXd G0 = raw(0);
   const double norm = G0.rows() / G0.trace();
@@ -1079,11 +1087,12 @@ Exactness exactness(const Encoding& e, const std::vector<double>& window) {
   for (double s : window) {
     const Eigen::MatrixXd Gs = G(s), Gm = G(-s);
     const Eigen::Index n = Gs.rows();
-    x.orthogonality = std::max(x.orthogonality, (Gs.transpose() * Gs - Eigen::MatrixXd::Identity(n, n)).norm());
-    x.reversibility = std::max(x.reversibility, (Gm * Gs - Eigen::MatrixXd::Identity(n, n)).norm());
+    // keep_max: a NaN defect (G overflowing at a window lag) shows, never vanishes behind std::max.
+    keep_max(x.orthogonality, (Gs.transpose() * Gs - Eigen::MatrixXd::Identity(n, n)).norm());
+    keep_max(x.reversibility, (Gm * Gs - Eigen::MatrixXd::Identity(n, n)).norm());
     for (double t : window) {
       const Eigen::MatrixXd Gst = G(s + t);
-      x.group_law = std::max(x.group_law, (Gs * G(t) - Gst).norm() / std::max(1.0, Gst.norm()));
+      keep_max(x.group_law, (Gs * G(t) - Gst).norm() / std::max(1.0, Gst.norm()));
     }
   }
   return x;

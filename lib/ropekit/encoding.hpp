@@ -109,6 +109,9 @@ bool has_frequencies(const Encoding& e);
 /// The encoding's frequencies at sequence length seq_len (schemes that depend on it); rf-rope's drawn ones.
 /// @throws InputError for a family without frequencies (alibi, poly, real-jordan, nope, sinusoidal's are its grid).
 FrequencyTable frequencies(const Encoding& e, std::optional<double> seq_len = {});
+/// The same under a framework's convention and arithmetic (frequencies.hpp: Convention, float32 = true for the
+/// values a framework computing inverse frequencies in float32 gets); nd's torus frequencies are rounded to float.
+FrequencyTable frequencies(const Encoding& e, std::optional<double> seq_len, Convention convention, bool float32);
 
 /// The blocks of G at one 1-D lag. @throws InputError for nd / sinusoidal.
 std::vector<Block> blocks(const Encoding& e, double lag, std::optional<double> seq_len = {});
@@ -151,7 +154,9 @@ struct Exactness {
   double orthogonality = 0;  ///< max ||G^T G - I||_F (NaN-free; 0 for rotary families)
   double reversibility = 0;  ///< max ||G(-Dp) G(Dp) - I||_F
 };
-Exactness exactness(const Encoding& e, const std::vector<double>& window);
+/// Each G at the sequence length seq_len when given; otherwise at T = |Dp| + 1 (the length a causal model has
+/// seen at that lag), which only dynamic and longrope schemes read.
+Exactness exactness(const Encoding& e, const std::vector<double>& window, std::optional<double> seq_len = {});
 
 /// One line per family for `ropekit list encodings`.
 struct EncodingFamilyInfo {

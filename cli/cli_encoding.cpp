@@ -1,0 +1,615 @@
+// ropekit frequencies | check, and the --encoding paths of `kernel` and `features` (cli_encoding.hpp):
+// any encoding family of spec encodings.md section 2 through lib/ropekit/encoding.hpp.
+//   frequencies: the rotary frequencies theta_i, wavelengths and attention factor, optionally as a framework
+//                computing them in float32 gets them (section 3);
+//   check:       exactness (group law, orthogonality, reversibility; relativity for sinusoidal) over a window,
+//                the structural verdicts, and RoFormer's long-term decay bound (section 5).
+#include "cli/cli_encoding.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <numbers>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/cli.hpp"
+#include "reports/output.hpp"
+#include "reports/plot.hpp"
+#include "reports/progress.hpp"
+#include "reports/table.hpp"
+#include "ropekit/core/budget.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/overloaded.hpp"
+#include "ropekit/core/spelling.hpp"
+#include "ropekit/encoding.hpp"
+#include "ropekit/encodings/long_term_decay.hpp"
+#include "ropekit/encodings/rope_kernel.hpp"
+#include "ropekit/spectral/spectrum.hpp"
+
+namespace ropekit {
+
+namespace {
+
+// Lags beyond this have 2 Dp (rf-rope's Phi2 argument) outside float64.
+constexpr double kMaxRfLag = 0x1p1022;
+
+// A library message without the command's name ("ropekit::frequencies: seq_len = ...", "lag = inf (must be
+// finite)", "encoding '...' has no frequencies") re-thrown as "<command>: encoding '<text>': <message>".
+template <class F>
+auto for_encoding(const std::string& command, const std::string& text, F&& f) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    std::string what = e.what();
+    if (what.rfind(command + ":", 0) == 0) throw;
+    for (const char* prefix : {"ropekit::frequencies: ", "ropekit::long_term_decay_bound: "})
+      if (what.rfind(prefix, 0) == 0) what = what.substr(std::strlen(prefix));
+    if (what.rfind("encoding '", 0) == 0) throw InputError(fmt::format("{}: {}", command, what));
+    throw InputError(fmt::format("{}: encoding '{}': {}", command, text, what));
+  }
+}
+
+Encoding parse_option_encoding(const std::string& command, const std::string& text) {
+  // Where(command), not Where::options: the keys of a spelling (seed, dim) are not options of the command.
+  // for_encoding: the spelling grammar's own messages ("encoding '...': dim = 'odd' (must be an integer)") get
+  // the command's name too.
+  return for_encoding(command, text, [&] { return parse_encoding(text, Where(command)); });
+}
+
+Cell lag_cell(std::span<const double> lag) {
+  if (lag.size() == 1) return lag.front();
+  return lag_text(lag);
+}
+
+// NaN (a quantity the family does not have) is an empty cell, never the text "nan".
+Cell number(double v) { return std::isnan(v) ? Cell() : Cell(v); }
+
+const FrequencySchedule* schedule_of(const Encoding& e) {
+  return std::visit(Overloaded{
+                        [](const enc::Rope& r) -> const FrequencySchedule* { return &r.freqs; },
+                        [](const enc::RopeMatched& r) -> const FrequencySchedule* { return &r.freqs; },
+                        [](const enc::Damped& r) -> const FrequencySchedule* { return &r.freqs; },
+                        [](const enc::Jordan& r) -> const FrequencySchedule* { return &r.freqs; },
+                        [](const enc::JordanScaled& r) -> const FrequencySchedule* { return &r.freqs; },
+                        [](const auto&) -> const FrequencySchedule* { return nullptr; },
+                    },
+                    e.value);
+}
+
+// How many frequencies a schedule has and the dims it leaves unrotated, without computing them.
+double schedule_count(const FrequencySchedule& f) {
+  return std::visit(Overloaded{
+                        [](const Geometric& g) {
+                          return static_cast<double>(g.count.value_or(static_cast<int>(g.dim * g.partial) / 2));
+                        },
+                        [](const ExplicitFrequencies& x) { return static_cast<double>(x.values.size()); },
+                        [](const SampledFrequencies& s) { return static_cast<double>(s.count); },
+                    },
+                    f.source);
+}
+double identity_dims(const FrequencySchedule& f) {
+  if (const auto* g = std::get_if<Geometric>(&f.source)) return g->dim - std::floor(g->dim * g->partial);
+  return 0;
+}
+
+// n (the size of G) and the number of rotary frequencies, estimated from the parameters for the budgets
+// (operator_dim assembles G's blocks: a second and half a gigabyte for dim = 2^24).
+struct Size {
+  double n = 0, freqs = 0;
+};
+Size size_of(const Encoding& e) {
+  return std::visit(
+      Overloaded{
+          [](const enc::Rope& r) { return Size{2 * schedule_count(r.freqs) + identity_dims(r.freqs), schedule_count(r.freqs)}; },
+          [](const enc::RopeMatched& r) { return Size{2 * schedule_count(r.freqs), schedule_count(r.freqs)}; },
+          [](const enc::Xpos& x) { return Size{static_cast<double>(x.dim), x.dim / 2.0}; },
+          [](const enc::RfRope& r) { return Size{2.0 * r.freqs.count, static_cast<double>(r.freqs.count)}; },
+          [](const enc::Damped& d) { return Size{2 * schedule_count(d.freqs) + identity_dims(d.freqs), schedule_count(d.freqs)}; },
+          [](const enc::Jordan& j) {
+            return Size{2.0 * j.m * schedule_count(j.freqs) + identity_dims(j.freqs), schedule_count(j.freqs)};
+          },
+          [](const enc::JordanScaled& j) {
+            return Size{2.0 * j.m * schedule_count(j.freqs) + identity_dims(j.freqs), schedule_count(j.freqs)};
+          },
+          [](const enc::RealJordan&) { return Size{2, 0}; },
+          [](const enc::Alibi&) { return Size{2, 0}; },
+          [](const enc::Poly& p) { return Size{static_cast<double>(p.k), 0}; },
+          [](const enc::Nope&) { return Size{1, 0}; },
+          [](const enc::DirectSum& d) {
+            Size s;
+            for (const auto& p : d.parts) {
+              const Size q = size_of(p);
+              s.n += q.n;
+              s.freqs += q.freqs;
+            }
+            return s;
+          },
+          [&](const enc::Nd&) {
+            const double n = operator_dim(e);  // generators of at most 1024 dims: cheap
+            return Size{n, n / 2};
+          },
+          [](const enc::Sinusoidal& s) { return Size{static_cast<double>(s.dim), s.dim / 2.0}; },
+      },
+      e.value);
+}
+
+// Flops of one dense nd operator: the torus closed form Q diag(R) Q^T (~4 n^3), else a matrix exponential
+// (scaling and squaring, Pade 13: ~30 n^3).
+double nd_operator_flops(const Encoding& e, double n) { return (has_frequencies(e) ? 4 : 30) * n * n * n; }
+
+// The leaves of a direct sum (the encoding itself otherwise) that have rotary frequencies, in G's order.
+void rotary_leaves(const Encoding& e, std::vector<const Encoding*>& out) {
+  if (const auto* d = std::get_if<enc::DirectSum>(&e.value)) {
+    for (const auto& p : d->parts) rotary_leaves(p, out);
+  } else if (has_frequencies(e)) {
+    out.push_back(&e);
+  }
+}
+
+// The original context L0 of every scheme in the encoding (dynamic, yarn, longrope, llama3).
+void scheme_origs(const Encoding& e, std::vector<double>& out) {
+  if (const auto* d = std::get_if<enc::DirectSum>(&e.value)) {
+    for (const auto& p : d->parts) scheme_origs(p, out);
+    return;
+  }
+  const FrequencySchedule* f = schedule_of(e);
+  if (!f) return;
+  std::visit(Overloaded{
+                 [&](const scaling::Dynamic& s) { out.push_back(s.orig); },
+                 [&](const scaling::Yarn& s) { out.push_back(s.orig); },
+                 [&](const scaling::LongRope& s) { out.push_back(s.orig); },
+                 [&](const scaling::Llama3& s) { out.push_back(s.orig); },
+                 [](const auto&) {},
+             },
+             f->scaling);
+}
+
+// RoPE on the standard geometric grid without a scheme: rope_kernel.hpp's sine residual and continuum apply.
+std::optional<RopeGrid> plain_rope(const Encoding& e) {
+  const auto* r = std::get_if<enc::Rope>(&e.value);
+  if (!r || !std::holds_alternative<scaling::None>(r->freqs.scaling)) return std::nullopt;
+  const auto* g = std::get_if<Geometric>(&r->freqs.source);
+  if (!g || g->partial != 1 || !(g->base > 1) || (g->count && *g->count != g->dim / 2)) return std::nullopt;
+  return RopeGrid{g->dim, g->base};
+}
+
+std::optional<double> checked_seq_len(const Where& where, const std::optional<double>& seq_len) {
+  if (seq_len) check_positive(where, "seq_len", *seq_len);
+  return seq_len;
+}
+
+// One rendered table and optionally its SVG plot, landing together (a failed write leaves neither).
+void write_outputs(const std::string& out, const std::string& table, const std::string& plot, const std::string& svg) {
+  OutputBatch batch;
+  if (!plot.empty()) write_file_atomic(plot, svg);
+  emit(out, table);
+  batch.commit();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// kernel --encoding
+
+void run_encoding_kernel(const EncodingKernelArgs& a) {
+  const std::string command = "ropekit kernel";
+  const Where where = Where::options(command);
+  const Format format = parse_format_option(command, a.format);
+  std::vector<Encoding> encs;
+  for (const auto& text : a.encodings) {
+    encs.push_back(parse_option_encoding(command, text));
+    if (!is_relative(encs.back()))
+      throw_bad_value(where, "encoding", "'" + text + "'",
+                      "a relative encoding: sinusoidal is absolute and has no kernel of the lag (`ropekit check` "
+                      "reports its relativity defect)");
+  }
+  const double rho = a.rho.value_or(1.0);
+  if (!(rho >= -1 && rho <= 1)) throw_bad_value(where, "rho", format_number(rho), "in [-1, 1]");
+  const auto seq_len = checked_seq_len(where, a.seq_len);
+  const int k = lag_dims(encs.front());
+  for (std::size_t i = 1; i < encs.size(); ++i)
+    if (lag_dims(encs[i]) != k)
+      throw_bad_value(where, "encoding", fmt::format("'{}' ({}-D lags)", a.encodings[i], lag_dims(encs[i])),
+                      fmt::format("encodings of one lag dimension: '{}' takes {}-D lags", a.encodings[0], k));
+  if (a.lags.empty() && k != 1)
+    throw_bad_value(where, "lags", "(missing)",
+                    fmt::format("given for {}-D lags, e.g. --lags '1,0;0,2' (no default for k-D encodings)", k));
+  const Lags lags = parse_lags(a.lags.empty() ? "0,1,10,100,1000" : a.lags, k, where, "--lags");
+  bool any_rf = false, all_plain = true;
+  for (const auto& e : encs) {
+    any_rf = any_rf || std::holds_alternative<enc::RfRope>(e.value);
+    all_plain = all_plain && plain_rope(e).has_value();
+  }
+  if (any_rf)
+    for (Eigen::Index i = 0; i < lags.size(); ++i)
+      if (!(std::fabs(lags.data()[i]) <= kMaxRfLag))
+        throw_bad_value(where, "lags", format_number(lags.data()[i]),
+                        fmt::format("at most {} in magnitude for rf-rope: Phi2 is evaluated at 2 Dp",
+                                    format_number(kMaxRfLag)));
+  if (!a.plot.empty() && k != 1)
+    throw_bad_value(where, "plot", a.plot, fmt::format("given with 1-D lags only (these encodings take {}-D lags)", k));
+  if (!a.plot.empty() && a.plot == a.out)
+    throw_bad_value(where, "plot", a.plot, "a file other than --out");
+  check_output_path(a.out);
+  check_output_path(a.plot);
+
+  // Per lag: the blocks' closed forms (the frequencies recomputed per lag: measured 1.3e-5 s per lag for
+  // n = 128, here 20 n elements = 5e-5 s), nd's dense G and G^2, rf-rope's expected kernel and Prop 4 variance
+  // (spectrum evaluations), and the printed cells.
+  const double columns = 4.0 + (any_rf ? 2 : 0) + (all_plain ? 3 : 0);
+  double seconds_per_lag = 0;
+  for (const auto& e : encs) {
+    const double n = size_of(e).n;
+    if (std::holds_alternative<enc::Nd>(e.value))
+      seconds_per_lag += (nd_operator_flops(e, n) + 2 * n * n * n) / kFlopsPerSecond;
+    else
+      seconds_per_lag += 20 * n / kElementsPerSecond;
+    if (const auto* rf = std::get_if<enc::RfRope>(&e.value))
+      seconds_per_lag += 3 * kernel_values_work(rf->freqs.spectrum) / kElementsPerSecond;
+    seconds_per_lag += columns / 1e6;
+  }
+  const double E = static_cast<double>(encs.size());
+  auto cost_of = [&](double r) { return Cost{r * E * columns * 150.0, r * seconds_per_lag}; };
+  const double rows = static_cast<double>(lags.rows());
+  if (!cost_of(rows).fits())
+    check_cost(where, "lags", fmt::format("{} lags", lags.rows()), cost_of(rows),
+               fmt::format("{} lags", largest_fitting(1, lags.rows(), [&](std::int64_t r) {
+                             return cost_of(static_cast<double>(r)).fits();
+                           })),
+               fmt::format("for {}", fmt::join(a.encodings, " and ")));
+  announce(command, fmt::format("{} lags of {} encoding(s)", lags.rows(), encs.size()), cost_of(rows).seconds);
+
+  Table t;
+  t.columns = {"encoding", "lag", "kernel", "content_variance"};
+  if (any_rf) t.columns.insert(t.columns.end(), {"expected_kernel", "frequency_variance"});
+  if (all_plain) t.columns.insert(t.columns.end(), {"sine_residual", "continuum", "continuum_sine"});
+  std::vector<PlotSeries> series;
+  for (std::size_t j = 0; j < encs.size(); ++j) {
+    const Encoding& e = encs[j];
+    const std::string name = spelling(e);
+    const auto kr = for_encoding(command, a.encodings[j], [&] { return kernel_rows(e, lags, rho, seq_len); });
+    PlotSeries s;
+    s.label = name;
+    for (Eigen::Index i = 0; i < lags.rows(); ++i) {
+      const KernelRow& r = kr[static_cast<std::size_t>(i)];
+      const Eigen::VectorXd lag = lags.row(i).transpose();
+      const std::span<const double> l(lag.data(), static_cast<std::size_t>(lag.size()));
+      if (!std::isfinite(r.kernel) || !std::isfinite(r.content_variance))
+        throw_bad_value(where, "lags", lag_text(l),
+                        fmt::format("lags at which G is finite for '{}' (the kernel or the content variance "
+                                    "overflows float64 there)",
+                                    a.encodings[j]));
+      std::vector<Cell> row = {name, lag_cell(l), r.kernel, r.content_variance};
+      if (any_rf) {
+        row.push_back(number(r.expected_kernel));
+        row.push_back(number(r.frequency_variance));
+      }
+      if (all_plain) {
+        const RopeKernelValues v = rope_kernel(*plain_rope(e), lag[0]);
+        row.insert(row.end(), {v.sine_residual, v.continuum, v.continuum_sine});
+      }
+      t.add_row(std::move(row));
+      s.x.push_back(lags(i, 0));
+      s.y.push_back(r.kernel);
+    }
+    series.push_back(std::move(s));
+  }
+  std::string svg;
+  if (!a.plot.empty()) {
+    // Points in lag order; a log lag axis when the positive lags span more than two decades (lag 0 and
+    // negative lags are then left out of the plot, not of the table).
+    double lo = INFINITY, hi = 0;
+    for (Eigen::Index i = 0; i < lags.rows(); ++i)
+      if (lags(i, 0) > 0) lo = std::min(lo, lags(i, 0)), hi = std::max(hi, lags(i, 0));
+    PlotOptions o;
+    o.log_x = hi > 100 * lo;
+    o.title = "Kernel Phi(Dp) = tr G(Dp) / tr G(0)";
+    o.xlabel = o.log_x ? "lag Dp (log scale)" : "lag Dp";
+    o.ylabel = "Phi(Dp)";
+    for (auto& s : series) {
+      std::vector<std::size_t> order(s.x.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t p, std::size_t q) { return s.x[p] < s.x[q]; });
+      PlotSeries sorted{s.label, {}, {}, "", 1.6, false};
+      for (std::size_t i : order) sorted.x.push_back(s.x[i]), sorted.y.push_back(s.y[i]);
+      s = std::move(sorted);
+    }
+    try {
+      svg = svg_line_plot(series, o);
+    } catch (const std::invalid_argument&) {
+      throw_bad_value(where, "plot", a.plot, "given with lags the plot can show (a positive lag on a log axis)");
+    }
+  }
+  write_outputs(a.out, render(t, format), a.plot, svg);
+}
+
+// ---------------------------------------------------------------------------------------------
+// features --encoding
+
+void run_encoding_features(const EncodingFeatureArgs& a) {
+  const std::string command = "ropekit features";
+  const Where where = Where::options(command);
+  const Format format = parse_format_option(command, a.format);
+  const Encoding e = parse_option_encoding(command, a.encoding);
+  if (!is_relative(e))
+    throw_bad_value(where, "encoding", "'" + a.encoding + "'",
+                    "a relative encoding: sinusoidal is absolute and has no relative feature basis");
+  const int k = lag_dims(e);
+  if (a.lags.empty() && k != 1)
+    throw_bad_value(where, "lags", "(missing)",
+                    fmt::format("given for {}-D lags, e.g. --lags '1,0;0,2' (no default for k-D encodings)", k));
+  const Lags lags = parse_lags(a.lags.empty() ? "0:8" : a.lags, k, where, "--lags");
+  if (k == 1)
+    for (Eigen::Index i = 0; i < lags.rows(); ++i)
+      if (!(lags(i, 0) >= 0)) throw_bad_value(where, "lags", format_number(lags(i, 0)), "finite and >= 0 (causal lags)");
+  check_output_path(a.out);
+  // Columns: the constant and about one per row of G (the jet basis spans G's entries); each cell printed.
+  const double rows = static_cast<double>(lags.rows()), cols = 2 + size_of(e).n;
+  const double per_cell = format == Format::json ? 240 : 120, rate = format == Format::json ? 2e5 : 1e6;
+  auto cost_of = [&](double r) { return Cost{r * cols * (8 + per_cell), r * cols / rate}; };
+  if (!cost_of(rows).fits())
+    check_cost(where, "lags", fmt::format("{} lags", lags.rows()), cost_of(rows),
+               fmt::format("{} lags", largest_fitting(1, lags.rows(), [&](std::int64_t r) {
+                             return cost_of(static_cast<double>(r)).fits();
+                           })),
+               fmt::format("for {} ({} columns)", a.encoding, cols));
+  announce(command, fmt::format("{} lags x {} columns of {}", lags.rows(), cols, a.encoding), cost_of(rows).seconds);
+  const Features f = for_encoding(command, a.encoding, [&] { return features(e, lags); });
+  Table t;
+  t.columns = {"lag"};
+  t.columns.insert(t.columns.end(), f.names.begin(), f.names.end());
+  for (Eigen::Index i = 0; i < f.values.rows(); ++i) {
+    const Eigen::VectorXd lag = lags.row(i).transpose();
+    const std::span<const double> l(lag.data(), static_cast<std::size_t>(lag.size()));
+    if (!f.values.row(i).allFinite())
+      throw_bad_value(where, "lags", lag_text(l),
+                      fmt::format("lags at which every feature of '{}' is finite (a column overflows float64 there)",
+                                  a.encoding));
+    std::vector<Cell> row = {lag_cell(l)};
+    for (Eigen::Index j = 0; j < f.values.cols(); ++j) row.push_back(f.values(i, j));
+    t.add_row(std::move(row));
+  }
+  emit(a.out, render(t, format));
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// frequencies
+
+struct FrequencyArgs {
+  std::string encoding, convention = "huggingface", format = "csv", out;
+  std::optional<double> seq_len;
+  bool float32 = false;
+};
+
+Convention parse_convention(const Where& where, const std::string& text) {
+  if (text == "huggingface") return Convention::huggingface;
+  if (text == "ggml") return Convention::ggml;
+  throw_bad_value(where, "convention", "'" + text + "'", "huggingface or ggml");
+}
+
+void run_frequencies(const FrequencyArgs& a) {
+  const std::string command = "ropekit frequencies";
+  const Where where = Where::options(command);
+  const Format format = parse_format_option(command, a.format);
+  const Encoding e = parse_option_encoding(command, a.encoding);
+  const Convention convention = parse_convention(where, a.convention);
+  const auto seq_len = checked_seq_len(where, a.seq_len);
+  if (!has_frequencies(e))
+    throw_bad_value(where, "encoding", "'" + a.encoding + "'",
+                    "an encoding with rotary frequencies (rope, rope-freqs, rope-matched, xpos, rf-rope, damped, "
+                    "jordan, jordan-scaled, sinusoidal, nd with torus generators, or a direct sum with one of them)");
+  std::vector<const Encoding*> leaves;
+  rotary_leaves(e, leaves);
+  const bool sum = std::holds_alternative<enc::DirectSum>(e.value);
+  const int k = lag_dims(e);
+  check_output_path(a.out);
+  const double rows = size_of(e).freqs;
+  const double cols = 3.0 + k * (a.float32 ? 2 : 1) + (sum ? 1 : 0);
+  const double per_cell = format == Format::json ? 240 : 120, rate = format == Format::json ? 2e5 : 1e6;
+  auto cost_of = [&](double r) { return Cost{r * cols * (16 + per_cell), r * cols / rate + 4 * r / kElementsPerSecond}; };
+  if (!cost_of(rows).fits())
+    check_cost(where, "encoding", fmt::format("'{}' ({} frequencies)", a.encoding, rows), cost_of(rows),
+               fmt::format("{} frequencies", largest_fitting(1, static_cast<std::int64_t>(rows), [&](std::int64_t r) {
+                             return cost_of(static_cast<double>(r)).fits();
+                           })),
+               fmt::format("in --format {}", a.format));
+  announce(command, fmt::format("{} frequencies of {}", rows, a.encoding), cost_of(rows).seconds);
+
+  Table t;
+  if (sum) t.columns.push_back("part");
+  t.columns.push_back("i");
+  auto axis_names = [&](const std::string& stem) {
+    if (k == 1) {
+      t.columns.push_back(stem);
+      return;
+    }
+    for (int j = 0; j < k; ++j) t.columns.push_back(fmt::format("{}_{}", stem, j));
+  };
+  axis_names("theta");
+  t.columns.push_back("wavelength");
+  t.columns.push_back("attention_factor");
+  if (a.float32) axis_names("theta_float32");
+  for (std::size_t p = 0; p < leaves.size(); ++p) {
+    const Encoding& leaf = *leaves[p];
+    const FrequencyTable f64 = for_encoding(command, a.encoding, [&] { return frequencies(leaf, seq_len, convention, false); });
+    FrequencyTable f32;
+    if (a.float32) f32 = for_encoding(command, a.encoding, [&] { return frequencies(leaf, seq_len, convention, true); });
+    for (Eigen::Index i = 0; i < f64.theta.rows(); ++i) {
+      std::vector<Cell> row;
+      if (sum) row.push_back(static_cast<std::int64_t>(p));
+      row.push_back(static_cast<std::int64_t>(i));
+      for (Eigen::Index j = 0; j < f64.theta.cols(); ++j) row.push_back(f64.theta(i, j));
+      for (Eigen::Index j = f64.theta.cols(); j < k; ++j) row.push_back(0.0);  // a 1-D part of a k-D direct sum
+      // 2 pi / |theta| (k-D: 2 pi / ||theta||, the period along the frequency vector).
+      row.push_back(2 * std::numbers::pi / f64.theta.row(i).norm());
+      row.push_back(f64.attention_factor);
+      if (a.float32) {
+        for (Eigen::Index j = 0; j < f32.theta.cols(); ++j) row.push_back(f32.theta(i, j));
+        for (Eigen::Index j = f32.theta.cols(); j < k; ++j) row.push_back(0.0);
+      }
+      t.add_row(std::move(row));
+    }
+  }
+  emit(a.out, render(t, format));
+}
+
+// ---------------------------------------------------------------------------------------------
+// check
+
+struct CheckArgs {
+  std::vector<std::string> encodings;
+  std::string window, format = "csv", out;
+  std::optional<double> seq_len;
+};
+
+std::vector<double> default_window(const Encoding& e) {
+  std::vector<double> w = {0, 1, 2, 5, 10, 50, 100, 1000};
+  std::vector<double> origs;
+  scheme_origs(e, origs);
+  for (double o : origs) w.push_back(2 * o);
+  std::sort(w.begin(), w.end());
+  w.erase(std::unique(w.begin(), w.end()), w.end());
+  return w;
+}
+
+// The rotary frequencies of every part at sequence length T, their first component (the window runs along the
+// first axis of k-D lags, as exactness() does).
+Eigen::VectorXd decay_frequencies(const Encoding& e, double T) {
+  std::vector<const Encoding*> leaves;
+  rotary_leaves(e, leaves);
+  std::vector<double> all;
+  for (const auto* leaf : leaves) {
+    const FrequencyTable f = frequencies(*leaf, T);
+    for (Eigen::Index i = 0; i < f.theta.rows(); ++i) all.push_back(f.theta(i, 0));
+  }
+  return Eigen::Map<const Eigen::VectorXd>(all.data(), static_cast<Eigen::Index>(all.size()));
+}
+
+void run_check(const CheckArgs& a) {
+  const std::string command = "ropekit check";
+  const Where where = Where::options(command);
+  const Format format = parse_format_option(command, a.format);
+  std::vector<Encoding> encs;
+  for (const auto& text : a.encodings) encs.push_back(parse_option_encoding(command, text));
+  const auto seq_len = checked_seq_len(where, a.seq_len);
+  std::vector<std::vector<double>> windows;
+  for (const auto& e : encs) {
+    if (a.window.empty()) {
+      windows.push_back(default_window(e));
+    } else {
+      const Lags w = parse_lags(a.window, 1, where, "--window");
+      windows.emplace_back(w.data(), w.data() + w.rows());
+    }
+  }
+  check_output_path(a.out);
+  // Per encoding, w window lags: w (2 + 2w) operators (nd: a dense exponential, ~40 n^3 flops; others assembled
+  // from blocks, n^2) and w (2 + w) products of n x n matrices (2 n^3 flops each); memory a few n x n matrices.
+  const Encoding* current = nullptr;
+  auto cost_of = [&](double n, bool nd, double w) {
+    const Encoding& e = *current;
+    const double op = nd ? nd_operator_flops(e, n) / kFlopsPerSecond : 4 * n * n / kElementsPerSecond;
+    return Cost{8 * n * n * 8 + w * 400, w * (2 + 2 * w) * op + w * (2 + w) * 2 * n * n * n / kFlopsPerSecond};
+  };
+  double seconds = 0;
+  for (std::size_t j = 0; j < encs.size(); ++j) {
+    current = &encs[j];
+    const double n = size_of(encs[j]).n, w = static_cast<double>(windows[j].size());
+    const bool nd = std::holds_alternative<enc::Nd>(encs[j].value);
+    const Cost c = cost_of(n, nd, w);
+    if (!c.fits()) {
+      if (cost_of(n, nd, 1).fits())
+        check_cost(where, "window", fmt::format("{} lags", w), c,
+                   fmt::format("{} lags", largest_fitting(1, static_cast<std::int64_t>(w), [&](std::int64_t v) {
+                                 return cost_of(n, nd, static_cast<double>(v)).fits();
+                               })),
+                   fmt::format("for {} (n = {})", a.encodings[j], n));
+      check_cost(where, "encoding", fmt::format("'{}' (n = {})", a.encodings[j], n), cost_of(n, nd, 1),
+                 fmt::format("n = {}", largest_fitting(1, static_cast<std::int64_t>(n), [&](std::int64_t v) {
+                               return cost_of(static_cast<double>(v), nd, 1).fits();
+                             })),
+                 "with a window of one lag");
+    }
+    seconds += c.seconds;
+  }
+  announce(command, fmt::format("{} encoding(s) over their windows", encs.size()), seconds);
+
+  Table t;
+  t.columns = {"encoding", "quantity", "lag", "value"};
+  for (std::size_t j = 0; j < encs.size(); ++j) {
+    const Encoding& e = encs[j];
+    const std::string& text = a.encodings[j];
+    const std::string name = spelling(e);
+    const auto& window = windows[j];
+    auto add = [&](const char* quantity, Cell lag, Cell value) { t.add_row({name, quantity, std::move(lag), std::move(value)}); };
+    add("is_relative", Cell(), is_relative(e));
+    add("is_exact", Cell(), is_exact(e));
+    add("is_orthogonal", Cell(), is_orthogonal(e));
+    const Exactness x = for_encoding(command, text, [&] { return exactness(e, window, seq_len); });
+    auto defect = [&](const char* quantity, double v) {
+      if (std::isnan(v) && !is_relative(e)) return;  // not defined for an absolute encoding
+      if (!std::isfinite(v))
+        throw_bad_value(where, "window", a.window.empty() ? "(default)" : a.window,
+                        fmt::format("lags at which G is finite for '{}' ({} is {})", text, quantity, format_number(v)));
+      add(quantity, Cell(), v);
+    };
+    if (is_relative(e)) {
+      defect("group_law_defect", x.group_law);
+      defect("orthogonality_defect", x.orthogonality);
+      defect("reversibility_defect", x.reversibility);
+    } else {
+      defect("relativity_defect", x.relativity);
+    }
+    if (has_frequencies(e))
+      for (double lag : window) {
+        const double T = seq_len ? *seq_len : std::abs(lag) + 1;
+        const double b = for_encoding(command, text, [&] { return long_term_decay_bound(decay_frequencies(e, T), lag); });
+        add("long_term_decay_bound", lag, b);
+      }
+  }
+  emit(a.out, render(t, format));
+}
+
+}  // namespace
+
+void add_encoding_commands(CLI::App& app, const CliContext&) {
+  {
+    auto a = std::make_shared<FrequencyArgs>();
+    const std::string cmd = "ropekit frequencies";
+    auto* c = app.add_subcommand("frequencies", "Print an encoding's rotary frequencies theta_i, wavelengths 2 pi / theta_i "
+                                                "and attention factor (optionally as float32 frameworks get them)");
+    c->add_option("--encoding", a->encoding, "encoding spelling, e.g. rope:dim=128,base=1e4,scaling=yarn(factor=16,"
+                                             "orig=4096) (see `ropekit list encodings`)")
+        ->required();
+    add_real_option(c, cmd, "--seq-len", a->seq_len,
+                    "current sequence length T (dynamic NTK needs it; longrope: long factors when T > orig, else short)");
+    c->add_flag("--float32", a->float32, "add theta_float32: the values a framework computing in float32 gets");
+    c->add_option("--convention", a->convention, "huggingface or ggml (llama.cpp; differs for yarn only)")
+        ->capture_default_str();
+    c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
+    c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
+    c->callback([a] { run_frequencies(*a); });
+  }
+  {
+    auto a = std::make_shared<CheckArgs>();
+    const std::string cmd = "ropekit check";
+    auto* c = app.add_subcommand("check", "Report an encoding's exactness over a window of lags (group law, orthogonality, "
+                                          "reversibility; sinusoidal: relativity), its verdicts and RoFormer's long-term "
+                                          "decay bound; exits 0 whatever it finds");
+    c->add_option("--encoding", a->encodings, "one or more encoding spellings (or repeat --encoding)")->required();
+    c->add_option("--window", a->window,
+                  "lags s, t of the checks (default 0,1,2,5,10,50,100,1000 plus 2 orig for schemes with an original "
+                  "context); 1-D, along the first axis of k-D encodings");
+    add_real_option(c, cmd, "--seq-len", a->seq_len,
+                    "evaluate every G at this sequence length (default: T = |Dp| + 1 at each lag)");
+    c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
+    c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
+    c->callback([a] { run_check(*a); });
+  }
+}
+
+}  // namespace ropekit
