@@ -109,7 +109,7 @@ void run_features(const FeatureArgs& a) {
   if (const auto o = find_lag_overflow(m, p, lags))
     throw_bad_value(where, "lags", format_number(o->lag),
                     fmt::format("at most {} for {} with --train-context {}: beyond it {} exceeds the float64 range",
-                                format_number(o->limit), readable_name(m), p.train_context, o->cause));
+                                format_number(o->limit), spelling(m), p.train_context, o->cause));
 
   // Memory and time: the trigonometric tables, the matrix and the printed table.
   const double rows = static_cast<double>(lags.size());
@@ -129,14 +129,14 @@ void run_features(const FeatureArgs& a) {
         return cost_of(q).fits();
       });
       check_cost(where, "num_freqs", std::to_string(p.num_freqs), cost, std::to_string(max_f),
-                 fmt::format("for {} on {} lags", readable_name(m), lags.size()));
+                 fmt::format("for {} on {} lags", spelling(m), lags.size()));
     }
     const double per_lag = cost_of(one).bytes / rows;
     check_cost(where, "lags", fmt::format("{} lags", lags.size()), cost_of(one),
                fmt::format("{} lags", static_cast<long long>(memory_budget_bytes() / per_lag)),
-               fmt::format("for {} with --num-freqs 1", readable_name(m)));
+               fmt::format("for {} with --num-freqs 1", spelling(m)));
   }
-  announce(command, fmt::format("{} lags x {} columns of {}", lags.size(), n_features(m, p), readable_name(m)),
+  announce(command, fmt::format("{} lags x {} columns of {}", lags.size(), n_features(m, p), spelling(m)),
            cost.seconds);
 
   const Eigen::MatrixXd X = features(m, p, lags);

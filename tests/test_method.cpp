@@ -76,7 +76,7 @@ TEST_CASE("digit suffixes: the run of digits after the prefix - defaults when ab
   CHECK(as<method::JordanScaled>(parse_method("jordan_scaled_m1")).m == 2);  // m = max(2, k)
 }
 
-TEST_CASE("readable spellings parse - and readable_name round-trips every family") {
+TEST_CASE("readable spellings parse - and spelling round-trips every family") {
   const Method scaled = parse_method("jordan-scaled:m=4,c=0.1");
   const auto& s = as<method::JordanScaled>(scaled);
   CHECK(s.m == 4);
@@ -93,9 +93,9 @@ TEST_CASE("readable spellings parse - and readable_name round-trips every family
         "direct-sum:gamma=0.5,tau=bounded", "direct-sum-poly:k=3,tau=raw", "jordan:m=5", "jordan-scaled:m=2,c=0"}) {
     CAPTURE(name);
     const Method m = parse_method(name);
-    const std::string readable = readable_name(m);
+    const std::string readable = spelling(m);
     CAPTURE(readable);
-    CHECK(readable_name(parse_method(readable)) == readable);
+    CHECK(spelling(parse_method(readable)) == readable);
     CHECK(parse_method(readable).index() == m.index());
   }
 }
@@ -147,7 +147,7 @@ TEST_CASE("alias agreement: every reference name and its readable spelling read 
       const std::string ref = r.ref + std::to_string(k), readable = r.readable + std::to_string(spec);
       CAPTURE(ref);
       const Method a = parse_method(ref), b = parse_method(readable);
-      CHECK(readable_name(a) == readable_name(b));
+      CHECK(spelling(a) == spelling(b));
       CHECK(a.index() == b.index());
       if (k < r.min) {
         const std::string key(1, r.readable[std::string(r.readable).find(':') + 1]);
@@ -167,7 +167,7 @@ TEST_CASE("alias agreement: every reference name and its readable spelling read 
            {"jordan_scaled_m2_c010", "jordan-scaled:m=2,c=0.1"}, {"damped_rope", "damped-rope"},
            {"rope_alibi", "rope-alibi"}, {"direct_sum", "direct-sum"}, {"real_jordan", "real-jordan"}}) {
     CAPTURE(ref);
-    CHECK(readable_name(parse_method(ref)) == readable_name(parse_method(readable)));
+    CHECK(spelling(parse_method(ref)) == spelling(parse_method(readable)));
   }
   // The spec's column counts for F = 16 (written out: 1 + 2 max(1, 16 / k'), 2F + k', 1 + 2 m F).
   CHECK(as<method::RopeMatched>(parse_method("rope_matched_m0")).k == 1);

@@ -15,9 +15,9 @@ using namespace ropekit;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   return fuzz::run([&] {
     const Method m = parse_method(fuzz::as_text(data, size));
-    const std::string name = readable_name(m);
-    const Method back = fuzz::must("parse_method(readable_name(m))", [&] { return parse_method(name); });
-    fuzz::require(readable_name(back) == name, fmt::format("round trip: '{}' -> '{}'", name, readable_name(back)));
+    const std::string name = spelling(m);
+    const Method back = fuzz::must("parse_method(spelling(m))", [&] { return parse_method(name); });
+    fuzz::require(spelling(back) == name, fmt::format("round trip: '{}' -> '{}'", name, spelling(back)));
 
     Eigen::VectorXd lags(4);
     lags << 0, 1, 2, 3;

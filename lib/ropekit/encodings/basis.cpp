@@ -307,7 +307,7 @@ Eigen::MatrixXd BasisEvaluator::features(const Method& method, Eigen::Index firs
     const auto o = find_lag_overflow(method, p, lags_.segment(first, count));
     throw_bad_value("basis evaluation", "lag", o ? format_number(o->lag) : "?",
                     fmt::format("at most {} for {}: beyond it a column leaves the float64 range",
-                                o ? format_number(o->limit) : "?", readable_name(method)));
+                                o ? format_number(o->limit) : "?", spelling(method)));
   }
   return X;
 }

@@ -237,7 +237,7 @@ Method parse_method(std::string_view name, std::string_view what) {
   return parse_reference(what, n);
 }
 
-std::string readable_name(const Method& method) {
+std::string spelling(const Method& method) {
   auto opt = [](std::string& out, std::string_view key, const std::optional<double>& v) {
     if (v) out += fmt::format("{}{}={}", out.find(':') == std::string::npos ? ":" : ",", key, format_number(*v));
   };

@@ -63,7 +63,7 @@ using Method = std::variant<method::Nope, method::Rope, method::RopeMatched, met
 Method parse_method(std::string_view name, std::string_view what = "method");
 
 /// The readable spelling that parses back to the same value, e.g. "jordan:m=2,tau=raw".
-std::string readable_name(const Method& m);
+std::string spelling(const Method& m);
 
 /// One line per family for `ropekit list methods`.
 struct MethodFamilyInfo {
