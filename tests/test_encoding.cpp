@@ -351,3 +351,19 @@ TEST_CASE("exactness keeps a NaN defect: G overflowing at a window lag is not re
   const Exactness x = exactness(parse_encoding("jordan:m=2,gamma=1,tau=raw,dim=4"), {1000, 1e6});
   CHECK(std::isnan(x.reversibility));
 }
+
+TEST_CASE("n_features counts features' columns without evaluating them") {
+  std::vector<std::string> all = kSpellings;
+  for (const char* more : {"rope:dim=32,partial=0.25,F=3", "rope-matched:k=5,dim=16", "xpos:dim=10",
+                           "direct-sum:[rope(dim=8),poly(k=5),jordan(m=3,dim=4),nope]",
+                           "nd:family=axial,dim=8,axes=2,base=100", "jordan_m4", "direct_sum"})
+    all.emplace_back(more);
+  for (const auto& text : all) {
+    CAPTURE(text);
+    if (dynamic(text)) continue;  // features need a sequence length
+    const Encoding e = parse_encoding(text);
+    Lags lags = Lags::Constant(3, lag_dims(e), 1.5);
+    CHECK(n_features(e) == features(e, lags).values.cols());
+  }
+  CHECK_THROWS_AS(n_features(parse_encoding("sinusoidal:dim=8")), InputError);
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include <fmt/format.h>
@@ -1040,6 +1041,54 @@ Features features(const Encoding& e, const Lags& lags) {
           },
       },
       e.value);
+}
+
+int n_features(const Encoding& e) {
+  // Frequencies of a schedule without computing them: a geometric count (default r/2), a list, or D draws.
+  auto count = [](const FrequencySchedule& f) -> std::int64_t {
+    return std::visit(Overloaded{
+                          [](const Geometric& g) -> std::int64_t { return g.count.value_or(rotary_dims(g) / 2); },
+                          [](const ExplicitFrequencies& x) -> std::int64_t { return static_cast<std::int64_t>(x.values.size()); },
+                          [](const SampledFrequencies& s) -> std::int64_t { return s.count; },
+                      },
+                      f.source);
+  };
+  std::function<std::int64_t(const Encoding&)> n = [&](const Encoding& x) -> std::int64_t {
+    return std::visit(
+        Overloaded{
+            [&](const enc::Rope& r) { return 1 + 2 * count(r.freqs); },
+            [&](const enc::RopeMatched& r) { return 1 + 2 * std::max<std::int64_t>(1, count(r.freqs) / r.k); },
+            [&](const enc::Xpos& p) -> std::int64_t { return 1 + 2 * (p.dim / 2); },
+            [&](const enc::RfRope& r) -> std::int64_t { return 1 + 2 * std::int64_t{r.freqs.count}; },
+            [&](const enc::Damped& d) { return 1 + 2 * count(d.freqs); },
+            [&](const enc::Jordan& j) { return 1 + 2 * j.m * count(j.freqs); },
+            [&](const enc::JordanScaled& j) { return 1 + 2 * j.m * count(j.freqs); },
+            [&](const enc::RealJordan&) -> std::int64_t { return 3; },
+            [&](const enc::Alibi&) -> std::int64_t { return 2; },
+            [&](const enc::Poly& q) -> std::int64_t { return q.k; },
+            [&](const enc::Nope&) -> std::int64_t { return 1; },
+            [&](const enc::DirectSum& d) {
+              std::int64_t total = 1;
+              for (const auto& part : d.parts) total += n(part) - 1;
+              return total;
+            },
+            [&](const enc::Nd& nd) -> std::int64_t {
+              if (std::holds_alternative<gen::User>(nd.generators))
+                throw InputError(fmt::format("encoding '{}': features need commuting (torus) generators", nd.spelling));
+              return 1 + 2 * torus_frequencies(nd.generators).cols();
+            },
+            [&](const enc::Sinusoidal& s) -> std::int64_t {
+              throw InputError(
+                  fmt::format("encoding '{}' is absolute: it has no relative feature basis", spelling(Encoding{s})));
+            },
+        },
+        x.value);
+  };
+  const std::int64_t total = n(e);
+  if (total > std::numeric_limits<int>::max())
+    throw InputError(fmt::format("encoding '{}': {} feature columns (must be at most {})", spelling(e), total,
+                                 std::numeric_limits<int>::max()));
+  return static_cast<int>(total);
 }
 
 Exactness exactness(const Encoding& e, const std::vector<double>& window, std::optional<double> seq_len) {

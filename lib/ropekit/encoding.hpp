@@ -146,6 +146,10 @@ struct Features {
   std::vector<std::string> names;
 };
 Features features(const Encoding& e, const Lags& lags);
+/// features(e, lags).values.cols() without evaluating anything (sizes a fit before it runs).
+/// @throws InputError where features() would for any lags (absolute or non-commuting families), or when the count
+///         exceeds an int.
+int n_features(const Encoding& e);
 
 /// Group-law and relativity defects over a window of lags.
 struct Exactness {
