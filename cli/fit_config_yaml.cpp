@@ -119,7 +119,8 @@ FitConfig parse_fit_config(std::string_view yaml_text, std::string_view source, 
     throw InputError(fmt::format("{}: malformed YAML at line {}, column {}: {}", where, e.mark.line + 1,
                                  e.mark.column + 1, e.msg));
   }
-  if (!root.IsMap()) throw InputError(where + ": not a YAML mapping (must have seeds, methods and a toy or benchmarks section)");
+  if (!root.IsMap())
+    throw InputError(where + ": not a YAML mapping (must have seeds, methods or encodings, and a toy or benchmarks section)");
   check_unique_keys(root, where, "");
 
   FitConfig c;
@@ -165,6 +166,13 @@ FitConfig parse_fit_config(std::string_view yaml_text, std::string_view source, 
     for (const char* key : {"methods", "ablation_methods", "toy_extra_methods"})
       if (auto n = opt(root, key); n)
         for (auto& m : rd.names(*n, key)) c.methods.push_back(std::move(m));
+  }
+  // encodings: spellings of encoding.hpp, fitted beside the methods (either list may be absent or empty, not both).
+  if (overrides.encodings) {
+    c.encodings = *overrides.encodings;
+    c.encodings_key = "--encoding";
+  } else if (auto n = opt(root, "encodings"); n) {
+    c.encodings = rd.names(*n, "encodings");
   }
   if (overrides.targets) c.targets = *overrides.targets;
   else c.targets = (s == "toy") ? toy_targets() : structured_targets();

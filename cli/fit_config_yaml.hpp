@@ -1,7 +1,8 @@
 #pragma once
 // A fixed-basis probe run, read from the reference's YAML schema (spec fixed-basis.md section 5):
 // top-level seeds, methods (+ ablation_methods, toy_extra_methods), position {theta, gamma_min,
-// bounded_tau}, and one section, `toy:` (Table 3) or `benchmarks:` (Tables 4, 6, 11, 16).
+// bounded_tau}, and one section, `toy:` (Table 3) or `benchmarks:` (Tables 4, 6, 11, 16); and ropekit's own
+// top-level `encodings:`, a list of encoding spellings (encoding.hpp) fitted beside the methods.
 // Other sections (retrieval, lm, model, device, ...) are ignored.
 
 #include <string>

@@ -6,6 +6,7 @@
 
 #include "cli/fit_config_yaml.hpp"
 #include "ropekit/core/error.hpp"
+#include "ropekit/encoding.hpp"
 #include "tests/support.hpp"
 
 using namespace ropekit;
@@ -181,4 +182,66 @@ TEST_CASE("targets that would leave float64 on the scored lags are refused with 
   // Where e^{-x} tames x^64 every lag is fine (the scaled jet peaks at 64^64 e^-64 = 10^87.8).
   o.targets = std::vector<std::string>{"scaled-high-jet:r=64,c=1"};
   CHECK_NOTHROW(parse_fit_config(yaml, "t.yaml", o));
+}
+
+TEST_CASE("encodings: a list beside methods (either or both), parsed with the run's defaults") {
+  const std::string both = replace(kToy, "ablation_methods:", "encodings: [rope, \"direct-sum:[rope,alibi]\", jordan:m=3]\nablation_methods:");
+  const FitConfig c = parse_fit_config(both, "e.yaml");
+  CHECK(c.methods.size() == 4);
+  CHECK(c.encodings == std::vector<std::string>{"rope", "direct-sum:[rope,alibi]", "jordan:m=3"});
+  // `rope` here is the method rope of this run: dim = head_dim, base = theta, F = num_freqs.
+  CHECK(spelling(fit_encoding(c, 0)) == "rope:dim=32,base=10000,F=8");
+  const EncodingDefaults d = c.encoding_defaults();
+  CHECK(d.dim == 32);
+  CHECK(d.count == 8);
+  CHECK(d.L == 512);
+  CHECK(d.gamma == 0.0002);
+  CHECK(spelling(fit_encoding(c, 2)) == spelling(parse_encoding("jordan:m=3,dim=32,F=8,gamma=0.0002,L=512,tau=bounded")));
+
+  // Only encodings: fine. Neither: refused.
+  std::string only = replace(replace(replace(kToy, "methods: [rope, jordan_rope]", "encodings: [alibi]"),
+                                     "ablation_methods: [jordan_raw_tau]\n", ""),
+                             "toy_extra_methods: [jordan_m3]\n", "");
+  const FitConfig o = parse_fit_config(only, "o.yaml");
+  CHECK(o.methods.empty());
+  CHECK(o.encodings == std::vector<std::string>{"alibi"});
+  CHECK(error_of(replace(only, "encodings: [alibi]", "encodings: []")).find("no methods") != std::string::npos);
+
+  // --encoding replaces the config's encodings (as --methods replaces its methods); messages then name it.
+  ConfigOverrides ov;
+  ov.encodings = std::vector<std::string>{"nope"};
+  CHECK(parse_fit_config(both, "e.yaml", ov).encodings == std::vector<std::string>{"nope"});
+  ov.encodings = std::vector<std::string>{"rope:dim=7"};
+  CHECK_THROWS_WITH_AS(parse_fit_config(both, "e.yaml", ov),
+                       doctest::Contains("config e.yaml: --encoding: encoding 'rope:dim=7': dim = 7"), InputError);
+}
+
+TEST_CASE("bad encodings are refused naming encodings[i], the spelling and the constraint") {
+  const std::string base = replace(kToy, "ablation_methods:", "encodings: [rope, ENC]\nablation_methods:");
+  struct Case {
+    std::string enc, expect;
+  };
+  const std::vector<Case> cases = {
+      {"rope:dim=63", "config test.yaml: encodings[1]: encoding 'rope:dim=63': dim = 63 (must be a positive even integer)"},
+      {"warp", "config test.yaml: encodings[1]: encoding 'warp': unknown encoding family 'warp'"},
+      {"jordan_exact_m4_c010", "jordan_scaled_m4_c010"},
+      {"\"nd:family=axial,dim=8,axes=2\"",
+       "config test.yaml: encodings[1] = 'nd:family=axial,dim=8,axes=2' (must be an encoding of 1-D lags"},
+      {"sinusoidal:dim=8", "config test.yaml: encodings[1] = 'sinusoidal:dim=8' (must be a relative encoding"},
+      {"\"rope:dim=32,scaling=dynamic(factor=4,orig=64)\"", "encodings[1] = 'rope:dim=32,scaling=dynamic(factor=4,orig=64)' "
+                                                             "(must be an encoding with a fixed feature basis"},
+      {"[rope]", "encodings[1] = a list (must be a name)"},
+  };
+  for (const auto& c : cases) {
+    const std::string err = error_of(replace(base, "ENC", c.enc));
+    CAPTURE(c.enc);
+    CAPTURE(err);
+    CHECK(err.find(c.expect) != std::string::npos);
+    CHECK(err.find('\n') == std::string::npos);
+  }
+  // Sizes: an encoding whose own spelling is too large is named.
+  const std::string big = error_of(replace(base, "ENC", "\"jordan:m=32,F=16000000\""));
+  CAPTURE(big);
+  CHECK(big.find("config test.yaml: encodings[1] = 'jordan:m=32,F=16000000' (must be an encoding with fewer than its "
+                 "1024000001 feature columns") != std::string::npos);
 }

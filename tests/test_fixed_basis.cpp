@@ -150,3 +150,59 @@ TEST_CASE("predict() (the plots' data) scores exactly as the rows of the same ru
     }
   CHECK_THROWS_AS(predict(c, {"rope"}, 0), InputError);
 }
+
+TEST_CASE("encodings fit like the methods they name: rope, jordan_m3, direct-sum:[rope,alibi] give identical rows") {
+  // Issue 7: `rope` in encodings is the method `rope` of the same run (parse_encoding with the run's defaults),
+  // and features(encoding) gives the same columns as the fixed-basis evaluator. L = 1024 is a multiple of the
+  // SIMD width, so the windows of the encoding path compute every sin/cos as the method path's table does
+  // (fit_run.cpp, encoding_rows): the rows agree exactly, not just to rounding.
+  FitConfig c = config_for_table(3);
+  c.methods = {"rope", "jordan_m3", "rope_alibi"};
+  c.encodings = {"rope", "jordan_m3", "direct-sum:[rope,alibi]"};
+  const auto rows = run_fixed_basis(c);
+  REQUIRE(rows.size() == c.seeds.size() * c.targets.size() * 6 * (1 + c.eval_contexts.size()));
+  const std::map<std::string, std::string> same = {
+      {"rope", "rope"}, {"jordan_m3", "jordan_m3"}, {"rope_alibi", "direct-sum:[rope,alibi]"}};
+  const std::size_t block = 1 + c.eval_contexts.size();  // rows of one (seed, target, basis)
+  int compared = 0;
+  for (std::size_t i = 0; i < rows.size(); i += 6 * block)  // one (seed, target): 3 methods, then 3 encodings
+    for (std::size_t m = 0; m < 3; ++m)
+      for (std::size_t k = 0; k < block; ++k) {
+        const FitRow& a = rows[i + m * block + k];
+        const FitRow& b = rows[i + (3 + m) * block + k];
+        CAPTURE(a.method);
+        CAPTURE(a.target);
+        CAPTURE(a.context);
+        REQUIRE(same.at(a.method) == b.method);
+        CHECK(a.seed == b.seed);
+        CHECK(a.target == b.target);
+        CHECK(a.context == b.context);
+        CHECK(a.split == b.split);
+        CHECK(a.n_features == b.n_features);
+        CHECK(a.rank == b.rank);
+        CHECK(a.mse - b.mse == 0);
+        CHECK(a.r2 - b.r2 == 0);
+        CHECK(a.cond - b.cond == 0);
+        ++compared;
+      }
+  CHECK(compared == 3 * 3 * 3 * 5);  // seeds x targets x pairs x (train + 4 contexts)
+}
+
+TEST_CASE("an encoding-only run: rows in order, features counted by n_features(encoding)") {
+  FitConfig c = config_for_table(3);
+  c.methods.clear();
+  c.encodings = {"alibi", "rope:dim=64,base=1e4,F=4", "xpos:dim=8"};
+  c.seeds = {0};
+  const auto rows = run_fixed_basis(c);
+  REQUIRE(rows.size() == 3 * 3 * (1 + c.eval_contexts.size()));
+  CHECK(rows[0].method == "alibi");
+  CHECK(rows[0].n_features == 2);
+  CHECK(rows[5].method == "rope:dim=64,base=1e4,F=4");
+  CHECK(rows[5].n_features == 9);
+  CHECK(rows[10].method == "xpos:dim=8");
+  CHECK(rows[10].n_features == 9);
+  for (const auto& r : rows) {
+    CHECK(std::isfinite(r.mse));
+    CHECK(std::isfinite(r.cond));
+  }
+}

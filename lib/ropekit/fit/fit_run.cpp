@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -19,31 +20,87 @@ namespace ropekit {
 namespace {
 
 // Estimated memory and time of a fixed-basis run at F frequencies, training length L and longest scored
-// length T (>= L): see FitConfig::cost.
-Cost fit_cost_at(const FitConfig& c, double F, double L, double T) {
+// length T (>= L), the encodings having encoding_columns[i] feature columns: see FitConfig::cost.
+Cost fit_cost_at(const FitConfig& c, double F, double L, double T, const std::vector<double>& encoding_columns = {}) {
   const double nt = static_cast<double>(c.targets.size());
   const double sets = c.train_points >= c.basis.train_context ? 1.0 : static_cast<double>(c.seeds.size());
   BasisParams b = c.basis;
   b.num_freqs = static_cast<int>(std::min<double>(F, kMaxNumFreqs));
   std::vector<double> method_bytes;
-  double flops = 0;
-  for (const auto& name : c.methods) {
-    const double p = n_features(parse_method(name), b);
+  double flops = 0, angles = 0;
+  auto add = [&](double p, double own_table) {
     const double m = p + nt;  // columns of the QR
     // [X | Y] and its copy in the QR, R, [R; sqrt(lambda) I] (2 p^2), its QR, G and the eigen solver
     // (~10 p^2 in all), the predictions and one chunk of features.
-    method_bytes.push_back(8.0 * (2.0 * L * m + 10.0 * p * p + T * nt + 1024.0 * p));
+    method_bytes.push_back(8.0 * (2.0 * L * m + 10.0 * p * p + T * nt + 1024.0 * p) + own_table);
     flops += sets * (2.0 * L * m * std::min(L, m) + 8.0 * p * p * p + 2.0 * T * p * nt + 10.0 * T * p);
+  };
+  for (const auto& name : c.methods) add(n_features(parse_method(name), b), 0);
+  // An encoding evaluates its own features on the training lags and on each chunk: its trigonometric table
+  // (at most p columns), the matrix and a copy (direct sums concatenate their parts), and every angle again.
+  for (double p : encoding_columns) {
+    add(p, 8.0 * L * 3.0 * p);
+    angles += sets * T * p;
   }
   std::sort(method_bytes.rbegin(), method_bytes.rend());
   const std::size_t concurrent = std::min<std::size_t>(method_bytes.size(), std::max(1u, std::thread::hardware_concurrency()));
   double bytes = 8.0 * T * (2.0 * F + nt + 1.0);  // trigonometric tables, targets, lags
   for (std::size_t i = 0; i < concurrent; ++i) bytes += method_bytes[i];
   // Output: one row per (seed, target, method, split/context), 11 cells each, held as cells and as text.
-  const double rows = static_cast<double>(c.seeds.size()) * nt * static_cast<double>(c.methods.size()) *
+  const double rows = static_cast<double>(c.seeds.size()) * nt *
+                      static_cast<double>(c.methods.size() + encoding_columns.size()) *
                       (1.0 + static_cast<double>(c.eval_contexts.size()));
   bytes += rows * 11.0 * (40.0 + 2 * 24.0);
-  return Cost{bytes, flops / kFlopsPerSecond + T * F * nt / kElementsPerSecond};
+  return Cost{bytes, flops / kFlopsPerSecond + (T * F * nt + angles) / kElementsPerSecond};
+}
+
+// How a run names its parameters in messages: config keys ("toy.ridge", "position.theta") or, for a run
+// built from `ropekit fit` options, the options ("--ridge", "--theta").
+struct Names {
+  std::string where;  // "config c.yaml" or "ropekit fit"
+  Where keys;         // BasisParams / TargetParams parameters
+  std::string section;
+  bool options = false;
+
+  std::string key(const std::string& parameter) const {
+    return options ? keys.name(parameter) : section + "." + parameter;
+  }
+  std::string item(const std::string& parameter, std::size_t i) const {
+    return options ? keys.name(parameter) : fmt::format("{}.{}[{}]", section, parameter, i);
+  }
+};
+
+Names names_of(const FitConfig& c) {
+  Names n;
+  n.options = c.command_line;
+  n.section = c.section;
+  if (c.command_line) {
+    n.where = c.source;
+    n.keys = Where::options(c.source);
+    n.keys.rename("bounded_tau", "--tau").rename("freq_index", "--target-freq-index");
+    n.keys.rename("second_freq_index", "--second-freq-index").rename("seeds", "--seed");
+  } else {
+    n.where = "config " + c.source;
+    const std::string sec = c.section.empty() ? std::string("toy") : c.section;
+    n.keys = Where(n.where, sec + ".");
+    n.keys.rename("theta", "position.theta").rename("bounded_tau", "position.bounded_tau");
+    n.keys.rename("freq_index", sec + ".target_freq_index").rename("second_freq_index", sec + ".second_freq_index");
+    n.keys.rename("drift_eps", sec + ".drift_relative_eps");
+  }
+  return n;
+}
+
+std::string encoding_key(const FitConfig& c, std::size_t i) {
+  return c.encodings_key.rfind("--", 0) == 0 ? c.encodings_key : fmt::format("{}[{}]", c.encodings_key, i);
+}
+
+// The encodings' feature columns under the run's defaults with count = F frequencies.
+std::vector<double> encoding_columns(const FitConfig& c, std::optional<int> F = {}) {
+  FitConfig at = c;
+  if (F) at.basis.num_freqs = *F;
+  std::vector<double> out;
+  for (std::size_t i = 0; i < c.encodings.size(); ++i) out.push_back(n_features(fit_encoding(at, i)));
+  return out;
 }
 
 }  // namespace
@@ -54,33 +111,68 @@ int FitConfig::max_length() const {
   return t;
 }
 
-Cost FitConfig::cost() const { return fit_cost_at(*this, basis.num_freqs, basis.train_context, max_length()); }
+Cost FitConfig::cost() const {
+  return fit_cost_at(*this, basis.num_freqs, basis.train_context, max_length(), encoding_columns(*this));
+}
+
+EncodingDefaults FitConfig::encoding_defaults() const {
+  EncodingDefaults d;
+  d.dim = basis.head_dim;
+  d.base = basis.theta;
+  d.count = basis.num_freqs;
+  d.gamma = basis.gamma;
+  d.L = basis.train_context;
+  d.bounded_tau = basis.bounded_tau;
+  return d;
+}
+
+Encoding fit_encoding(const FitConfig& c, std::size_t i) {
+  const Names n = names_of(c);
+  const std::string key = encoding_key(c, i);
+  const std::string& text = c.encodings.at(i);
+  const Encoding e = parse_encoding(text, Where(n.where + ": " + key), c.encoding_defaults());
+  auto refuse = [&](const std::string& constraint) {
+    throw_bad_value(n.where, key, "'" + text + "'", constraint);
+  };
+  if (lag_dims(e) != 1)
+    refuse(fmt::format("an encoding of 1-D lags: the fit is over causal lags d = 0..T-1, and {} takes {}-D lags",
+                       family_name(e), lag_dims(e)));
+  if (!is_relative(e))
+    refuse(fmt::format("a relative encoding: {} is absolute, a function of both positions, with no basis in the lag",
+                       family_name(e)));
+  try {
+    (void)n_features(e);  // refuses non-commuting generators; counts only (validate() sizes the run first)
+  } catch (const InputError& err) {
+    refuse(fmt::format("an encoding with a fixed feature basis: {}", err.what()));
+  }
+  return e;
+}
 
 void FitConfig::validate() const {
-  const std::string where = "config " + source;
+  const Names names = names_of(*this);
+  const std::string& where = names.where;
+  const Where& keys = names.keys;
   if (seeds.empty()) throw InputError(where + ": seeds is empty (must list at least one seed)");
-  if (methods.empty()) throw InputError(where + ": no methods (must list at least one, in the config or with --methods)");
+  if (methods.empty() && encodings.empty())
+    throw InputError(where + (command_line ? ": no methods or encodings (must give --encoding or --methods)"
+                                           : ": no methods (must list at least one in methods or encodings, in the "
+                                             "config or with --methods or --encoding)"));
   if (targets.empty()) throw InputError(where + ": no targets (must list at least one)");
-  // Parameters named by their keys in the file.
-  const std::string sec = section.empty() ? std::string("toy") : section;
-  Where keys(where, sec + ".");
-  keys.rename("theta", "position.theta").rename("bounded_tau", "position.bounded_tau");
-  keys.rename("freq_index", sec + ".target_freq_index").rename("second_freq_index", sec + ".second_freq_index");
-  keys.rename("drift_eps", sec + ".drift_relative_eps");
+  // Parameters named by their keys in the file (or by the options).
   basis.validate(keys);
   target.validate(keys);
   if (train_points < 1 || train_points > basis.train_context)
-    throw_bad_value(where, section + ".train_points", std::to_string(train_points),
+    throw_bad_value(where, names.key("train_points"), std::to_string(train_points),
                     fmt::format("an integer in [1, train_context = {}]", basis.train_context));
-  if (eval_contexts.empty()) throw InputError(where + ": " + section + ".eval_contexts is empty (must list lengths >= 1)");
+  if (eval_contexts.empty())
+    throw InputError(where + ": " + names.key("eval_contexts") + " is empty (must list lengths >= 1)");
   for (std::size_t i = 0; i < eval_contexts.size(); ++i)
     if (eval_contexts[i] < 1)
-      throw_bad_value(where, fmt::format("{}.eval_contexts[{}]", section, i), std::to_string(eval_contexts[i]),
-                      "an integer >= 1");
+      throw_bad_value(where, names.item("eval_contexts", i), std::to_string(eval_contexts[i]), "an integer >= 1");
     else if (eval_contexts[i] > kMaxLength)
-      throw_bad_value(where, fmt::format("{}.eval_contexts[{}]", section, i), std::to_string(eval_contexts[i]),
+      throw_bad_value(where, names.item("eval_contexts", i), std::to_string(eval_contexts[i]),
                       fmt::format("<= {} (features are held in memory)", kMaxLength));
-  check_nonnegative(where, section + ".ridge", ridge);
+  check_nonnegative(where, names.key("ridge"), ridge);
   const Eigen::VectorXd last_lag = Eigen::VectorXd::Constant(1, max_length() - 1.0);
   for (const auto& m : methods)
     if (const auto o = find_lag_overflow(parse_method(m), basis, last_lag))
@@ -88,6 +180,7 @@ void FitConfig::validate() const {
                       fmt::format("at most {} for method '{}': beyond lag {} {} leaves the float64 range",
                                   static_cast<long long>(std::floor(o->limit)) + 1, m, format_number(o->limit),
                                   o->cause));
+  for (std::size_t i = 0; i < encodings.size(); ++i) (void)fit_encoding(*this, i);  // parse, 1-D, relative
   for (const auto& t : targets) {
     try {
       const Target parsed = parse_target(t);
@@ -100,25 +193,69 @@ void FitConfig::validate() const {
 
   // Sizes: blame the frequencies if fewer would fit, else the training length, else the scored lengths.
   const double F = basis.num_freqs, L = basis.train_context, T = max_length();
-  const Cost cost = fit_cost_at(*this, F, L, T);
-  if (cost.fits()) return;
-  const std::string for_what = fmt::format("for the config's methods ({}) and targets ({})", methods.size(), targets.size());
-  if (fit_cost_at(*this, 1, L, T).fits()) {
-    const auto f = largest_fitting(1, basis.num_freqs,
-                                   [&](std::int64_t v) { return fit_cost_at(*this, static_cast<double>(v), L, T).fits(); });
+  const std::vector<double> cols = encoding_columns(*this);
+  const Cost cost = fit_cost_at(*this, F, L, T, cols);
+  if (cost.fits()) {
+    // Within the budget: evaluate each encoding at the last lag. That refuses what features() refuses at any
+    // lag (a scheme that needs the sequence length) and columns that leave float64. Only raw powers of the
+    // shear time and phases grow without bound in d, both monotonically, so the last lag is the largest.
+    // (Jordan chains are at most x^31/31! with x <= 2^20: far inside float64.)
+    for (std::size_t i = 0; i < encodings.size(); ++i) {
+      const std::string key = encoding_key(*this, i), value = "'" + encodings[i] + "'";
+      Features f;
+      try {
+        f = features(fit_encoding(*this, i), Lags::Constant(1, 1, T - 1));
+      } catch (const InputError& err) {
+        throw_bad_value(where, key, value, fmt::format("an encoding with a fixed feature basis: {}", err.what()));
+      }
+      if (!f.values.allFinite())
+        throw_bad_value(where, key, value,
+                        fmt::format("finite on lags 0..{0}: at lag {0} a column leaves the float64 range (shorten {1})",
+                                    max_length() - 1, keys.name("eval_contexts")));
+    }
+    return;
+  }
+  const std::string for_what =
+      encodings.empty() && !command_line
+          ? fmt::format("for the config's methods ({}) and targets ({})", methods.size(), targets.size())
+          : fmt::format("for the run's methods ({}), encodings ({}) and targets ({})", methods.size(),
+                        encodings.size(), targets.size());
+  // The encodings' columns at fewer frequencies: linear between F' = 1 and F (an estimate for the search; an
+  // encoding whose spelling fixes its frequencies has the same count at both).
+  std::vector<double> cols_at_1;
+  auto cols_at = [&](double f) {
+    if (cols.empty() || f == F) return cols;
+    if (cols_at_1.empty()) cols_at_1 = encoding_columns(*this, 1);
+    std::vector<double> out(cols.size());
+    for (std::size_t i = 0; i < cols.size(); ++i)
+      out[i] = F > 1 ? cols_at_1[i] + (cols[i] - cols_at_1[i]) * (f - 1) / (F - 1) : cols[i];
+    return out;
+  };
+  if (fit_cost_at(*this, 1, L, T, cols_at(1)).fits()) {
+    const auto f = largest_fitting(1, basis.num_freqs, [&](std::int64_t v) {
+      return fit_cost_at(*this, static_cast<double>(v), L, T, cols_at(static_cast<double>(v))).fits();
+    });
     check_cost(keys, "num_freqs", std::to_string(basis.num_freqs), cost, std::to_string(f), for_what);
   }
   const double longest_eval = T > L ? T : 0;
-  if (fit_cost_at(*this, F, 1, std::max(1.0, longest_eval)).fits()) {
+  if (fit_cost_at(*this, F, 1, std::max(1.0, longest_eval), cols).fits()) {
     const auto l = largest_fitting(1, basis.train_context, [&](std::int64_t v) {
-      return fit_cost_at(*this, F, static_cast<double>(v), std::max(static_cast<double>(v), longest_eval)).fits();
+      return fit_cost_at(*this, F, static_cast<double>(v), std::max(static_cast<double>(v), longest_eval), cols).fits();
     });
     check_cost(keys, "train_context", std::to_string(basis.train_context), cost, std::to_string(l), for_what);
   }
-  const auto t = largest_fitting(1, max_length(),
-                                 [&](std::int64_t v) { return fit_cost_at(*this, F, 1, static_cast<double>(v)).fits(); });
-  check_cost(keys, "eval_contexts", std::to_string(max_length()), cost, std::to_string(std::max<std::int64_t>(t, 0)),
-             fmt::format("{} (with train_context 1)", for_what));
+  if (fit_cost_at(*this, F, 1, 1, cols).fits() || encodings.empty()) {
+    const auto t = largest_fitting(1, max_length(), [&](std::int64_t v) {
+      return fit_cost_at(*this, F, 1, static_cast<double>(v), cols).fits();
+    });
+    check_cost(keys, "eval_contexts", std::to_string(max_length()), cost,
+               std::to_string(std::max<std::int64_t>(t, 0)), fmt::format("{} (with train_context 1)", for_what));
+  }
+  // Even one lag is too much: the encodings' own sizes (explicit F, blocks, dim) are to blame; name the largest.
+  const auto largest = static_cast<std::size_t>(std::max_element(cols.begin(), cols.end()) - cols.begin());
+  throw_bad_value(where, encoding_key(*this, largest), "'" + encodings[largest] + "'",
+                  fmt::format("an encoding with fewer than its {} feature columns, {}: the run {}", cols[largest],
+                              for_what, cost.excess()));
 }
 
 std::string describe(const FitConfig& c) {
@@ -178,14 +315,36 @@ struct MethodFit {
   std::vector<Scores> per_target;
 };
 
-// Fits `method` on the rows `idx` (inside 0..L-1) of Y and predicts every lag of the evaluator's grid.
+// The feature rows [first, first + count) of one basis (a method or an encoding) on the run's lag grid.
+using FeatureRows = std::function<Eigen::MatrixXd(Eigen::Index first, Eigen::Index count)>;
+
+FeatureRows method_rows(const BasisEvaluator& evaluator, const Method& method) {
+  return [&evaluator, method](Eigen::Index first, Eigen::Index count) { return evaluator.features(method, first, count); };
+}
+
+// An encoding's rows from features(encoding, lags) on the same windows as a method's: the training lags 0..L-1,
+// then chunks of kChunk. Its angles are evaluated per window (a method's come from one table of the whole grid);
+// the vectorised sin/cos treat the last (window length mod 4) lags of a window with the scalar libm, so the
+// two agree bit for bit when L is a multiple of 4 (every chunk then starts on a multiple of 4), and to an ulp
+// in those few lags otherwise.
+FeatureRows encoding_rows(const Eigen::VectorXd& lags, Encoding encoding, std::string where, std::string key) {
+  return [&lags, e = std::move(encoding), where = std::move(where), key = std::move(key)](Eigen::Index first,
+                                                                                          Eigen::Index count) {
+    Features f = features(e, Lags(lags.segment(first, count)));
+    if (!f.values.allFinite())  // validate() checked the last lag; a safety net, as BasisEvaluator has
+      throw InputError(fmt::format("{}: {}: a feature column leaves the float64 range on lags {}..{}", where, key,
+                                   first, first + count - 1));
+    return std::move(f.values);
+  };
+}
+
+// Fits a basis on the rows `idx` (inside 0..L-1) of Y and predicts every lag 0..t_max-1.
 // The training rows are computed once; longer grids are predicted in cache-sized chunks, so no
 // lags x features matrix of the whole grid is ever held.
-std::pair<RidgeFit, Eigen::MatrixXd> fit_and_predict(const BasisEvaluator& evaluator, const Method& method,
+std::pair<RidgeFit, Eigen::MatrixXd> fit_and_predict(const FeatureRows& rows, Eigen::Index t_max,
                                                      const Eigen::MatrixXd& Y, const std::vector<int>& idx, int L,
                                                      double ridge) {
-  const Eigen::Index t_max = evaluator.lags().size();
-  const Eigen::MatrixXd XL = evaluator.features(method, 0, L);  // rows = lags 0..L-1, cols = features
+  const Eigen::MatrixXd XL = rows(0, L);  // rows = lags 0..L-1, cols = features
   const bool prefix = idx.size() == static_cast<std::size_t>(L);
   RidgeFit fit = prefix ? fit_ridge(XL, Y.topRows(L), RidgeOptions{ridge})
                         : fit_ridge(XL(idx, Eigen::all), Y(idx, Eigen::all), RidgeOptions{ridge});
@@ -193,7 +352,7 @@ std::pair<RidgeFit, Eigen::MatrixXd> fit_and_predict(const BasisEvaluator& evalu
   pred.topRows(L).noalias() = XL * fit.weights;
   for (Eigen::Index start = L; start < t_max; start += kChunk) {
     const Eigen::Index len = std::min<Eigen::Index>(kChunk, t_max - start);
-    pred.middleRows(start, len).noalias() = evaluator.features(method, start, len) * fit.weights;
+    pred.middleRows(start, len).noalias() = rows(start, len) * fit.weights;
   }
   return {std::move(fit), std::move(pred)};
 }
@@ -220,7 +379,8 @@ Predictions predict(const FitConfig& config, const std::vector<std::string>& met
   const std::vector<int> idx = training_lags(L, config.train_points, seed);
   Predictions out{lags.head(context), Y.topRows(context), {}};
   for (const auto& m : methods)
-    out.pred.push_back(fit_and_predict(evaluator, parse_method(m), Y, idx, L, config.ridge).second.topRows(context));
+    out.pred.push_back(fit_and_predict(method_rows(evaluator, parse_method(m)), t_max, Y, idx, L, config.ridge)
+                           .second.topRows(context));
   return out;
 }
 
@@ -230,8 +390,24 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
   const int t_max = std::max(L, *std::max_element(config.eval_contexts.begin(), config.eval_contexts.end()));
   const Eigen::VectorXd lags = Eigen::VectorXd::LinSpaced(t_max, 0, t_max - 1);
 
-  std::vector<Method> methods;
-  for (const auto& m : config.methods) methods.push_back(parse_method(m));
+  // Every basis to fit: the methods, then the encodings, each with its name as written and its column count.
+  struct Basis {
+    std::string name;
+    int n_features = 0;
+    FeatureRows rows;
+  };
+  std::vector<Basis> bases;
+  const BasisEvaluator evaluator(config.basis, lags);
+  for (const auto& m : config.methods) {
+    const Method method = parse_method(m);
+    bases.push_back({m, n_features(method, config.basis), method_rows(evaluator, method)});
+  }
+  const Names names = names_of(config);
+  for (std::size_t i = 0; i < config.encodings.size(); ++i) {
+    Encoding e = fit_encoding(config, i);
+    const int p = n_features(e);
+    bases.push_back({config.encodings[i], p, encoding_rows(lags, std::move(e), names.where, encoding_key(config, i))});
+  }
   const Eigen::Index nt = static_cast<Eigen::Index>(config.targets.size());
   const Eigen::MatrixXd Y = target_matrix(config, lags);  // rows = lags 0..t_max-1, cols = targets
 
@@ -245,19 +421,17 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
     if (it == train_sets.end()) train_sets.push_back(std::move(t));
   }
 
-  const BasisEvaluator evaluator(config.basis, lags);
-  std::vector<std::vector<MethodFit>> fits(train_sets.size(), std::vector<MethodFit>(methods.size()));
-  // Methods are independent: fit them on both cores. Largest first, so the slowest fit starts early.
-  std::vector<std::size_t> order(methods.size());
+  std::vector<std::vector<MethodFit>> fits(train_sets.size(), std::vector<MethodFit>(bases.size()));
+  // Bases are independent: fit them on both cores. Largest first, so the slowest fit starts early.
+  std::vector<std::size_t> order(bases.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return n_features(methods[a], config.basis) > n_features(methods[b], config.basis);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return bases[a].n_features > bases[b].n_features; });
   parallel_for(order.size(), threads, [&](std::size_t task) {
     const std::size_t mi = order[task];
     for (std::size_t si = 0; si < train_sets.size(); ++si) {
       const auto& idx = train_sets[si];
-      const auto [fit, pred] = fit_and_predict(evaluator, methods[mi], Y, idx, L, config.ridge);
+      const auto [fit, pred] = fit_and_predict(bases[mi].rows, t_max, Y, idx, L, config.ridge);
       MethodFit& mf = fits[si][mi];
       mf.n_features = static_cast<int>(fit.weights.rows());
       mf.cond = fit.cond;
@@ -275,10 +449,10 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
   for (std::size_t k = 0; k < config.seeds.size(); ++k) {
     const std::size_t si = set_of_seed[k];
     for (Eigen::Index j = 0; j < nt; ++j)
-      for (std::size_t mi = 0; mi < methods.size(); ++mi) {
+      for (std::size_t mi = 0; mi < bases.size(); ++mi) {
         const MethodFit& mf = fits[si][mi];
         const Scores& s = mf.per_target[static_cast<std::size_t>(j)];
-        FitRow row{config.seeds[k], config.targets[static_cast<std::size_t>(j)], config.methods[mi], L, "train",
+        FitRow row{config.seeds[k], config.targets[static_cast<std::size_t>(j)], bases[mi].name, L, "train",
                    mf.n_features, static_cast<int>(train_sets[si].size()), s.train.mse, s.train.r2, mf.cond, mf.rank};
         rows.push_back(row);
         for (std::size_t c = 0; c < config.eval_contexts.size(); ++c) {
