@@ -1,5 +1,6 @@
 // ropekit fit | features | list | probe: the fixed-basis commands.
 #include <chrono>
+#include <limits>
 #include <memory>
 
 #include <CLI/CLI.hpp>
@@ -26,8 +27,17 @@ namespace {
 
 struct FitArgs {
   std::string config, format = "csv", out, section;
-  std::vector<std::string> methods, targets;
+  std::vector<std::string> methods, targets, encodings;
   int threads = 0;
+  // A run without --config: its parameters as options (defaults: BasisParams, TargetParams, ridge 1e-4,
+  // seed 0, train_points = L, the paper configs' target_freq_index 3 and second_freq_index 5).
+  BasisParams basis;
+  int freq_index = 3, second_freq_index = 5;
+  double ridge = 1e-4;
+  std::string tau;
+  std::vector<std::string> eval_contexts, seeds;
+  std::vector<CLI::Option*> run_options;  // refused with --config, which sets them
+  CLI::Option *train_context = nullptr, *eval_contexts_option = nullptr;
 };
 
 struct FeatureArgs {
@@ -50,16 +60,75 @@ struct ProbeArgs {
 double bytes_per_cell(Format f) { return f == Format::json ? 240 : 120; }
 double cells_per_second(Format f) { return f == Format::json ? 2e5 : 1e6; }
 
+// `fit` without --config: the run's parameters from the options (README "Command line").
+FitConfig fit_config_from_options(const FitArgs& a) {
+  const std::string command = "ropekit fit";
+  const Where where = Where::options(command);
+  if (!a.section.empty()) throw_bad_value(where, "section", "'" + a.section + "'", "given only with --config");
+  if (a.encodings.empty() && a.methods.empty())
+    throw InputError(command + ": no --config, --encoding or --methods (must give --encoding E... or --methods M..., "
+                               "with --train-context and --eval-contexts, or --config FILE.yaml)");
+  if (!a.train_context->count())
+    throw InputError(command + ": --train-context is missing (must be set without --config: the training lags 0..L-1)");
+  if (!a.eval_contexts_option->count())
+    throw InputError(command + ": --eval-contexts is missing (must be set without --config: lengths T1,T2,... to score)");
+  FitConfig c;
+  c.source = command;
+  c.command_line = true;
+  c.encodings_key = "--encoding";
+  c.section = "toy";
+  c.methods = a.methods;
+  c.encodings = a.encodings;
+  c.targets = a.targets.empty() ? toy_targets() : a.targets;
+  c.basis = a.basis;
+  if (!a.tau.empty()) {
+    if (a.tau != "bounded" && a.tau != "raw") throw_bad_value(where, "tau", "'" + a.tau + "'", "bounded or raw");
+    c.basis.bounded_tau = a.tau == "bounded";
+  }
+  c.train_points = c.basis.train_context;
+  for (const auto& t : a.eval_contexts)
+    c.eval_contexts.push_back(static_cast<int>(parse_integer_in(t, where, "--eval-contexts", 1, FitConfig::kMaxLength)));
+  if (a.seeds.empty()) c.seeds = {0};
+  for (const auto& s : a.seeds)
+    c.seeds.push_back(parse_integer_in(s, where, "--seed", 0, std::numeric_limits<std::int64_t>::max()));
+  c.ridge = a.ridge;
+  c.target.theta = c.basis.theta;
+  c.target.head_dim = c.basis.head_dim;
+  c.target.train_context = c.basis.train_context;
+  c.target.gamma = c.basis.gamma;
+  c.target.freq_index = a.freq_index;
+  c.target.second_freq_index = a.second_freq_index;
+  c.validate();
+  return c;
+}
+
 void run_fit(const FitArgs& a) {
   const Format format = parse_format_option("ropekit fit", a.format);
-  ConfigOverrides o;
-  if (!a.methods.empty()) o.methods = a.methods;
-  if (!a.targets.empty()) o.targets = a.targets;
-  if (!a.section.empty()) o.section = a.section;
-  const FitConfig config = load_fit_config(a.config, o);  // validates, sizes included (FitConfig::cost)
+  FitConfig config;
+  if (a.config.empty()) {
+    config = fit_config_from_options(a);
+  } else {
+    for (const auto* opt : a.run_options)
+      if (opt->count()) {
+        std::string given;
+        for (const auto& r : opt->results()) given += (given.empty() ? "" : ",") + r;
+        throw_bad_value("ropekit fit", opt->get_name(), "'" + given + "'",
+                        "absent with --config, which sets it (or drop --config)");
+      }
+    ConfigOverrides o;
+    if (!a.methods.empty()) o.methods = a.methods;
+    if (!a.encodings.empty()) o.encodings = a.encodings;
+    if (!a.targets.empty()) o.targets = a.targets;
+    if (!a.section.empty()) o.section = a.section;
+    config = load_fit_config(a.config, o);  // validates, sizes included (FitConfig::cost)
+  }
   check_output_path(a.out);
-  announce("ropekit fit", fmt::format("{} methods x {} targets, lengths up to {}", config.methods.size(),
-                                      config.targets.size(), config.max_length()),
+  const std::string what =
+      config.encodings.empty()
+          ? fmt::format("{} methods", config.methods.size())
+          : fmt::format("{} methods and {} encodings", config.methods.size(), config.encodings.size());
+  announce("ropekit fit", fmt::format("{} x {} targets, lengths up to {}", what, config.targets.size(),
+                                      config.max_length()),
            config.cost().seconds);
   emit(a.out, render(fit_rows_table(run_fixed_basis(config, a.threads)), format));
 }
@@ -206,12 +275,40 @@ void run_probes(const ProbeArgs& a, const CliContext& ctx) {
 void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
   {
     auto a = std::make_shared<FitArgs>();
-    auto* fit = app.add_subcommand("fit", "Ridge-fit fixed bases to target kernels from a YAML run config; one row "
-                                          "per (seed, target, method, split/context)");
-    fit->add_option("--config", a->config, "YAML run config (the reference's schema)")->required();
+    auto* fit = app.add_subcommand("fit", "Ridge-fit fixed bases (methods or any encoding of 1-D lags) to target "
+                                          "kernels, from a YAML run config or from options; one row per (seed, "
+                                          "target, method, split/context)");
+    const std::string cmd = "ropekit fit";
+    fit->add_option("--config", a->config, "YAML run config (the reference's schema, plus `encodings:`)");
     fit->add_option("--methods", a->methods, "methods to fit, replacing the config's (names or spellings)");
-    fit->add_option("--targets", a->targets, "targets to fit, replacing the section's defaults");
+    fit->add_option("--encoding,--encodings", a->encodings,
+                    "encodings to fit (spellings: rope:dim=64,F=16, jordan_m3, direct-sum:[rope,alibi], ...), "
+                    "replacing the config's; rows carry the spelling in the `method` column");
+    fit->add_option("--targets,--target", a->targets,
+                    "targets to fit (ropekit list targets), replacing the defaults (phase, linear, mixed without "
+                    "--config)");
     fit->add_option("--section", a->section, "toy or benchmarks, when the config has both");
+    // Without --config: the run's parameters.
+    a->train_context = add_integer_option(fit, cmd, "--train-context", a->basis.train_context,
+                                          "L: fit on lags 0..L-1 (required without --config)", 1, FitConfig::kMaxLength);
+    a->eval_contexts_option =
+        fit->add_option("--eval-contexts", a->eval_contexts, "T1,T2,...: score lags 0..T-1 (required without --config)")
+            ->delimiter(',');
+    a->run_options = {
+        a->train_context,
+        a->eval_contexts_option,
+        add_real_option(fit, cmd, "--ridge", a->ridge, "ridge lambda on every column (default 1e-4)"),
+        fit->add_option("--seed", a->seeds, "seeds (default 0; they only matter with fewer training points than L)")
+            ->delimiter(','),
+        add_integer_option(fit, cmd, "--num-freqs", a->basis.num_freqs, "F of methods and default encodings (16)", 1,
+                           kMaxNumFreqs),
+        add_integer_option(fit, cmd, "--head-dim", a->basis.head_dim, "h: grid theta^(-2k/h) (64)", 2, INT32_MAX),
+        add_real_option(fit, cmd, "--theta", a->basis.theta, "RoPE base (1e4)"),
+        add_real_option(fit, cmd, "--gamma", a->basis.gamma, "damping (1e-4)"),
+        fit->add_option("--tau", a->tau, "shear time: bounded (default) or raw"),
+        add_integer_option(fit, cmd, "--target-freq-index", a->freq_index, "targets' idx (3)", 0, INT32_MAX),
+        add_integer_option(fit, cmd, "--second-freq-index", a->second_freq_index, "targets' idx2 (5)", 0, INT32_MAX),
+    };
     fit->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     fit->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
     add_integer_option(fit, "ropekit fit", "--threads", a->threads,
