@@ -245,3 +245,11 @@ TEST_CASE("bad encodings are refused naming encodings[i], the spelling and the c
   CHECK(big.find("config test.yaml: encodings[1] = 'jordan:m=32,F=16000000' (must be an encoding with fewer than its "
                  "1024000001 feature columns") != std::string::npos);
 }
+
+TEST_CASE("the example config with encodings loads") {
+  const FitConfig c = load_fit_config(test::source_path("configs/encodings-toy.yaml"));
+  CHECK(c.methods == std::vector<std::string>{"rope", "rope_alibi", "jordan_rope"});
+  REQUIRE(c.encodings.size() == 5);
+  CHECK(c.encodings[0] == "direct-sum:[rope,alibi]");
+  for (std::size_t i = 0; i < c.encodings.size(); ++i) CHECK(n_features(fit_encoding(c, i)) >= 2);
+}
