@@ -5,6 +5,7 @@
 #include "probes/jordan_positionwise_probe.hpp"
 #include "probes/jordan_tables.hpp"
 #include "probes/rf_rope_probe.hpp"
+#include "probes/scaling_probe.hpp"
 #include "probes/nd_rope_probe.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/version.hpp"
@@ -23,6 +24,8 @@ const std::vector<ProbeInfo>& builtin_probes() {
        run_nd_rope_probe, 4},
       {"jordan-positionwise", "Position-wise Jordan-RoPE: Prop. 1 in float64, largest factors and float32 score error "
        "(appendix A), stabilized defect", run_jordan_positionwise_probe, 5},
+      {"scaling", "Context scaling of a 4k RoPE to 32k and 128k: PI, NTK, dynamic NTK, YaRN, LongRoPE, Llama 3.1 "
+       "frequencies, kernels and fixed-basis fits", run_scaling_probe, 10},
   };
   return probes;
 }
