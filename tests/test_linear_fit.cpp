@@ -87,7 +87,7 @@ TEST_CASE("a target inside the span is fit with R^2 = 1") {
     const Eigen::VectorXd w0 = random_targets(X.cols(), 1, 3).col(0);
     const Eigen::VectorXd y = X * w0;
     const RidgeFit fit = fit_ridge(X, y, RidgeOptions{0.0});
-    const Score s = score(X * fit.weights.col(0), y);
+    const FitQuality s = fit_quality(X * fit.weights.col(0), y);
     CAPTURE(fit.cond);
     // Without ridge the residual is rounding only: 1 - R^2 ~ (cond(X) eps)^2 << 1e-12.
     CHECK(1.0 - s.r2 <= 1e-12);

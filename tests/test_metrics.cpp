@@ -9,7 +9,7 @@ TEST_CASE("MSE and R^2 of a hand-computed example") {
   Eigen::VectorXd y(4), pred(4);
   y << 1, 2, 3, 4;     // mean 2.5, population variance 1.25
   pred << 1, 2, 3, 6;  // squared errors 0, 0, 0, 4
-  const Score s = score(pred, y);
+  const FitQuality s = fit_quality(pred, y);
   CHECK(s.mse == 1.0);
   CHECK(s.r2 == doctest::Approx(1.0 - 1.0 / 1.25).epsilon(1e-15));
 }
@@ -17,7 +17,7 @@ TEST_CASE("MSE and R^2 of a hand-computed example") {
 TEST_CASE("a constant target uses the variance floor 1e-12 instead of dividing by zero") {
   const Eigen::VectorXd y = Eigen::VectorXd::Constant(5, 3.0);
   const Eigen::VectorXd pred = Eigen::VectorXd::Constant(5, 3.0 + 1e-7);
-  const Score s = score(pred, y);
+  const FitQuality s = fit_quality(pred, y);
   CHECK(s.mse == doctest::Approx(1e-14).epsilon(1e-6));
   CHECK(s.r2 == doctest::Approx(1.0 - 1e-14 / 1e-12).epsilon(1e-6));
 }

@@ -303,16 +303,16 @@ namespace {
 
 constexpr Eigen::Index kChunk = 1024;  // lags per prediction chunk: 1024 x 129 doubles = 1 MiB
 
-struct Scores {
-  Score train;
-  std::vector<Score> eval;  // one per eval context
+struct Qualities {
+  FitQuality train;
+  std::vector<FitQuality> eval;  // one per eval context
 };
 
 struct MethodFit {
   int n_features = 0;
   double cond = 0;
   int rank = 0;
-  std::vector<Scores> per_target;
+  std::vector<Qualities> per_target;
 };
 
 // The feature rows [first, first + count) of one basis (a method or an encoding) on the run's lag grid.
@@ -437,9 +437,9 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
       mf.cond = fit.cond;
       mf.rank = fit.rank;
       for (Eigen::Index j = 0; j < nt; ++j) {
-        Scores s;
-        s.train = score(pred(idx, j), Y(idx, j));
-        for (int T : config.eval_contexts) s.eval.push_back(score(pred.col(j).head(T), Y.col(j).head(T)));
+        Qualities s;
+        s.train = fit_quality(pred(idx, j), Y(idx, j));
+        for (int T : config.eval_contexts) s.eval.push_back(fit_quality(pred.col(j).head(T), Y.col(j).head(T)));
         mf.per_target.push_back(std::move(s));
       }
     }
@@ -451,7 +451,7 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
     for (Eigen::Index j = 0; j < nt; ++j)
       for (std::size_t mi = 0; mi < bases.size(); ++mi) {
         const MethodFit& mf = fits[si][mi];
-        const Scores& s = mf.per_target[static_cast<std::size_t>(j)];
+        const Qualities& s = mf.per_target[static_cast<std::size_t>(j)];
         FitRow row{config.seeds[k], config.targets[static_cast<std::size_t>(j)], bases[mi].name, L, "train",
                    mf.n_features, static_cast<int>(train_sets[si].size()), s.train.mse, s.train.r2, mf.cond, mf.rank};
         rows.push_back(row);

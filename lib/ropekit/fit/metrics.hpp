@@ -1,5 +1,5 @@
 #pragma once
-// Fit scores of spec fixed-basis.md section 4:
+// Fit quality (MSE and R^2; "score" is the attention score q^T G k elsewhere) of spec fixed-basis.md section 4:
 //   MSE = (1/T) sum_d (pred(d) - y(d))^2,   R^2 = 1 - MSE / max(Var(y), 1e-12),
 // Var the population variance of y over the same lags.
 
@@ -7,7 +7,7 @@
 
 namespace ropekit {
 
-struct Score {
+struct FitQuality {
   double mse = 0;
   double r2 = 0;
 };
@@ -15,8 +15,8 @@ struct Score {
 /// Variance floor of R^2: keeps a constant target from dividing by zero.
 inline constexpr double kVarianceFloor = 1e-12;
 
-/// Scores pred against y over all their entries (same length, >= 1).
-Score score(const Eigen::Ref<const Eigen::VectorXd>& pred, const Eigen::Ref<const Eigen::VectorXd>& y);
+/// MSE and R^2 of pred against y over all their entries (same length, >= 1).
+FitQuality fit_quality(const Eigen::Ref<const Eigen::VectorXd>& pred, const Eigen::Ref<const Eigen::VectorXd>& y);
 
 /// Population variance (two-pass, so a large mean does not cancel the spread).
 double population_variance(const Eigen::Ref<const Eigen::VectorXd>& y);
