@@ -92,7 +92,7 @@ FitConfig fit_config_from_options(const FitArgs& a) {
   for (const auto& s : a.seeds)
     c.seeds.push_back(parse_integer_in(s, where, "--seed", 0, std::numeric_limits<std::int64_t>::max()));
   c.ridge = a.ridge;
-  c.target.theta = c.basis.theta;
+  c.target.base = c.basis.base;
   c.target.head_dim = c.basis.head_dim;
   c.target.train_context = c.basis.train_context;
   c.target.gamma = c.basis.gamma;
@@ -159,7 +159,7 @@ void run_features(const FeatureArgs& a) {
     p = load_fit_config(a.config).basis;
     if (a.num_freqs->count()) p.num_freqs = a.basis.num_freqs;
     if (a.head_dim->count()) p.head_dim = a.basis.head_dim;
-    if (a.theta->count()) p.theta = a.basis.theta;
+    if (a.theta->count()) p.base = a.basis.base;
     if (a.gamma->count()) p.gamma = a.basis.gamma;
     if (a.train_context->count()) p.train_context = a.basis.train_context;
   }
@@ -303,7 +303,7 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
         add_integer_option(fit, cmd, "--num-freqs", a->basis.num_freqs, "F of methods and default encodings (16)", 1,
                            kMaxNumFreqs),
         add_integer_option(fit, cmd, "--head-dim", a->basis.head_dim, "h: grid theta^(-2k/h) (64)", 2, INT32_MAX),
-        add_real_option(fit, cmd, "--theta", a->basis.theta, "RoPE base (1e4)"),
+        add_real_option(fit, cmd, "--theta", a->basis.base, "RoPE base (1e4)"),
         add_real_option(fit, cmd, "--gamma", a->basis.gamma, "damping (1e-4)"),
         fit->add_option("--tau", a->tau, "shear time: bounded (default) or raw"),
         add_integer_option(fit, cmd, "--target-freq-index", a->freq_index, "targets' idx (3)", 0, INT32_MAX),
@@ -333,7 +333,7 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     a->head_dim = add_integer_option(f, cmd, "--head-dim", a->basis.head_dim, "h (frequency grid theta^(-2k/h))", 2,
                                      INT32_MAX)
                       ->capture_default_str();
-    a->theta = add_real_option(f, cmd, "--theta", a->basis.theta, "RoPE base")->capture_default_str();
+    a->theta = add_real_option(f, cmd, "--theta", a->basis.base, "RoPE base")->capture_default_str();
     a->gamma = add_real_option(f, cmd, "--gamma", a->basis.gamma, "damping")->capture_default_str();
     a->train_context =
         add_integer_option(f, cmd, "--train-context", a->basis.train_context, "L", 1, INT32_MAX)

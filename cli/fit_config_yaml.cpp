@@ -187,16 +187,16 @@ FitConfig parse_fit_config(std::string_view yaml_text, std::string_view source, 
     if (h <= 0 || h % 2 != 0 || h > 1'000'000) throw_bad_value(where, s + ".head_dim", std::to_string(h), "a positive even integer");
     c.basis.head_dim = static_cast<int>(h);
   }
-  if (auto n = opt(pos, "theta"); n) c.basis.theta = rd.real(*n, "position.theta", "finite and > 0");
+  if (auto n = opt(pos, "theta"); n) c.basis.base = rd.real(*n, "position.theta", "finite and > 0");
   if (auto n = opt(pos, "bounded_tau"); n) c.basis.bounded_tau = rd.boolean(*n, "position.bounded_tau");
   std::string gamma_key = s + ".gamma";  // falls back to position.gamma_min, then 1e-4
   if (auto n = opt(sec, "gamma"); n) c.basis.gamma = rd.real(*n, gamma_key, "finite and >= 0");
   else if (auto g = opt(pos, "gamma_min"); g)
     gamma_key = "position.gamma_min", c.basis.gamma = rd.real(*g, gamma_key, "finite and >= 0");
-  check_positive(where, "position.theta", c.basis.theta);
+  check_positive(where, "position.theta", c.basis.base);
   check_nonnegative(where, gamma_key, c.basis.gamma);
 
-  c.target.theta = c.basis.theta;
+  c.target.base = c.basis.base;
   c.target.head_dim = c.basis.head_dim;
   c.target.train_context = c.basis.train_context;
   c.target.gamma = c.basis.gamma;

@@ -166,9 +166,9 @@ ProbeResult run_scaling_probe(const ProbeContext& ctx) {
     config.targets = {"phase", "linear", "mixed"};
     config.basis.head_dim = kDim;
     config.basis.num_freqs = kDim / 2;
-    config.basis.theta = kBase;
+    config.basis.base = kBase;
     config.basis.train_context = kOrig;
-    config.target.theta = kBase;
+    config.target.base = kBase;
     config.target.head_dim = kDim;
     config.target.train_context = kOrig;
     config.target.freq_index = kTargetIndex;

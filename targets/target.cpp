@@ -108,7 +108,7 @@ Target parse_readable(std::string_view text) {
 }  // namespace
 
 void TargetParams::validate(const Where& where) const {
-  check_positive(where, "theta", theta);
+  check_positive(where, "theta", base);  // named as users type it: position.theta
   if (head_dim <= 0 || head_dim % 2 != 0)
     throw_bad_value(where, "head_dim", std::to_string(head_dim), "a positive even integer");
   check_at_least(where, "train_context", train_context, 1);
@@ -174,8 +174,8 @@ struct Frequencies {
 };
 Frequencies target_frequencies(const Target& t, const TargetParams& p) {
   const auto n = needs(t);
-  return {geometric_frequency(p.theta, n.idx.value_or(p.freq_index.value_or(0)), p.head_dim),
-          geometric_frequency(p.theta, n.idx2.value_or(p.second_freq_index.value_or(0)), p.head_dim)};
+  return {geometric_frequency(p.base, n.idx.value_or(p.freq_index.value_or(0)), p.head_dim),
+          geometric_frequency(p.base, n.idx2.value_or(p.second_freq_index.value_or(0)), p.head_dim)};
 }
 
 }  // namespace
@@ -196,7 +196,7 @@ void check_target_range(const Target& t, const TargetParams& p, double max_lag, 
                                   "(omega = {})",
                                   format_number(limit / w.omega), format_number(max_lag), format_number(w.omega)));
   } else if (!(std::max(w.omega, w.omega2) <= limit)) {
-    throw_bad_value(where, "theta", format_number(p.theta),
+    throw_bad_value(where, "theta", format_number(p.base),
                     fmt::format("such that omega = theta^(-2 idx/h) <= {}: the phase omega d must stay finite for "
                                 "d <= {} (omega = {})",
                                 format_number(limit), format_number(max_lag), format_number(std::max(w.omega, w.omega2))));
@@ -228,9 +228,7 @@ Eigen::VectorXd target_values(const Target& t, const TargetParams& p, const Eige
       throw_bad_value("target evaluation", fmt::format("lag[{}]", i), format_number(lags[i]), "finite");
   if (lags.size() > 0) check_target_range(t, p, lags.cwiseAbs().maxCoeff(), "target");
   const auto n = needs(t);
-  const double h = p.head_dim;
-  const double omega = std::pow(p.theta, -2.0 * n.idx.value_or(p.freq_index.value_or(0)) / h);
-  const double omega2 = std::pow(p.theta, -2.0 * n.idx2.value_or(p.second_freq_index.value_or(0)) / h);
+  const auto [omega, omega2] = target_frequencies(t, p);
   const Eigen::ArrayXd d = lags.array();
   const Eigen::ArrayXd x = d / static_cast<double>(std::max(p.train_context, 1));
   // Vectorised sincos (SLEEF, 1 ulp): Eigen's double-precision .cos() is scalar.

@@ -42,7 +42,7 @@ using Target = std::variant<target::Phase, target::Linear, target::Mixed, target
 
 /// Run parameters of the targets; a target's own override (e.g. `phase:idx=5`) wins.
 struct TargetParams {
-  double theta = 1e4;                     ///< finite, > 0
+  double base = 1e4;                      ///< RoPE base B (config key position.theta), finite, > 0
   int head_dim = 64;                      ///< positive, even
   int train_context = 1024;               ///< L >= 1
   double gamma = 1e-4;                    ///< damped_wave's damping, finite, >= 0

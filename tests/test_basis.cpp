@@ -19,7 +19,7 @@ BasisParams paper_params() {
   BasisParams p;  // the paper's Table 3 run
   p.num_freqs = 16;
   p.head_dim = 64;
-  p.theta = 1e4;
+  p.base = 1e4;
   p.gamma = 1e-4;
   p.train_context = 1024;
   p.bounded_tau = true;
@@ -208,8 +208,8 @@ TEST_CASE("bad basis parameters and lags throw InputError") {
   CHECK_THROWS_AS(features(m, bad([](BasisParams& p) { p.head_dim = 63; }), lags), InputError);
   CHECK_THROWS_AS(features(m, bad([](BasisParams& p) { p.head_dim = 0; }), lags), InputError);
   CHECK_THROWS_AS(features(m, bad([](BasisParams& p) { p.num_freqs = 0; }), lags), InputError);
-  CHECK_THROWS_AS(features(m, bad([](BasisParams& p) { p.theta = std::nan(""); }), lags), InputError);
-  CHECK_THROWS_AS(features(m, bad([](BasisParams& p) { p.theta = -1; }), lags), InputError);
+  CHECK_THROWS_AS(features(m, bad([](BasisParams& p) { p.base = std::nan(""); }), lags), InputError);
+  CHECK_THROWS_AS(features(m, bad([](BasisParams& p) { p.base = -1; }), lags), InputError);
   CHECK_THROWS_AS(features(m, bad([](BasisParams& p) { p.gamma = -1e-4; }), lags), InputError);
   CHECK_THROWS_AS(features(m, bad([](BasisParams& p) { p.train_context = 0; }), lags), InputError);
   Eigen::VectorXd neg = lags;
@@ -273,7 +273,7 @@ TEST_CASE("num_freqs is bounded so that column counts stay ints, and theta < 1 m
   CHECK(n_features(method::Jordan{32, {}, {}}, p) == 1 + 2 * 32 * kMaxNumFreqs);  // spec count 1 + 2 m F
   // theta^(-2(F-1)/h) with theta = 1e-300, F = 16, h = 2: 1e4500, not a float64.
   p = paper_params();
-  p.theta = 1e-300;
+  p.base = 1e-300;
   p.head_dim = 2;
   CHECK_THROWS_WITH_AS(p.validate(Where::options("ropekit features")), doctest::Contains("--theta = 1e-300"),
                        InputError);

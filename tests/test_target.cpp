@@ -13,7 +13,7 @@ namespace {
 
 TargetParams structured_params() {
   TargetParams p;  // the paper's Table 11 run
-  p.theta = 1e4;
+  p.base = 1e4;
   p.head_dim = 64;
   p.train_context = 1024;
   p.gamma = 1e-4;

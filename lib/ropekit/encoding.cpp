@@ -920,7 +920,7 @@ BasisParams basis_params(const FrequencySchedule& f, std::optional<double> seq_l
   const auto* g = std::get_if<Geometric>(&f.source);
   if (g && std::holds_alternative<scaling::None>(f.scaling)) {
     p.head_dim = static_cast<int>(g->dim * g->partial);
-    p.theta = g->base;
+    p.base = g->base;
     p.num_freqs = g->count.value_or(p.head_dim / 2);
   } else {
     const auto t = frequencies(f, seq_len);

@@ -51,10 +51,10 @@ void BasisParams::validate(const Where& where) const {
   check_in_range(where, "num_freqs", num_freqs, 1, kMaxNumFreqs);
   if (head_dim <= 0 || head_dim % 2 != 0)
     throw_bad_value(where, "head_dim", std::to_string(head_dim), "a positive even integer");
-  check_positive(where, "theta", theta);
+  check_positive(where, "theta", base);  // messages use the key users type: --theta, position.theta
   // theta < 1 makes the grid ascend: its top theta^(-2(F-1)/h) must be a finite number.
   if (!std::isfinite(max_frequency()))
-    throw_bad_value(where, "theta", format_number(theta),
+    throw_bad_value(where, "theta", format_number(base),
                     fmt::format("at least {} for {} = {} and {} = {}: the highest frequency theta^(-2(F-1)/h) must "
                                 "be finite",
                                 format_number(std::exp(-709.78 * head_dim / (2.0 * (num_freqs - 1)))),
@@ -73,13 +73,13 @@ void BasisParams::validate(const Where& where) const {
 
 double BasisParams::max_frequency() const {
   if (omega) return omega->size() ? omega->maxCoeff() : 0.0;
-  return theta >= 1 ? 1.0 : std::pow(theta, -2.0 * (num_freqs - 1) / head_dim);
+  return base >= 1 ? 1.0 : geometric_frequency(base, num_freqs - 1, head_dim);
 }
 
 Eigen::VectorXd BasisParams::frequencies() const {
   if (omega) return *omega;
   Eigen::VectorXd w(num_freqs);
-  for (int k = 0; k < num_freqs; ++k) w[k] = geometric_frequency(theta, k, head_dim);
+  for (int k = 0; k < num_freqs; ++k) w[k] = geometric_frequency(base, k, head_dim);
   return w;
 }
 

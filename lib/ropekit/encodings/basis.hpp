@@ -18,20 +18,20 @@ namespace ropekit {
 /// Run parameters shared by every method of a probe.
 struct BasisParams {
   int num_freqs = 16;        ///< 1 <= F <= kMaxNumFreqs: frequencies omega_k, k = 0..F-1
-  int head_dim = 64;         ///< h, positive and even: grid omega_k = theta^(-2k/h) (h, not 2F)
-  double theta = 1e4;        ///< RoPE base, finite, > 0
+  int head_dim = 64;         ///< h, positive and even: grid omega_k = base^(-2k/h) (h, not 2F)
+  double base = 1e4;         ///< RoPE base B (config key position.theta, option --theta), finite, > 0
   double gamma = 1e-4;       ///< damping of E = exp(-gamma d), finite, >= 0
   int train_context = 1024;  ///< L >= 1: x = d/L
   bool bounded_tau = true;   ///< shear time tau = d/(1+d/L) (stabilized) or d (raw)
   /// Explicit frequencies (an encoding's scaled or listed schedule) instead of the grid; size = num_freqs,
-  /// each finite and > 0. Empty: the grid theta^(-2k/h).
+  /// each finite and > 0. Empty: the grid base^(-2k/h).
   std::optional<Eigen::VectorXd> omega;
 
   /// @throws InputError naming the first broken constraint, spelled by `where` (num_freqs -> --num-freqs).
   void validate(const Where& where = Where("basis parameters")) const;
-  /// omega_k = theta^(-2k/h), k = 0..F-1 (descending from omega_0 = 1 when theta > 1), or `omega` when given.
+  /// omega_k = base^(-2k/h), k = 0..F-1 (descending from omega_0 = 1 when base > 1), or `omega` when given.
   Eigen::VectorXd frequencies() const;
-  /// The largest omega_k: 1, or theta^(-2(F-1)/h) when theta < 1 (max of `omega` when given).
+  /// The largest omega_k: 1, or base^(-2(F-1)/h) when base < 1 (max of `omega` when given).
   double max_frequency() const;
 };
 

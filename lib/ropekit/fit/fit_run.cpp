@@ -118,7 +118,7 @@ Cost FitConfig::cost() const {
 EncodingDefaults FitConfig::encoding_defaults() const {
   EncodingDefaults d;
   d.dim = basis.head_dim;
-  d.base = basis.theta;
+  d.base = basis.base;
   d.count = basis.num_freqs;
   d.gamma = basis.gamma;
   d.L = basis.train_context;
@@ -274,7 +274,7 @@ std::string describe(const FitConfig& c) {
       "- fit: ridge = {} on every column (float64, QR), train_points = {} of lags 0..{}; "
       "scored on lags 0..T-1 for T in {}\n"
       "- seeds: {}{}\n",
-      c.source, c.section, b.num_freqs, b.head_dim, format_number(b.theta), format_number(b.gamma), b.train_context,
+      c.source, c.section, b.num_freqs, b.head_dim, format_number(b.base), format_number(b.gamma), b.train_context,
       b.bounded_tau, t.freq_index ? std::to_string(*t.freq_index) : "unset",
       t.second_freq_index ? std::to_string(*t.second_freq_index) : "unset", format_number(t.scaled_c),
       format_number(t.drift_eps), format_number(c.ridge), c.train_points, b.train_context - 1,
