@@ -1,11 +1,9 @@
 #include "ropekit/mc/content_verify.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <limits>
-#include <mutex>
 
 #include <fmt/format.h>
 
@@ -64,14 +62,8 @@ std::vector<Moments> content_score_moments(const std::vector<Eigen::MatrixXd>& G
   const std::size_t L = G.size();
   const auto N = options.trials;
   const std::size_t chunks = static_cast<std::size_t>((N + kTrialsPerChunk - 1) / kTrialsPerChunk);
-  // As score_moments (monte_carlo.cpp): chunks run in batches whose moments merge in chunk order.
-  constexpr std::size_t kBatch = 64;
-  std::vector<std::vector<Moments>> chunk_moments(std::min(chunks, kBatch));
-  std::vector<Moments> total(L);
-  std::atomic<std::size_t> done{0};
-  std::mutex progress_mutex;
-
-  auto run_chunk = [&](std::size_t chunk) {
+  // Chunks merge in chunk order (merge_chunks, monte_carlo.hpp): the numbers never depend on the threads.
+  auto run_chunk = [&](std::size_t chunk, std::vector<Moments>& out) {
     Rng rng(options.seed, kStreamContent, chunk);
     const std::int64_t first = static_cast<std::int64_t>(chunk) * kTrialsPerChunk;
     const auto count = static_cast<Eigen::Index>(std::min<std::int64_t>(kTrialsPerChunk, N - first));
@@ -85,48 +77,19 @@ std::vector<Moments> content_score_moments(const std::vector<Eigen::MatrixXd>& G
       Q.col(t) = z.head(n);
       K.col(t) = rho * z.head(n) + sigma * z.tail(n);
     }
-    auto& out = chunk_moments[chunk % kBatch];
     out.assign(L, Moments{});
-    const double cnt = static_cast<double>(count);
     for (std::size_t l = 0; l < L; ++l) {
       GK.noalias() = G[l] * K;
-      // Raw power sums of d = s - shift, shift = the chunk's first score (keeps d ~ one sd).
-      double shift = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
-      for (Eigen::Index t = 0; t < count; ++t) {
-        const double s = Q.col(t).dot(GK.col(t));
-        if (t == 0) shift = s;
-        const double d = s - shift, d2 = d * d;
-        s1 += d;
-        s2 += d2;
-        s3 += d2 * d;
-        s4 += d2 * d2;
-      }
-      if (!std::isfinite(s4) || !std::isfinite(shift))
+      ShiftedSums sums;
+      for (Eigen::Index t = 0; t < count; ++t) sums.add(Q.col(t).dot(GK.col(t)));
+      if (!sums.finite())
         throw InputError(fmt::format("ropekit verify content: a score is not finite at lag {} (G(Dp) is too large "
                                      "for float64 moments; use smaller lags)",
                                      l + 1));
-      const double m1 = s1 / cnt;
-      Moments& m = out[l];
-      m.n = cnt;
-      m.mean = shift + m1;
-      m.M2 = std::max(0.0, s2 - cnt * m1 * m1);
-      m.M3 = s3 - 3 * m1 * s2 + 2 * cnt * m1 * m1 * m1;
-      m.M4 = std::max(0.0, s4 - 4 * m1 * s3 + 6 * m1 * m1 * s2 - 3 * cnt * m1 * m1 * m1 * m1);
-    }
-    const std::size_t finished = ++done;
-    if (options.progress) {
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      options.progress(static_cast<double>(finished) / static_cast<double>(chunks));
+      out[l] = sums.moments();
     }
   };
-
-  for (std::size_t first = 0; first < chunks; first += kBatch) {
-    const std::size_t count = std::min(kBatch, chunks - first);
-    parallel_for(count, options.threads, [&](std::size_t i) { run_chunk(first + i); });
-    for (std::size_t i = 0; i < count; ++i)
-      for (std::size_t l = 0; l < L; ++l) total[l].merge(chunk_moments[i][l]);
-  }
-  return total;
+  return merge_chunks(chunks, L, options.threads, run_chunk, options.progress);
 }
 
 bool content_checkable(const Encoding& e) {

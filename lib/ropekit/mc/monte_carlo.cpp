@@ -96,22 +96,13 @@ std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, 
 
   const auto N = options.trials;
   const std::size_t chunks = static_cast<std::size_t>((N + kTrialsPerChunk - 1) / kTrialsPerChunk);
-  // Chunks run in batches whose moments merge in chunk order before the next batch starts: memory stays
-  // at kBatch x L moments for any N, and the order (so every number) is independent of the threads.
-  constexpr std::size_t kBatch = 64;
-  std::vector<std::vector<Moments>> chunk_moments(std::min(chunks, kBatch));
-  std::vector<Moments> total(L);
-  std::atomic<std::size_t> done{0};
-  std::mutex progress_mutex;
-
-  auto run_chunk = [&](std::size_t chunk) {
+  auto run_chunk = [&](std::size_t chunk, std::vector<Moments>& out) {
     Rng rng(options.seed, kStreamFrequencies, chunk);
     const std::int64_t first = static_cast<std::int64_t>(chunk) * kTrialsPerChunk;
     const std::int64_t count = std::min<std::int64_t>(kTrialsPerChunk, N - first);
     std::vector<double> w(D * k), half((D + 1) / 2 * k), u(D), S(L), scratch(grid ? 8 * L : 0);
     std::vector<std::size_t> perm(D);
-    // Raw power sums of d = S - shift per lag, shift = the chunk's first score (keeps d ~ one sd).
-    std::vector<double> shift(L), s1(L, 0), s2(L, 0), s3(L, 0), s4(L, 0);
+    std::vector<ShiftedSums> sums(L);
     for (std::int64_t trial = 0; trial < count; ++trial) {
       switch (options.sampling) {
         case Sampling::iid:
@@ -149,43 +140,51 @@ std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, 
           S[l] = dot_cos_sin(u.data(), A.data(), B.data(), D);
         }
       }
-      if (trial == 0) shift = S;
-      for (std::size_t l = 0; l < L; ++l) {
-        const double d = S[l] - shift[l], d2 = d * d;
-        s1[l] += d;
-        s2[l] += d2;
-        s3[l] += d2 * d;
-        s4[l] += d2 * d2;
-      }
+      for (std::size_t l = 0; l < L; ++l) sums[l].add(S[l]);
     }
-    auto& out = chunk_moments[chunk % kBatch];
     out.resize(L);
-    const double n = static_cast<double>(count);
     for (std::size_t l = 0; l < L; ++l) {
-      if (!std::isfinite(s4[l]) || !std::isfinite(shift[l]))
+      if (!sums[l].finite())
         throw InputError(fmt::format("ropekit Monte Carlo: a score is not finite at lag {} (lag * frequency overflows float64; "
                                      "use smaller lags or a lighter-tailed spectrum than {})",
                                      format_number(lags(static_cast<Eigen::Index>(l), 0)), spelling(draw)));
-      const double m1 = s1[l] / n;
-      Moments& m = out[l];
-      m.n = n;
-      m.mean = shift[l] + m1;
-      m.M2 = std::max(0.0, s2[l] - n * m1 * m1);
-      m.M3 = s3[l] - 3 * m1 * s2[l] + 2 * n * m1 * m1 * m1;
-      m.M4 = std::max(0.0, s4[l] - 4 * m1 * s3[l] + 6 * m1 * m1 * s2[l] - 3 * n * m1 * m1 * m1 * m1);
-    }
-    const std::size_t finished = ++done;
-    if (options.progress) {
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      options.progress(static_cast<double>(finished) / static_cast<double>(chunks));
+      out[l] = sums[l].moments();
     }
   };
+  return merge_chunks(chunks, L, options.threads, run_chunk, options.progress);
+}
 
+Moments ShiftedSums::moments() const {
+  const double m1 = s1 / n;
+  Moments m;
+  m.n = n;
+  m.mean = shift + m1;
+  m.M2 = std::max(0.0, s2 - n * m1 * m1);
+  m.M3 = s3 - 3 * m1 * s2 + 2 * n * m1 * m1 * m1;
+  m.M4 = std::max(0.0, s4 - 4 * m1 * s3 + 6 * m1 * m1 * s2 - 3 * n * m1 * m1 * m1 * m1);
+  return m;
+}
+
+std::vector<Moments> merge_chunks(std::size_t chunks, std::size_t lags, int threads,
+                                  const std::function<void(std::size_t, std::vector<Moments>&)>& chunk,
+                                  const std::function<void(double)>& progress) {
+  constexpr std::size_t kBatch = 64;
+  std::vector<std::vector<Moments>> chunk_moments(std::min(chunks, kBatch));
+  std::vector<Moments> total(lags);
+  std::atomic<std::size_t> done{0};
+  std::mutex progress_mutex;
   for (std::size_t first = 0; first < chunks; first += kBatch) {
     const std::size_t count = std::min(kBatch, chunks - first);
-    parallel_for(count, options.threads, [&](std::size_t i) { run_chunk(first + i); });
+    parallel_for(count, threads, [&](std::size_t i) {
+      chunk(first + i, chunk_moments[i]);
+      const std::size_t finished = ++done;
+      if (progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        progress(static_cast<double>(finished) / static_cast<double>(chunks));
+      }
+    });
     for (std::size_t i = 0; i < count; ++i)
-      for (std::size_t l = 0; l < L; ++l) total[l].merge(chunk_moments[i][l]);
+      for (std::size_t l = 0; l < lags; ++l) total[l].merge(chunk_moments[i][l]);
   }
   return total;
 }

@@ -4,6 +4,7 @@
 // lag. Trials are cut into fixed chunks of kTrialsPerChunk, chunk c draws from Rng(seed, frequencies, c)
 // and the chunks' moments merge in chunk order: the numbers depend on the seed, never on the threads.
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -31,6 +32,34 @@ struct Moments {
   /// Standard error of s^2 from the fourth moment: sqrt((m4 - s^4 (n-3)/(n-1)) / n), m4 = M4/n.
   double stderr_variance() const;
 };
+
+/// Raw power sums of d = x - shift, shift = the first value (keeps d about one sd, so the central moments
+/// below lose no digits to a large mean); one per lag within a chunk of trials.
+struct ShiftedSums {
+  double shift = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+  double n = 0;
+
+  void add(double x) {
+    if (n == 0) shift = x;
+    const double d = x - shift, d2 = d * d;
+    s1 += d;
+    s2 += d2;
+    s3 += d2 * d;
+    s4 += d2 * d2;
+    n += 1;
+  }
+  bool finite() const { return std::isfinite(s4) && std::isfinite(shift); }
+  /// The central moments of the values added (count n >= 1).
+  Moments moments() const;
+};
+
+/// Runs chunk(c, out) for c = 0..chunks-1 on `threads` workers (<= 0: all), `out` holding one Moments per lag,
+/// in batches of 64 chunks whose moments merge in chunk order before the next batch starts: memory stays at
+/// 64 x lags moments for any number of chunks, and every number is independent of the threads. progress(fraction)
+/// is called after each chunk, serialised.
+std::vector<Moments> merge_chunks(std::size_t chunks, std::size_t lags, int threads,
+                                  const std::function<void(std::size_t, std::vector<Moments>&)>& chunk,
+                                  const std::function<void(double)>& progress);
 
 struct McOptions {
   std::int64_t trials = 20000;        ///< N >= 2
