@@ -15,46 +15,16 @@
 #include "ropekit/mc/content_verify.hpp"
 #include "ropekit/mc/rf_verify.hpp"
 #include "support.hpp"
+#include "tests/encoding_spellings.hpp"
 
 using namespace ropekit;
 using ropekit::test::test_seed;
 
 namespace {
 
-// tests/test_encoding.cpp's kSpellings (one spelling per family and the reference names), parsed with
-// dim = 16 where a spelling leaves it unset, so every operator stays small (n <= 64).
-const std::vector<std::string> kSpellings = {
-    "rope",
-    "rope:dim=64,base=5e5",
-    "rope:dim=32,base=1e4,F=8",
-    "rope:dim=32,partial=0.5",
-    "rope:dim=32,scaling=linear(factor=4)",
-    "rope:dim=32,scaling=ntk(factor=4)",
-    "rope:dim=32,scaling=dynamic(factor=4,orig=64)",
-    "rope:dim=32,scaling=yarn(factor=16,orig=64)",
-    "rope:dim=32,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=64)",
-    "rope-freqs:freqs=[1,0.5,0.01]",
-    "rope-matched:k=3,dim=32,F=8",
-    "xpos:dim=32",
-    "rf-rope:spectrum=gaussian(sigma=2),blocks=16,seed=7",
-    "rf-rope:spectrum=cauchy(b=1),blocks=16",
-    "rf-rope:spectrum=matern(nu=2.5,l=3),blocks=8,seed=3,sampling=antithetic",
-    "damped:gamma=1e-3,dim=32,F=8",
-    "jordan:m=3,gamma=1e-3,tau=raw,L=64,dim=16",
-    "jordan:m=2,gamma=1e-3,tau=bounded,L=64,dim=16",
-    "jordan-scaled:m=3,c=0.1,L=64,dim=16",
-    "real-jordan:gamma=0.01,tau=raw,L=64",
-    "real-jordan:gamma=0.01,tau=bounded,L=64",
-    "alibi:slope=0.5,L=64",
-    "poly:k=4,tau=raw,L=64",
-    "nope",
-    "direct-sum:[rope(dim=16),alibi(L=64)]",
-    "direct-sum:[jordan(m=2,dim=8,tau=raw),poly(k=3,tau=raw),nope]",
-    "jordan_rope",
-    "direct_sum_poly_m4",
-    "rope_alibi",
-    "jordan_scaled_m3_c010",
-};
+// The contract's spellings (tests/encoding_spellings.hpp), parsed with dim = 16 where a spelling leaves it unset,
+// so every operator stays small (n <= 64).
+const std::vector<std::string>& kSpellings = ropekit::test::kContractSpellings;
 
 Encoding small(const std::string& text) {
   EncodingDefaults d;
