@@ -3,6 +3,9 @@
 
 #include <sys/wait.h>
 
+#include <doctest/doctest.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -81,5 +84,21 @@ inline CliResult run_ropekit(const std::string& args) {
 
 /// Path of a file in the source tree (configs/, data/).
 inline std::string source_path(const std::string& rel) { return std::string(ROPEKIT_SOURCE_DIR) + "/" + rel; }
+
+/// Bad input as a user meets it: `ropekit <args> --out FILE` exits 2 with one "error: ..." line containing
+/// `expect`, prints nothing on stdout, and leaves no output file or temporary behind.
+inline void check_rejected(const std::string& args, const std::string& expect) {
+  ScratchDir dir("bad");
+  const std::string out = dir.file("out.csv");
+  const auto r = run_ropekit(args + " --out '" + out + "'");
+  CAPTURE(args);
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("error: ", 0) == 0);
+  CHECK(r.err.find(expect) != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.out.empty());
+  CHECK(std::filesystem::is_empty(dir.path()));  // no output file, no temporary
+}
 
 }  // namespace ropekit::test

@@ -33,20 +33,8 @@ TEST_CASE("an unknown subcommand or option is exit 2 with error:") {
 
 namespace {
 
-// Each bad input: exit 2, one "error: ..." line naming the value, and no output file.
-void check_rejected(const std::string& args, const std::string& expect) {
-  ScratchDir dir("bad");
-  const std::string out = dir.file("out.csv");
-  const auto r = run_ropekit(args + " --out '" + out + "'");
-  CAPTURE(args);
-  CAPTURE(r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.rfind("error: ", 0) == 0);
-  CHECK(r.err.find(expect) != std::string::npos);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK(!std::filesystem::exists(out));
-  CHECK(std::filesystem::is_empty(dir.path()));  // no temporary left behind either
-}
+using ropekit::test::check_rejected;
+
 
 std::string toy_with(const std::string& from, const std::string& to) {
   std::string text = ropekit::test::slurp(source_path("configs/paper-table3-toy.yaml"));

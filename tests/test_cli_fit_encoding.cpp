@@ -18,6 +18,8 @@ using ropekit::test::source_path;
 
 namespace {
 
+using ropekit::test::check_rejected;
+
 std::vector<ropekit::FitRow> rows_of(const std::string& csv) {
   return ropekit::read_fit_rows(ropekit::parse_csv(csv, "stdout"), "stdout");
 }
@@ -31,20 +33,6 @@ const ropekit::FitRow& row(const std::vector<ropekit::FitRow>& rows, const std::
   return *it;
 }
 
-// Each bad input: exit 2, one "error: ..." line containing `expect`, and no output file or temporary.
-void check_rejected(const std::string& args, const std::string& expect) {
-  ScratchDir dir("fit-enc-bad");
-  const std::string out = dir.file("out.csv");
-  const auto r = run_ropekit(args + " --out '" + out + "'");
-  CAPTURE(args);
-  CAPTURE(r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.rfind("error: ", 0) == 0);
-  CHECK(r.err.find(expect) != std::string::npos);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK(r.out.empty());
-  CHECK(std::filesystem::is_empty(dir.path()));
-}
 
 }  // namespace
 

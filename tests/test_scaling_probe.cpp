@@ -12,14 +12,7 @@
 using ropekit::test::run_ropekit;
 using ropekit::test::ScratchDir;
 
-namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-}  // namespace
+using ropekit::test::slurp;
 
 TEST_CASE("probe scaling: kernels, attention factors and fits against independent values") {
   ScratchDir dir("scaling-probe");
