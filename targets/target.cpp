@@ -227,7 +227,6 @@ Eigen::VectorXd target_values(const Target& t, const TargetParams& p, const Eige
     if (!std::isfinite(lags[i]))
       throw_bad_value("target evaluation", fmt::format("lag[{}]", i), format_number(lags[i]), "finite");
   if (lags.size() > 0) check_target_range(t, p, lags.cwiseAbs().maxCoeff(), "target");
-  const auto n = needs(t);
   const auto [omega, omega2] = target_frequencies(t, p);
   const Eigen::ArrayXd d = lags.array();
   const Eigen::ArrayXd x = d / static_cast<double>(std::max(p.train_context, 1));

@@ -305,35 +305,13 @@ FrequencyTable sampled_table(const SampledFrequencies& s, const Scaling& scheme,
     const QuantileFunction Q = make_quantile(s.spectrum);
     for (std::size_t i = 0; i < D; ++i) w[i] = Q((static_cast<double>(i) + 0.5) / static_cast<double>(D));
   } else {
+    if (s.sampling == Sampling::stratified && k != 1)
+      throw_bad_value(where, "sampling", "stratified", fmt::format("iid or antithetic for k = {} (stratified needs k = 1)", k));
     Rng rng(*s.seed, kStreamScheduleFrequencies, 0);
-    switch (s.sampling) {
-      case Sampling::iid:
-        sample(s.spectrum, rng, D, w.data());
-        break;
-      case Sampling::antithetic: {
-        const std::size_t H = (D + 1) / 2;
-        std::vector<double> half(H * K);
-        sample(s.spectrum, rng, H, half.data());
-        for (std::size_t j = 0; j < K; ++j)
-          for (std::size_t i = 0; i < D; ++i) {
-            const double v = half[j * H + i / 2];
-            w[j * D + i] = (i % 2 && i / 2 < D / 2) ? -v : v;
-          }
-        break;
-      }
-      case Sampling::stratified: {
-        if (k != 1)
-          throw_bad_value(where, "sampling", "stratified",
-                          fmt::format("iid or antithetic for k = {} (stratified needs k = 1)", k));
-        const QuantileFunction Q = make_quantile(s.spectrum);
-        std::vector<std::size_t> perm(D);
-        std::iota(perm.begin(), perm.end(), std::size_t{0});
-        for (std::size_t i = D; i-- > 1;) std::swap(perm[i], perm[rng.below(i + 1)]);
-        for (std::size_t i = 0; i < D; ++i)
-          w[i] = Q((static_cast<double>(perm[i]) + rng.uniform()) / static_cast<double>(D));
-        break;
-      }
-    }
+    const QuantileFunction Q = s.sampling == Sampling::stratified ? make_quantile(s.spectrum) : QuantileFunction();
+    std::vector<double> half;
+    std::vector<std::size_t> perm;
+    draw_frequencies(s.spectrum, s.sampling, Q, rng, D, w.data(), half, perm);
   }
   if (float32)
     for (double& v : w) v = static_cast<double>(static_cast<float>(v));

@@ -104,28 +104,7 @@ std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, 
     std::vector<std::size_t> perm(D);
     std::vector<ShiftedSums> sums(L);
     for (std::int64_t trial = 0; trial < count; ++trial) {
-      switch (options.sampling) {
-        case Sampling::iid:
-          sample(draw, rng, D, w.data());
-          break;
-        case Sampling::antithetic: {
-          const std::size_t H = (D + 1) / 2;
-          sample(draw, rng, H, half.data());
-          for (std::size_t j = 0; j < k; ++j)
-            for (std::size_t i = 0; i < D; ++i) {
-              const double v = half[j * H + i / 2];
-              w[j * D + i] = (i % 2 && i / 2 < D / 2) ? -v : v;
-            }
-          break;
-        }
-        case Sampling::stratified: {
-          std::iota(perm.begin(), perm.end(), std::size_t{0});
-          for (std::size_t i = D; i-- > 1;) std::swap(perm[i], perm[rng.below(i + 1)]);
-          for (std::size_t i = 0; i < D; ++i)
-            w[i] = Q((static_cast<double>(perm[i]) + rng.uniform()) / static_cast<double>(D));
-          break;
-        }
-      }
+      draw_frequencies(draw, options.sampling, Q, rng, D, w.data(), half, perm);
       if (grid) {
         dot_cos_sin_grid(t.data(), L, w.data(), A.data(), B.data(), D, S.data(), scratch.data());
       } else if (k == 1) {

@@ -1,6 +1,7 @@
 #include "ropekit/mc/rf_estimator.hpp"
 
 #include <cmath>
+#include <numeric>
 #include <limits>
 
 #include <fmt/format.h>
@@ -31,6 +32,32 @@ std::string content_kind_name(ContentKind kind) { return std::string(to_text(kCo
 Sampling parse_sampling(std::string_view name) { return parse_enum(kSamplings, name, Where("ropekit"), "sampling"); }
 
 std::string sampling_name(Sampling s) { return std::string(to_text(kSamplings, s)); }
+
+void draw_frequencies(const Spectrum& s, Sampling sampling, const QuantileFunction& Q, Rng& rng, std::size_t D,
+                      double* w, std::vector<double>& half, std::vector<std::size_t>& perm) {
+  switch (sampling) {
+    case Sampling::iid:
+      sample(s, rng, D, w);
+      return;
+    case Sampling::antithetic: {
+      const std::size_t k = static_cast<std::size_t>(dims(s)), H = (D + 1) / 2;
+      half.resize(H * k);
+      sample(s, rng, H, half.data());
+      for (std::size_t j = 0; j < k; ++j)
+        for (std::size_t i = 0; i < D; ++i) {
+          const double v = half[j * H + i / 2];
+          w[j * D + i] = (i % 2 && i / 2 < D / 2) ? -v : v;
+        }
+      return;
+    }
+    case Sampling::stratified:
+      perm.resize(D);
+      std::iota(perm.begin(), perm.end(), std::size_t{0});
+      for (std::size_t i = D; i-- > 1;) std::swap(perm[i], perm[rng.below(i + 1)]);
+      for (std::size_t i = 0; i < D; ++i) w[i] = Q((static_cast<double>(perm[i]) + rng.uniform()) / static_cast<double>(D));
+      return;
+  }
+}
 
 Content make_content(ContentKind kind, int blocks, std::uint64_t seed) {
   check_at_least("ropekit::make_content", "blocks", blocks, 1);

@@ -63,6 +63,14 @@ enum class Sampling {
   antithetic,  ///< pairs (w, -w) in blocks (2j, 2j+1); an odd last block is an independent draw
   stratified,  ///< k = 1: w_i = Q((pi_i + U_i)/D), pi a random permutation, Q the quantile function
 };
+/// One draw of the D block frequencies by `sampling`, into w (structure of arrays: component j of block i at
+/// w[j * D + i]; D * k values): iid = sample(s, rng, D); antithetic = (D+1)/2 draws w_j placed as (w_j, -w_j) in
+/// blocks (2j, 2j+1), an odd last block keeping +w; stratified (k = 1) = Q((pi_i + U_i)/D), pi a Fisher-Yates
+/// permutation drawn first, then the U_i in order. `half` and `perm` are scratch, reused across trials. The one
+/// definition of the three draws: Monte Carlo trials and an rf-rope encoding's fixed draw both call it.
+void draw_frequencies(const Spectrum& s, Sampling sampling, const QuantileFunction& Q, Rng& rng, std::size_t D,
+                      double* w, std::vector<double>& half, std::vector<std::size_t>& perm);
+
 /// "iid", "antithetic", "stratified". @throws InputError otherwise.
 Sampling parse_sampling(std::string_view name);
 std::string sampling_name(Sampling s);
