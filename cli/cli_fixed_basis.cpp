@@ -17,6 +17,7 @@
 #include "ropekit/encodings/basis.hpp"
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/lags.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
 #include "targets/target.hpp"
@@ -171,10 +172,9 @@ void run_features(const FeatureArgs& a) {
   }
   p.validate(where);
   const Method m = parse_method(a.method, command + ": --method");
-  const auto lag_list = parse_number_list(a.lags, where, "--lags", 1u << 20);
-  for (double d : lag_list)
+  const Eigen::VectorXd lags = parse_lags(a.lags, 1, where, "--lags").col(0);
+  for (double d : lags)
     if (!(d >= 0)) throw_bad_value(where, "lags", format_number(d), "finite and >= 0 (causal lags)");
-  const Eigen::VectorXd lags = Eigen::Map<const Eigen::VectorXd>(lag_list.data(), static_cast<Eigen::Index>(lag_list.size()));
   if (const auto o = find_lag_overflow(m, p, lags))
     throw_bad_value(where, "lags", format_number(o->lag),
                     fmt::format("at most {} for {} with --train-context {}: beyond it {} exceeds the float64 range",

@@ -65,15 +65,8 @@ TEST_CASE("empirical kernel and sine residual: the definitions, at the origin an
   CHECK(neg.continuum == v.continuum);
 }
 
-TEST_CASE("bad RoPE encodings") {
-  CHECK_THROWS_AS(parse_rope_encoding("rope:dim=127"), InputError);
-  CHECK_THROWS_AS(parse_rope_encoding("rope:dim=0"), InputError);
-  CHECK_THROWS_AS(parse_rope_encoding("rope:base=1"), InputError);
-  CHECK_THROWS_AS(parse_rope_encoding("rope:base=nan"), InputError);
-  CHECK_THROWS_AS(parse_rope_encoding("alibi:dim=8"), InputError);
-  CHECK_THROWS_AS(parse_rope_encoding("rope:dim=8,theta=3"), InputError);
+TEST_CASE("bad RoPE grids and lags (spellings: test_encoding)") {
   CHECK_THROWS_AS(rope_kernel(RopeGrid{8, 100}, NAN), InputError);
-  const RopeGrid g = parse_rope_encoding("rope:dim=64,base=500000");
-  CHECK(g.dim == 64);
-  CHECK(g.base == 500000);
+  CHECK_THROWS_AS(rope_kernel(RopeGrid{7, 100}, 1.0), InputError);  // odd dim
+  CHECK_THROWS_AS(rope_kernel(RopeGrid{8, 1}, 1.0), InputError);    // base must exceed 1
 }

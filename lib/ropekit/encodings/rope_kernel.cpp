@@ -23,21 +23,6 @@ std::vector<double> RopeGrid::frequencies() const {
   return theta;
 }
 
-RopeGrid parse_rope_encoding(std::string_view text) {
-  Spelling s = Spelling::parse(text, "encoding");
-  if (s.family() != "rope")
-    throw InputError("encoding '" + s.text() + "': unknown encoding '" + s.family() + "' (known: rope:dim=<d>,base=<B>)");
-  RopeGrid g;
-  if (auto d = s.take_int("dim")) {
-    if (*d < 2 || *d > (1 << 24) || *d % 2) throw_bad_value("encoding '" + s.text() + "'", "dim", std::to_string(*d), "a positive even integer");
-    g.dim = static_cast<int>(*d);
-  }
-  if (auto b = s.take_double("base")) g.base = *b;
-  s.finish("dim, base");
-  if (!(g.base > 1)) throw_bad_value("encoding '" + s.text() + "'", "base", format_number(g.base), "finite and > 1");
-  return g;
-}
-
 RopeKernelValues rope_kernel(const RopeGrid& grid, double lag) {
   check_finite("RoPE kernel", "lag", lag);
   const auto theta = grid.frequencies();

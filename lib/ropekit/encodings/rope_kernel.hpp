@@ -25,9 +25,6 @@ struct RopeGrid {
   std::vector<double> frequencies() const;
 };
 
-/// Parses "rope:dim=128,base=1e4" (defaults dim = 128, base = 1e4). @throws InputError otherwise.
-RopeGrid parse_rope_encoding(std::string_view text);
-
 struct RopeKernelValues {
   double kernel = 1;          ///< (1/D) sum_i cos(theta_i Dm)
   double sine_residual = 0;   ///< (1/D) sum_i sin(theta_i Dm)
