@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <limits>
 
@@ -601,13 +602,37 @@ void rotary(std::vector<Block>& out, const FrequencyTable& t, double lag, const 
   }
 }
 
-// Dynamic NTK without a given length: the length a causal model has seen at this lag, T = |Dp| + 1.
-FrequencyTable frequencies_at(const FrequencySchedule& f, std::optional<double> seq_len, double lag) {
-  if (!seq_len && std::holds_alternative<scaling::Dynamic>(f.scaling)) seq_len = std::abs(lag) + 1;
-  return frequencies(f, seq_len);
+// The frequencies of each schedule of an encoding, computed once per call over many lags (they depend on the
+// sequence length only, fixed per call); deque: references stay valid as tables are added.
+class FrequencyCache {
+ public:
+  template <class Make>
+  const FrequencyTable& get(const void* key, Make&& make) {
+    for (const auto& [k, t] : tables_)
+      if (k == key) return t;
+    tables_.emplace_back(key, make());
+    return tables_.back().second;
+  }
+
+ private:
+  std::deque<std::pair<const void*, FrequencyTable>> tables_;
+};
+
+bool per_lag_length(const FrequencySchedule& f, std::optional<double> seq_len) {
+  return !seq_len && std::holds_alternative<scaling::Dynamic>(f.scaling);
 }
 
-void append_blocks(std::vector<Block>& out, const Encoding& e, double lag, std::optional<double> seq_len) {
+// Dynamic NTK without a given length: the length a causal model has seen at this lag, T = |Dp| + 1 (into
+// `scratch`, never cached); every other schedule from the cache.
+const FrequencyTable& frequencies_at(const FrequencySchedule& f, std::optional<double> seq_len, double lag,
+                                     FrequencyCache& cache, FrequencyTable& scratch) {
+  if (per_lag_length(f, seq_len)) return scratch = frequencies(f, std::abs(lag) + 1);
+  return cache.get(&f, [&] { return frequencies(f, seq_len); });
+}
+
+void append_blocks(std::vector<Block>& out, const Encoding& e, double lag, std::optional<double> seq_len,
+                   FrequencyCache& cache) {
+  FrequencyTable scratch;
   auto plain = [](Eigen::Index, const std::vector<double>& c) { return c; };
   auto identity = [&](int dims) {
     if (dims > 0) out.push_back(Block{false, 0, {1.0}, dims});
@@ -620,37 +645,42 @@ void append_blocks(std::vector<Block>& out, const Encoding& e, double lag, std::
   std::visit(
       Overloaded{
           [&](const enc::Rope& r) {
-            const auto t = frequencies_at(r.freqs, seq_len, lag);
+            const auto& t = frequencies_at(r.freqs, seq_len, lag, cache, scratch);
             const double a2 = t.attention_factor * t.attention_factor;
             rotary(out, t, lag, {a2}, plain);
             identity(identity_dims(r.freqs));
           },
-          [&](const enc::RopeMatched& r) { rotary(out, matched(r, seq_len ? seq_len : std::optional<double>(std::abs(lag) + 1)), lag, {1.0}, plain); },
+          [&](const enc::RopeMatched& r) {
+            const bool per_lag = per_lag_length(r.freqs, seq_len);
+            const auto& t = per_lag ? (scratch = matched(r, std::abs(lag) + 1))
+                                    : cache.get(&r, [&] { return matched(r, seq_len); });
+            rotary(out, t, lag, {1.0}, plain);
+          },
           [&](const enc::Xpos& x) {
-            const auto t = xpos_table(x);
+            const auto& t = cache.get(&x, [&] { return xpos_table(x); });
             rotary(out, t, lag, {1.0}, [&](Eigen::Index i, const std::vector<double>&) {
               return std::vector<double>{std::pow(xpos_zeta(x, i), lag / x.scale_base)};
             });
           },
           [&](const enc::RfRope& r) {
-            const auto t = frequencies(FrequencySchedule{r.freqs, scaling::None{}});
+            const auto& t = cache.get(&r, [&] { return frequencies(FrequencySchedule{r.freqs, scaling::None{}}); });
             if (t.theta.cols() != 1)
               throw InputError(fmt::format("rf-rope with a {}-D spectrum takes {}-D lags", t.theta.cols(), t.theta.cols()));
             rotary(out, t, lag, {1.0}, plain);
           },
           [&](const enc::Damped& d) {
-            const auto t = frequencies_at(d.freqs, seq_len, lag);
+            const auto& t = frequencies_at(d.freqs, seq_len, lag, cache, scratch);
             rotary(out, t, lag, {std::exp(-d.gamma * lag) * t.attention_factor * t.attention_factor}, plain);
             identity(identity_dims(d.freqs));
           },
           [&](const enc::Jordan& j) {
-            const auto t = frequencies_at(j.freqs, seq_len, lag);
+            const auto& t = frequencies_at(j.freqs, seq_len, lag, cache, scratch);
             const auto c = jordan_chain(j.m, j.gamma, j.L, shear_time(lag, j.bounded_tau, j.L));
             rotary(out, t, lag, c, plain);
             identity(identity_dims(j.freqs));
           },
           [&](const enc::JordanScaled& j) {
-            const auto t = frequencies_at(j.freqs, seq_len, lag);
+            const auto& t = frequencies_at(j.freqs, seq_len, lag, cache, scratch);
             rotary(out, t, lag, jordan_chain(j.m, j.c / j.L, j.L, lag), plain);
             identity(identity_dims(j.freqs));
           },
@@ -663,7 +693,7 @@ void append_blocks(std::vector<Block>& out, const Encoding& e, double lag, std::
           },
           [&](const enc::Nope&) { identity(1); },
           [&](const enc::DirectSum& d) {
-            for (const auto& part : d.parts) append_blocks(out, part, lag, seq_len);
+            for (const auto& part : d.parts) append_blocks(out, part, lag, seq_len, cache);
           },
           [&](const enc::Nd&) {
             throw InputError("nd encodings take vector lags and have no 1-D blocks (use relative_operator)");
@@ -680,7 +710,8 @@ void append_blocks(std::vector<Block>& out, const Encoding& e, double lag, std::
 std::vector<Block> blocks(const Encoding& e, double lag, std::optional<double> seq_len) {
   if (!std::isfinite(lag)) throw InputError(fmt::format("lag = {} (must be finite)", format_number(lag)));
   std::vector<Block> out;
-  append_blocks(out, e, lag, seq_len);
+  FrequencyCache cache;
+  append_blocks(out, e, lag, seq_len, cache);
   return out;
 }
 
@@ -795,8 +826,8 @@ bool is_exact(const Encoding& e) {
 namespace {
 
 // k-D rf-rope: rotary blocks at phases -w_i . Dp.
-std::vector<Block> rf_blocks(const enc::RfRope& r, std::span<const double> lag) {
-  const auto t = frequencies(FrequencySchedule{r.freqs, scaling::None{}});
+std::vector<Block> rf_blocks(const enc::RfRope& r, std::span<const double> lag, FrequencyCache& cache) {
+  const auto& t = cache.get(&r, [&] { return frequencies(FrequencySchedule{r.freqs, scaling::None{}}); });
   std::vector<Block> out(static_cast<std::size_t>(t.theta.rows()));
   for (Eigen::Index i = 0; i < t.theta.rows(); ++i) {
     double phase = 0;
@@ -806,8 +837,7 @@ std::vector<Block> rf_blocks(const enc::RfRope& r, std::span<const double> lag) 
   return out;
 }
 
-Eigen::MatrixXd nd_operator(const enc::Nd& n, std::span<const double> lag) {
-  const Encoder encoder(generators(n.generators));
+Eigen::MatrixXd nd_operator(const Encoder& encoder, std::span<const double> lag) {
   Eigen::VectorXd x(static_cast<Eigen::Index>(lag.size()));
   for (std::size_t j = 0; j < lag.size(); ++j) x[j] = -lag[j];  // G(Dp) = R(p_q)^T R(p_k) = R(-Dp)
   return encoder(x);
@@ -825,8 +855,9 @@ void check_lag(const Encoding& e, std::span<const double> lag) {
 
 Eigen::MatrixXd relative_operator(const Encoding& e, std::span<const double> lag, std::optional<double> seq_len) {
   check_lag(e, lag);
-  if (const auto* n = std::get_if<enc::Nd>(&e.value)) return nd_operator(*n, lag);
-  if (const auto* r = std::get_if<enc::RfRope>(&e.value)) return assemble(rf_blocks(*r, lag));
+  if (const auto* n = std::get_if<enc::Nd>(&e.value)) return nd_operator(Encoder(generators(n->generators)), lag);
+  FrequencyCache cache;
+  if (const auto* r = std::get_if<enc::RfRope>(&e.value)) return assemble(rf_blocks(*r, lag, cache));
   return assemble(blocks(e, lag[0], seq_len));
 }
 
@@ -836,7 +867,8 @@ int operator_dim(const Encoding& e) {
   const int k = lag_dims(e);
   const std::vector<double> zero(static_cast<std::size_t>(k), 0.0);
   int n = 0;
-  for (const auto& b : (k == 1 ? blocks(e, 0.0) : rf_blocks(std::get<enc::RfRope>(e.value), zero)))
+  FrequencyCache cache;
+  for (const auto& b : (k == 1 ? blocks(e, 0.0) : rf_blocks(std::get<enc::RfRope>(e.value), zero, cache)))
     n += b.repeat * b.size();
   return n;
 }
@@ -849,16 +881,25 @@ std::vector<KernelRow> kernel_rows(const Encoding& e, const Lags& lags, double r
   std::vector<KernelRow> rows(static_cast<std::size_t>(lags.rows()));
   const auto* rf = std::get_if<enc::RfRope>(&e.value);
   const auto* nd = std::get_if<enc::Nd>(&e.value);
+  const std::optional<Encoder> nd_encoder = nd ? std::optional<Encoder>(Encoder(generators(nd->generators))) : std::nullopt;
+  FrequencyCache cache;  // frequencies once for all lags
+  std::vector<Block> bs;
   auto sums = [&](std::span<const double> lag, double& tr, double& fro, double& trsq) {
     if (nd) {
-      const Eigen::MatrixXd G = nd_operator(*nd, lag);
+      const Eigen::MatrixXd G = nd_operator(*nd_encoder, lag);
       tr = G.trace();
       fro = G.squaredNorm();
       trsq = (G * G).trace();
       return;
     }
     tr = fro = trsq = 0;
-    for (const auto& b : rf ? rf_blocks(*rf, lag) : blocks(e, lag[0], seq_len)) {
+    if (rf) {
+      bs = rf_blocks(*rf, lag, cache);
+    } else {
+      bs.clear();
+      append_blocks(bs, e, lag[0], seq_len, cache);
+    }
+    for (const auto& b : bs) {
       tr += trace(b);
       fro += frobenius_squared(b);
       trsq += trace_of_square(b);
