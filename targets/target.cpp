@@ -227,7 +227,8 @@ Eigen::VectorXd target_values(const Target& t, const TargetParams& p, const Eige
     if (!std::isfinite(lags[i]))
       throw_bad_value("target evaluation", fmt::format("lag[{}]", i), format_number(lags[i]), "finite");
   if (lags.size() > 0) check_target_range(t, p, lags.cwiseAbs().maxCoeff(), "target");
-  const auto [omega, omega2] = target_frequencies(t, p);
+  const Frequencies w = target_frequencies(t, p);
+  const double omega = w.omega, omega2 = w.omega2;  // plain variables: lambdas below capture them (clang 14)
   const Eigen::ArrayXd d = lags.array();
   const Eigen::ArrayXd x = d / static_cast<double>(std::max(p.train_context, 1));
   // Vectorised sincos (SLEEF, 1 ulp): Eigen's double-precision .cos() is scalar.

@@ -169,8 +169,10 @@ TEST_CASE("geometric theta_i = base^(-2i/r), with partial rotary and count") {
   for (const auto& [dim, base, partial, count] :
        {std::tuple{128, 1e4, 1.0, -1}, std::tuple{64, 5e5, 1.0, -1}, std::tuple{128, 1e4, 0.25, -1},
         std::tuple{80, 1e4, 0.4, -1}, std::tuple{16, 1e4, 1.0, 24}, std::tuple{2, 10.0, 1.0, -1}}) {
-    CAPTURE(dim);
-    CAPTURE(partial);
+    const int dim_ = dim;  // copies: doctest's CAPTURE is a lambda, which cannot capture a structured binding (clang 14)
+    const double partial_ = partial;
+    CAPTURE(dim_);
+    CAPTURE(partial_);
     const int r = static_cast<int>(std::lround(dim * partial));
     const auto t = geo(dim, base, scaling::None{}, {}, Convention::huggingface, false, partial,
                        count > 0 ? std::optional<int>(count) : std::nullopt);
