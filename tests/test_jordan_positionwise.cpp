@@ -88,7 +88,8 @@ TEST_CASE("the stabilized block violates Prop 1 by exactly its shear mismatch et
   const PositionwiseParams p = params(2, 0.37);
   const double L = p.train_context, eta = p.eta, gamma = 1.0 / 1024;
   auto tau = [&](double t) { return t / (1.0 + std::fabs(t) / L); };
-  for (auto [i, j] : std::vector<std::pair<int, int>>{{1, 0}, {1000, 10}, {3000, 2999}, {6000, 3000}, {8191, 0}}) {
+  for (const auto& ij : std::vector<std::pair<int, int>>{{1, 0}, {1000, 10}, {3000, 2999}, {6000, 3000}, {8191, 0}}) {
+    const int i = ij.first, j = ij.second;  // plain variables: CAPTURE's lambda cannot take a structured binding (clang 14)
     CAPTURE(i);
     CAPTURE(j);
     const Eigen::MatrixXd S = query_factor(p, JordanVariant::stabilized, i).transpose() *
@@ -136,7 +137,8 @@ TEST_CASE("the centred factorization gives the same scores with smaller factors"
       const PositionwiseParams p = params(m);
       CAPTURE(m);
       CAPTURE(to_string(v));
-      for (auto [i, j] : std::vector<std::pair<int, int>>{{0, 0}, {8191, 0}, {8191, 8191}, {5000, 1234}}) {
+      for (const auto& ij : std::vector<std::pair<int, int>>{{0, 0}, {8191, 0}, {8191, 8191}, {5000, 1234}}) {
+        const int i = ij.first, j = ij.second;
         CAPTURE(i);
         CAPTURE(j);
         const Eigen::MatrixXd plain = query_factor(p, v, i).transpose() * key_factor(p, v, j);

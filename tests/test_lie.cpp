@@ -74,7 +74,8 @@ TEST_CASE("commuting generators: relativity defect at the level of rounding, rev
   };
   for (const auto& [name, family] : families)
     for (Route route : {Route::closed_form, Route::matrix_exp}) {
-      CAPTURE(name);
+      const auto name_ = name;  // a copy: CAPTURE's lambda cannot take a structured binding (clang 14)
+      CAPTURE(name_);
       CAPTURE(static_cast<int>(route));
       LieCheckOptions o = small_window(8);  // (15^3 - 1)/2 differences: exhaustive within the exp budget
       o.route = route;

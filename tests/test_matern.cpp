@@ -97,7 +97,8 @@ TEST_CASE("Matern: the issue's cases") {
     const Spectrum g = parse_spectrum(text), limit = parse_spectrum(gaussian);
     for (double d : {1e-9, 0.75, 3.0, 30.0}) {
       const double at[1] = {d};
-      CAPTURE(text);
+      const auto text_ = text;  // a copy: CAPTURE's lambda cannot take a structured binding (clang 14)
+      CAPTURE(text_);
       CAPTURE(d);
       const KernelValues k = kernel_values(g, at), kg = kernel_values(limit, at);
       CHECK(k.phi == kg.phi);

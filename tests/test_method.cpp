@@ -166,7 +166,8 @@ TEST_CASE("alias agreement: every reference name and its readable spelling read 
            {"jordan_exact_c1", "jordan-scaled:m=2,c=0.01"}, {"jordan_scaled_m4_c150", "jordan-scaled:m=4,c=1.5"},
            {"jordan_scaled_m2_c010", "jordan-scaled:m=2,c=0.1"}, {"damped_rope", "damped-rope"},
            {"rope_alibi", "rope-alibi"}, {"direct_sum", "direct-sum"}, {"real_jordan", "real-jordan"}}) {
-    CAPTURE(ref);
+    const auto ref_ = ref;  // a copy: CAPTURE's lambda cannot take a structured binding (clang 14)
+    CAPTURE(ref_);
     CHECK(spelling(parse_method(ref)) == spelling(parse_method(readable)));
   }
   // The spec's column counts for F = 16 (written out: 1 + 2 max(1, 16 / k'), 2F + k', 1 + 2 m F).

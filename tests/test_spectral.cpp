@@ -303,7 +303,8 @@ TEST_CASE("make_quantile agrees with Boost.Math's quantiles") {
   for (const auto& [text, reference] : reference_quantiles()) {
     const auto Q = make_quantile(parse_spectrum(text));
     for (double u : {1e-12, 0.01, 0.25, 0.5, 0.7, 0.99, 1 - 1e-12}) {
-      CAPTURE(text);
+      const auto text_ = text;  // a copy: CAPTURE's lambda cannot take a structured binding (clang 14)
+      CAPTURE(text_);
       CAPTURE(u);
       const double ref = reference(u);
       CHECK(std::abs(Q(u) - ref) <= 1e-12 * std::max(1.0, std::abs(ref)));  // a few ulps of a quantile
@@ -361,10 +362,12 @@ TEST_CASE("1-D samplers pass chi-square goodness of fit against Boost's distribu
       {"matern:nu=0.06,l=1", [](double u) { return boost::math::quantile(boost::math::students_t_distribution<double>(0.12), u); }},
   });
   for (const auto& [text, reference] : cases) {
-    CAPTURE(text);
+    const auto text_ = text;  // a copy: CAPTURE's lambda cannot take a structured binding (clang 14)
+    CAPTURE(text_);
     const auto x = draw(parse_spectrum(text), n, seed);
     const auto [stat, bound] = chi_square(x, reference, 64);
-    CAPTURE(bound);
+    const auto bound_ = bound;  // a copy: CAPTURE's lambda cannot take a structured binding (clang 14)
+    CAPTURE(bound_);
     CHECK(stat <= bound);
     CHECK(std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); }));
   }
@@ -386,7 +389,8 @@ TEST_CASE("sampler moments: mean 0 and variance E[w^2] within the 1e-6 normal bo
   };
   const double z = z_bound();
   for (const auto& [text, second_moment] : cases) {
-    CAPTURE(text);
+    const auto text_ = text;  // a copy: CAPTURE's lambda cannot take a structured binding (clang 14)
+    CAPTURE(text_);
     const auto x = draw(parse_spectrum(text), n, seed);
     double m1 = 0, m2 = 0, m4 = 0;
     for (double v : x) {
