@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "reports/table.hpp"
 #include "tests/support.hpp"
@@ -41,12 +42,39 @@ TEST_CASE("probe scaling: kernels, attention factors and fits against independen
     }
   CHECK(seen);
 
-  // Attention factors: the spec's public values, printed to 4 significant digits in the report. YaRN's
-  // 0.1 ln s + 1 (s = 32: 1.3466); LongRoPE's sqrt(1 + ln s / ln 4096) (s = 8: 1.118034, s = 32: 1.190238).
+  // Section 1's rows against values derived here. Cells are printed to 4 significant digits: 5e-4 relative is
+  // half a unit in the last printed digit.
   const std::string md = slurp(dir.file("scaling.md"));
-  CHECK(md.find("| 32 | YaRN | 3.609e-06 | 13.28 | 43 of 64 | 1.347 |") != std::string::npos);
-  CHECK(md.find("| 8 | LongRoPE | 1.443e-05 | 13.28 | 43 of 64 | 1.118 |") != std::string::npos);
-  CHECK(md.find("| 32 | LongRoPE | 3.609e-06 | 13.28 | 43 of 64 | 1.19 |") != std::string::npos);
+  auto cells = [&](const std::string& s, const std::string& scheme) {
+    const std::string head = "| " + s + " | " + scheme + " |";
+    const auto at = md.find(head);
+    REQUIRE_MESSAGE(at != std::string::npos, head);
+    std::vector<std::string> out;
+    std::stringstream row(md.substr(at + 1, md.find('\n', at) - at - 1));
+    for (std::string cell; std::getline(row, cell, '|');) out.push_back(cell.substr(1, cell.size() - 2));
+    return out;  // s, scheme, lowest theta, its wavelength / T, frequencies changed, attention factor
+  };
+  const double pi = std::acos(-1.0), theta_min = std::pow(1e4, -126.0 / 128);  // theta_63 of the unscaled grid
+  for (const int s : {8, 32}) {
+    CAPTURE(s);
+    const double T = 4096.0 * s;
+    // The low frequencies of every scaled scheme are divided by s (PI, YaRN, Llama 3.1 by definition; NTK's base
+    // B s^{128/126} gives theta_63 = B^{-126/128} / s).
+    for (const char* scheme : {"PI (linear)", "NTK", "YaRN", "Llama 3.1"}) {
+      CAPTURE(scheme);
+      const auto c = cells(std::to_string(s), scheme);
+      CHECK(std::stod(c[2]) == doctest::Approx(theta_min / s).epsilon(5e-4));
+      CHECK(std::stod(c[3]) == doctest::Approx(2 * pi / (theta_min / s) / T).epsilon(5e-4));
+    }
+    // Attention factors (spec section 3): YaRN 0.1 ln s + 1, LongRoPE sqrt(1 + ln s / ln 4096).
+    CHECK(std::stod(cells(std::to_string(s), "YaRN")[5]) == doctest::Approx(0.1 * std::log(s) + 1).epsilon(5e-4));
+    CHECK(std::stod(cells(std::to_string(s), "LongRoPE")[5]) ==
+          doctest::Approx(std::sqrt(1 + std::log(s) / std::log(4096.0))).epsilon(5e-4));
+    // Llama 3.1 keeps the frequencies whose wavelength 2 pi / theta_i is below L0 / high = 1024 and changes the rest.
+    int kept = 0;
+    for (int i = 0; i < 64; ++i) kept += 2 * pi / std::pow(1e4, -2.0 * i / 128) < 1024;
+    CHECK(cells(std::to_string(s), "Llama 3.1")[4] == std::to_string(64 - kept) + " of 64");
+  }
 
   // Fits: the phase target cos(omega d), omega = theta_3, is a column of the unscaled basis (R^2 = 1 at any length,
   // up to the ridge); PI divides omega by s, so no column matches it beyond L0 (R^2 < 0).

@@ -49,7 +49,6 @@ std::string strip_context(const std::string& what) {
 struct Parser {
   const Where& where;
   const EncodingDefaults& defaults;
-  int depth = 0;
 
   [[noreturn]] void bad(const Spelling& s, std::string_view key, std::string_view value,
                         std::string_view constraint) const {
@@ -149,12 +148,6 @@ struct Parser {
     return out;
   }
 
-  Encoding parse_value(Spelling& s) {
-    if (++depth > 8) bad(s, "nesting", std::to_string(depth), "at most 8 levels of direct sums");
-    Encoding e = parse_family(s);
-    --depth;
-    return e;
-  }
 
   Encoding direct_sum(std::vector<Encoding> parts) const { return Encoding{enc::DirectSum{std::move(parts)}}; }
   Encoding rope_part(const FrequencySchedule& f) const { return Encoding{enc::Rope{f}}; }
@@ -283,7 +276,7 @@ struct Parser {
     if (f == "direct-sum") {
       if (auto items = s.take_spellings("")) {
         std::vector<Encoding> parts;
-        for (auto& part : *items) parts.push_back(parse_value(part));
+        for (auto& part : *items) parts.push_back(parse_family(part));
         if (parts.size() < 2) bad(s, "parts", std::to_string(parts.size()), "at least 2 encodings in [...]");
         for (std::size_t i = 0; i < parts.size(); ++i)
           if (lag_dims(parts[i]) != 1 || !is_relative(parts[i]))
@@ -423,7 +416,7 @@ Encoding parse_encoding(std::string_view text, const Where& where, const Encodin
   if (is_reference_name(text)) return from_method(parse_method(text, where.context + ": encoding"), defaults);
   Spelling s = Spelling::parse(text, "encoding");
   Parser p{where, defaults};
-  return p.parse_value(s);
+  return p.parse_family(s);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -773,7 +766,14 @@ bool has_frequencies(const Encoding& e) {
 int lag_dims(const Encoding& e) {
   return std::visit(Overloaded{
                         [](const enc::RfRope& r) { return dims(r.freqs.spectrum); },
-                        [](const enc::Nd& n) { return generators(n.generators).axes(); },
+                        [](const enc::Nd& n) {  // from the family's parameters: building the generators costs O(n^2 N)
+                          return std::visit(Overloaded{
+                                                [](const gen::Torus& t) { return static_cast<int>(t.frequencies.rows()); },
+                                                [](const gen::User& u) { return static_cast<int>(u.matrices.size()); },
+                                                [](const auto& f) { return f.axes; },
+                                            },
+                                            n.generators);
+                        },
                         [](const enc::DirectSum& d) {
                           int k = 1;
                           for (const auto& p : d.parts) k = std::max(k, lag_dims(p));
@@ -1174,15 +1174,17 @@ Exactness exactness(const Encoding& e, const std::vector<double>& window, std::o
   const Eigen::MatrixXd G0 = raw(0);
   const double norm = G0.rows() / G0.trace();
   auto G = [&](double lag) -> Eigen::MatrixXd { return norm * raw(lag); };
-  for (double s : window) {
-    const Eigen::MatrixXd Gs = G(s), Gm = G(-s);
-    const Eigen::Index n = Gs.rows();
+  std::vector<Eigen::MatrixXd> Gw;  // G at each window lag, built once (the inner loop reuses them)
+  for (double s : window) Gw.push_back(G(s));
+  const Eigen::Index n = G0.rows();
+  for (std::size_t a = 0; a < window.size(); ++a) {
+    const Eigen::MatrixXd& Gs = Gw[a];
     // keep_max: a NaN defect (G overflowing at a window lag) shows, never vanishes behind std::max.
     keep_max(x.orthogonality, (Gs.transpose() * Gs - Eigen::MatrixXd::Identity(n, n)).norm());
-    keep_max(x.reversibility, (Gm * Gs - Eigen::MatrixXd::Identity(n, n)).norm());
-    for (double t : window) {
-      const Eigen::MatrixXd Gst = G(s + t);
-      keep_max(x.group_law, (Gs * G(t) - Gst).norm() / std::max(1.0, Gst.norm()));
+    keep_max(x.reversibility, (G(-window[a]) * Gs - Eigen::MatrixXd::Identity(n, n)).norm());
+    for (std::size_t b = 0; b < window.size(); ++b) {
+      const Eigen::MatrixXd Gst = G(window[a] + window[b]);
+      keep_max(x.group_law, (Gs * Gw[b] - Gst).norm() / std::max(1.0, Gst.norm()));
     }
   }
   return x;
