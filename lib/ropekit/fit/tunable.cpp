@@ -1,0 +1,271 @@
+#include "ropekit/fit/tunable.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include <fmt/format.h>
+
+#include "ropekit/core/overloaded.hpp"
+
+namespace ropekit {
+
+int TunableEncoding::n_features() const {
+  if (kind == Kind::real_jordan) return 3;
+  return 1 + 2 * m * static_cast<int>(theta.size());
+}
+
+std::vector<int> TunableEncoding::column_frequency() const {
+  std::vector<int> owner(static_cast<std::size_t>(n_features()), -1);
+  if (kind == Kind::real_jordan) return owner;
+  const int F = static_cast<int>(theta.size());
+  for (int q = 0; q < m; ++q)
+    for (int k = 0; k < F; ++k) {
+      owner[static_cast<std::size_t>(1 + 2 * F * q + k)] = k;
+      owner[static_cast<std::size_t>(1 + 2 * F * q + F + k)] = k;
+    }
+  return owner;
+}
+
+namespace {
+
+// Frequencies above pi alias on integer lags (cos and sin of theta d and 2 pi - theta d agree up to sign):
+// the bound keeps each tuned frequency in its own alias-free range. The lower bound keeps theta > 0.
+constexpr double kThetaLower = 1e-12;
+constexpr double kThetaUpper = std::numbers::pi;
+
+// The spectral scale key of a 1-D spectrum and whether frequencies scale as 1/s (kernel scales) or s (bandwidth).
+struct SpectralScale {
+  std::string name;
+  double value = 0;
+  bool inverse = true;
+};
+std::optional<SpectralScale> spectral_scale(const Spectrum& s) {
+  return std::visit(Overloaded{
+                        [](const spectral::Gaussian& g) -> std::optional<SpectralScale> {
+                          if (g.dims != 1) return std::nullopt;
+                          return SpectralScale{"sigma", g.sigma, true};
+                        },
+                        [](const spectral::Cauchy& c) -> std::optional<SpectralScale> {
+                          if (c.dims != 1) return std::nullopt;
+                          return SpectralScale{"b", c.b, true};
+                        },
+                        [](const spectral::Exponential& e) -> std::optional<SpectralScale> {
+                          if (e.dims != 1) return std::nullopt;
+                          return SpectralScale{"l", e.l, true};
+                        },
+                        [](const spectral::Matern& m) -> std::optional<SpectralScale> {
+                          if (m.dims != 1) return std::nullopt;
+                          return SpectralScale{"l", m.l, true};
+                        },
+                        [](const spectral::Sinc& s) -> std::optional<SpectralScale> {
+                          if (s.W.size() != 1) return std::nullopt;
+                          return SpectralScale{"W", s.W[0], false};
+                        },
+                        [](const auto&) -> std::optional<SpectralScale> { return std::nullopt; },
+                    },
+                    s);
+}
+
+Spectrum with_scale(Spectrum s, double v) {
+  std::visit(Overloaded{
+                 [&](spectral::Gaussian& g) { g.sigma = v; },
+                 [&](spectral::Cauchy& c) { c.b = v; },
+                 [&](spectral::Exponential& e) { e.l = v; },
+                 [&](spectral::Matern& m) { m.l = v; },
+                 [&](spectral::Sinc& w) { w.W[0] = v; },
+                 [&](auto&) {},
+             },
+             s);
+  return s;
+}
+
+double* scheme_factor(Scaling& s) {
+  return std::visit(Overloaded{
+                        [](scaling::Linear& x) -> double* { return &x.factor; },
+                        [](scaling::Ntk& x) -> double* { return &x.factor; },
+                        [](scaling::Yarn& x) -> double* { return &x.factor; },
+                        [](scaling::Llama3& x) -> double* { return &x.factor; },
+                        [](auto&) -> double* { return nullptr; },
+                    },
+                    s);
+}
+
+// The schedule of a family with frequencies (nullptr for the others).
+FrequencySchedule* schedule_of(Encoding& e) {
+  return std::visit(Overloaded{
+                        [](enc::Rope& r) -> FrequencySchedule* { return &r.freqs; },
+                        [](enc::Damped& d) -> FrequencySchedule* { return &d.freqs; },
+                        [](enc::Jordan& j) -> FrequencySchedule* { return &j.freqs; },
+                        [](enc::JordanScaled& j) -> FrequencySchedule* { return &j.freqs; },
+                        [](auto&) -> FrequencySchedule* { return nullptr; },
+                    },
+                    e.value);
+}
+
+}  // namespace
+
+TunableEncoding make_tunable(const Encoding& e, const std::vector<std::string>& free, const Where& where) {
+  TunableEncoding t;
+  t.untuned = e;
+  t.free = free;
+  const std::string family = family_name(e);
+  std::vector<std::string> allowed;  // the family's free names, for messages
+  std::optional<SpectralScale> scale;
+  std::visit(Overloaded{
+                 [&](const enc::Rope& r) {
+                   allowed = {"theta"};
+                   if (scheme_factor(const_cast<Scaling&>(r.freqs.scaling))) allowed.push_back("factor");
+                 },
+                 [&](const enc::RfRope& r) {
+                   allowed = {"theta"};
+                   if ((scale = spectral_scale(r.freqs.spectrum))) allowed.push_back(scale->name);
+                 },
+                 [&](const enc::Damped& d) {
+                   t.kind = TunableEncoding::Kind::damped;
+                   t.gamma = d.gamma;
+                   allowed = {"theta", "gamma"};
+                 },
+                 [&](const enc::Jordan& j) {
+                   t.kind = TunableEncoding::Kind::jordan;
+                   t.gamma = j.gamma;
+                   t.m = j.m;
+                   t.bounded_tau = j.bounded_tau;
+                   t.L = j.L;
+                   t.eta = 1.0 / j.L;  // ETA-MERGE j.eta.value_or(1.0 / j.L);
+                   allowed = {"theta", "gamma", "eta"};
+                 },
+                 [&](const enc::JordanScaled& j) {
+                   t.kind = TunableEncoding::Kind::jordan_scaled;
+                   t.c = j.c;
+                   t.m = j.m;
+                   t.L = j.L;
+                   allowed = {"theta", "c"};
+                 },
+                 [&](const enc::RealJordan& j) {
+                   t.kind = TunableEncoding::Kind::real_jordan;
+                   t.gamma = j.gamma;
+                   t.bounded_tau = j.bounded_tau;
+                   t.eta = 1.0 / j.L;
+                   allowed = {"gamma"};
+                 },
+                 [&](const auto&) {},
+             },
+             e.value);
+  if (allowed.empty())
+    throw_bad_value(where, "--encoding", "'" + spelling(e) + "'",
+                    "one of rope, rf-rope, damped, jordan, jordan-scaled, real-jordan: the families with tunable "
+                    "parameters (" + family + " has none)");
+  if (free.empty()) throw_bad_value(where, "--free", "''", "at least one of " + fmt::format("{}", fmt::join(allowed, ", ")));
+  for (std::size_t i = 0; i < free.size(); ++i) {
+    if (std::find(allowed.begin(), allowed.end(), free[i]) == allowed.end())
+      throw_bad_value(where, "--free", "'" + free[i] + "'",
+                      fmt::format("a parameter of {}: one of {}", family, fmt::join(allowed, ", ")));
+    if (std::find(free.begin(), free.begin() + static_cast<std::ptrdiff_t>(i), free[i]) !=
+        free.begin() + static_cast<std::ptrdiff_t>(i))
+      throw_bad_value(where, "--free", "'" + free[i] + "'", "named once");
+  }
+  auto is_free = [&](std::string_view n) { return std::find(free.begin(), free.end(), n) != free.end(); };
+  const bool scale_free = scale && is_free(scale->name);
+  if (is_free("theta") && (is_free("factor") || scale_free))
+    throw_bad_value(where, "--free", fmt::format("'{}'", fmt::join(free, ",")),
+                    "theta or a parameter that moves every frequency (factor, a spectral scale), not both");
+  if (is_free("eta") && !t.bounded_tau)
+    throw_bad_value(where, "--free", "'eta'",
+                    "used with tau=bounded: with raw shear time that = eta d, and the linear weights absorb eta");
+
+  if (t.kind != TunableEncoding::Kind::real_jordan) {
+    const auto table = frequencies(e);
+    if (table.theta.cols() != 1)
+      throw_bad_value(where, "--encoding", "'" + spelling(e) + "'", "an encoding of 1-D lags");
+    t.theta = table.theta.col(0);
+  }
+
+  std::vector<double> start, lower, upper;
+  auto add = [&](std::string name, double v, double lo, double hi) {
+    t.names.push_back(std::move(name));
+    start.push_back(v);
+    lower.push_back(lo);
+    upper.push_back(hi);
+    return static_cast<int>(start.size()) - 1;
+  };
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  for (const auto& name : free) {
+    if (name == "theta") {
+      t.freq_map = TunableEncoding::FreqMap::each;
+      for (Eigen::Index k = 0; k < t.theta.size(); ++k) {
+        if (!(t.theta[k] < kThetaUpper))
+          throw_bad_value(where, "--encoding", "'" + spelling(e) + "'",
+                          fmt::format("frequencies below pi to tune theta on integer lags (theta_{} = {})", k,
+                                      format_number(t.theta[k])));
+        const int at = add(fmt::format("theta_{}", k), t.theta[k], kThetaLower, kThetaUpper);
+        if (k == 0) t.theta_at = at;
+      }
+    } else if (name == "gamma") {
+      t.gamma_at = add("gamma", t.gamma, 0.0, inf);
+    } else if (name == "eta") {
+      t.eta_at = add("eta", t.eta, 1e-12 * t.eta, inf);
+    } else if (name == "c") {
+      t.c_at = add("c", t.c, 0.0, inf);
+    } else if (name == "factor") {
+      // Scheme frequencies at s0 and 2 s0 give the map's coefficients exactly where it is affine in 1/s
+      // (linear, yarn, llama3: their ramps and wavelength bands do not depend on s) or a power of s (ntk).
+      Encoding probe = e;
+      Scaling& sc = schedule_of(probe)->scaling;
+      const double s0 = *scheme_factor(sc);
+      *scheme_factor(sc) = 2 * s0;
+      const Eigen::VectorXd theta1 = frequencies(probe).theta.col(0);
+      const bool ntk = std::holds_alternative<scaling::Ntk>(sc);
+      if (ntk) {
+        t.freq_map = TunableEncoding::FreqMap::power;
+        t.freq_b = (theta1.array() / t.theta.array()).log() / std::log(2.0);
+        t.freq_a = t.theta.array() / Eigen::pow(s0, t.freq_b.array());
+      } else {
+        t.freq_map = TunableEncoding::FreqMap::inverse_affine;
+        t.freq_b = (t.theta - theta1) / (1 / s0 - 1 / (2 * s0));
+        t.freq_a = t.theta - t.freq_b / s0;
+      }
+      t.factor_at = add("factor", s0, 1.0, 1e9);
+    } else if (scale && name == scale->name) {
+      t.freq_map = scale->inverse ? TunableEncoding::FreqMap::inverse_scale : TunableEncoding::FreqMap::scale;
+      t.freq_a = scale->inverse ? Eigen::VectorXd(t.theta * scale->value) : Eigen::VectorXd(t.theta / scale->value);
+      t.factor_at = add(scale->name, scale->value, scale->value * 1e-6, scale->value * 1e6);
+    }
+  }
+  t.start = Eigen::Map<Eigen::VectorXd>(start.data(), static_cast<Eigen::Index>(start.size()));
+  t.lower = Eigen::Map<Eigen::VectorXd>(lower.data(), static_cast<Eigen::Index>(lower.size()));
+  t.upper = Eigen::Map<Eigen::VectorXd>(upper.data(), static_cast<Eigen::Index>(upper.size()));
+  return t;
+}
+
+Encoding tuned_encoding(const TunableEncoding& t, const Eigen::VectorXd& p) {
+  Encoding out = t.untuned;
+  const auto v = tunable_values<double>(t, p.data());
+  if (t.freq_map == TunableEncoding::FreqMap::each) {
+    ExplicitFrequencies list;
+    list.values = v.theta;
+    FrequencySchedule schedule{std::move(list), scaling::None{}};
+    if (std::holds_alternative<enc::RfRope>(out.value)) return Encoding{enc::Rope{std::move(schedule)}};
+    *schedule_of(out) = std::move(schedule);
+  }
+  if (t.factor_at >= 0) {
+    if (auto* r = std::get_if<enc::RfRope>(&out.value))
+      r->freqs.spectrum = with_scale(r->freqs.spectrum, p[t.factor_at]);
+    else
+      *scheme_factor(schedule_of(out)->scaling) = p[t.factor_at];
+  }
+  std::visit(Overloaded{
+                 [&](enc::Damped& d) { d.gamma = v.gamma; },
+                 [&](enc::Jordan& j) {
+                   j.gamma = v.gamma;
+                   // ETA-MERGE if (t.eta_at >= 0) j.eta = v.eta;
+                 },
+                 [&](enc::JordanScaled& j) { j.c = v.c; },
+                 [&](enc::RealJordan& j) { j.gamma = v.gamma; },
+                 [&](auto&) {},
+             },
+             out.value);
+  return out;
+}
+
+}  // namespace ropekit

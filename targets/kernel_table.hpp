@@ -1,0 +1,26 @@
+#pragma once
+// A measured or tabulated kernel: rows (lag, value) from a CSV file with the header `lag,value`
+// (`fit-params --target data:FILE.csv`, `fit-params --spectrum ... --kernel-data FILE.csv`).
+
+#include <string>
+#include <string_view>
+
+#include <Eigen/Dense>
+
+namespace ropekit {
+
+struct KernelTable {
+  Eigen::VectorXd lag;    ///< strictly increasing, finite, >= 0
+  Eigen::VectorXd value;  ///< finite
+  std::string source;     ///< the file
+};
+
+/// Parses the text of a table: a header line `lag,value` (spaces around fields allowed), then one row of two
+/// numbers per line; blank lines and lines starting with '#' are skipped.
+/// @throws InputError "<where>: <source> line N: ..." for a missing header, a row that is not two finite numbers,
+/// lags that are negative or not strictly increasing, or no rows.
+KernelTable parse_kernel_table(std::string_view text, std::string_view source, std::string_view where);
+/// Reads and parses FILE. @throws InputError if unreadable or malformed.
+KernelTable read_kernel_table(const std::string& path, std::string_view where);
+
+}  // namespace ropekit
