@@ -27,6 +27,7 @@ inline const std::vector<std::string> kContractSpellings = {
     "damped:gamma=1e-3,dim=32,F=8",
     "jordan:m=3,gamma=1e-3,tau=raw,L=64,dim=16",
     "jordan:m=2,gamma=1e-3,tau=bounded,L=64,dim=16",
+    "jordan:m=3,gamma=1e-3,tau=bounded,L=64,eta=0.05,dim=16",
     "jordan-scaled:m=3,c=0.1,L=64,dim=16",
     "real-jordan:gamma=0.01,tau=raw,L=64",
     "real-jordan:gamma=0.01,tau=bounded,L=64",

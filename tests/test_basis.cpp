@@ -281,3 +281,85 @@ TEST_CASE("num_freqs is bounded so that column counts stay ints, and theta < 1 m
   p = paper_params();
   CHECK(features_bytes(method::Rope{}, p, 10) == 8.0 * 10 * (2 * 16 + 33 + 6));
 }
+
+TEST_CASE("a shear rate eta: Jordan columns equal exp(d D + eta tau N), tau = d/(1 + eta d); other methods ignore it") {
+  BasisParams p = paper_params();
+  p.num_freqs = 3;
+  p.head_dim = 6;
+  const double eta = 3e-3;
+  p.eta = eta;
+  const Eigen::VectorXd lags = Eigen::Map<const Eigen::VectorXd>(kLags.data(), kLags.size());
+  const Eigen::VectorXd w = p.frequencies();
+  for (int m : {2, 3}) {
+    for (bool bounded : {true, false}) {
+      const Eigen::MatrixXd X = features(method::Jordan{m, {}, bounded}, p, lags);
+      for (int k = 0; k < p.num_freqs; ++k)
+        for (Eigen::Index i = 0; i < lags.size(); ++i) {
+          const double d = lags[i];
+          const double tau = bounded ? d / (1 + eta * d) : d;
+          const Eigen::MatrixXd G = (d * rotation_part(m, p.gamma, w[k]) + (eta * tau) * nilpotent_part(m)).exp();
+          for (int q = 0; q < m; ++q) {
+            CAPTURE(m);
+            CAPTURE(bounded);
+            CAPTURE(d);
+            // As for 1/L: 1e-11 relative to the block's magnitude (eta tau)^q/q! (up to 303 at raw tau, q = 2).
+            const double scale = std::max(1.0, std::pow(eta * tau, q));
+            CHECK(std::fabs(chain_entry(X, i, p.num_freqs, q, false, k) - G(0, 2 * q)) <= 1e-11 * scale);
+            CHECK(std::fabs(chain_entry(X, i, p.num_freqs, q, true, k) - G(1, 2 * q)) <= 1e-11 * scale);
+          }
+        }
+    }
+  }
+  // x = d/L and the that of every other method stay as they were: the same bits with or without eta.
+  BasisParams plain = p;
+  plain.eta.reset();
+  for (const char* name : {"alibi", "rope_alibi", "real_jordan", "direct_sum", "direct_sum_poly_m4",
+                           "jordan_scaled_m3_c010", "damped_rope"}) {
+    CAPTURE(name);
+    const Method m = parse_method(name);
+    CHECK((features(m, p, lags).array() == features(m, plain, lags).array()).all());
+  }
+  // eta = 1/L exactly (L = 1024: 2^-10) is the default to the bit, both shear times.
+  BasisParams exact = plain;
+  exact.eta = 1.0 / 1024;
+  for (bool bounded : {true, false}) {
+    const Method m = method::Jordan{3, {}, bounded};
+    CHECK((features(m, exact, lags).array() == features(m, plain, lags).array()).all());
+  }
+}
+
+TEST_CASE("a shear rate eta is validated (finite, > 0, 1/eta finite) and sets where raw Jordan columns overflow") {
+  for (double bad : {0.0, -1.0, std::nan(""), std::numeric_limits<double>::infinity(), 1e-320}) {
+    CAPTURE(bad);
+    BasisParams p = paper_params();
+    p.eta = bad;
+    CHECK_THROWS_WITH_AS(p.validate(), doctest::Contains("eta = "), InputError);
+    CHECK_THROWS_WITH_AS(p.validate(), doctest::Contains("(must be finite and > 0 with 1/eta finite)"), InputError);
+    CHECK_THROWS_AS(features(method::Jordan{2, {}, {}}, p, Eigen::VectorXd::Zero(2)), InputError);
+  }
+  // Raw Jordan m = 3, gamma = 0: the largest column is (eta d)^2/2!; with eta = 1 it stays finite while
+  // d <= sqrt(2 DBL_MAX), less the margin of 64 in the value (as for 1/L above).
+  BasisParams p = paper_params();
+  p.num_freqs = 1;
+  p.eta = 1;
+  const Method raw = method::Jordan{3, 0.0, false};
+  const double top = std::sqrt(2.0) * std::sqrt(std::numeric_limits<double>::max());
+  const auto o = find_lag_overflow(raw, p, Eigen::VectorXd::Constant(1, 1e300));
+  REQUIRE(o);
+  CHECK(o->limit <= top);
+  CHECK(o->limit >= top / 16);
+  CHECK(features(raw, p, Eigen::VectorXd::Constant(1, o->limit)).allFinite());
+  CHECK_THROWS_AS(features(raw, p, Eigen::VectorXd::Constant(1, 1e300)), InputError);
+  // ln of the largest column at d = 1e6, eta = 3e-3: (3000)^2/2.
+  p.eta = 3e-3;
+  CHECK(log_max_column(raw, p, 1e6) == doctest::Approx(2 * std::log(3000.0) - std::log(2.0)).epsilon(1e-14));
+  // eta = 1/L is the default's limit to the bit.
+  BasisParams plain = paper_params(), exact = paper_params();
+  plain.num_freqs = exact.num_freqs = 1;
+  exact.eta = 1.0 / 1024;
+  const auto a = find_lag_overflow(raw, plain, Eigen::VectorXd::Constant(1, 1e300));
+  const auto b = find_lag_overflow(raw, exact, Eigen::VectorXd::Constant(1, 1e300));
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->limit == b->limit);
+}

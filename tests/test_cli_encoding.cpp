@@ -333,3 +333,31 @@ TEST_CASE("bad input to the encoding commands: exit 2, one error line naming the
     CHECK_FALSE(std::filesystem::exists(dir.file("p.svg")));
   }
 }
+
+TEST_CASE("jordan eta from the command line: features and kernel run, the report spells eta=0.003 after L") {
+  const std::string enc = "'jordan:dim=8,base=100,m=2,L=1024,eta=0.003'";
+  const auto f = run_ropekit("features --encoding " + enc + " --lags 0:4");
+  REQUIRE(f.exit_code == 0);
+  CHECK(f.err.empty());
+  const auto t = csv(f.out);
+  REQUIRE(t.rows.size() == 4);
+  REQUIRE(t.columns.size() == 1 + 1 + 2 * 2 * 4);  // lag, then 1 + 2 m F
+  for (std::size_t i = 0; i < 4; ++i) {
+    const double d = num(t.rows[i][0]);
+    CAPTURE(d);
+    // theta_0 = 1; bounded that = eta d/(1 + eta d), E = e^{-1e-4 d} (the default gamma): a few roundings.
+    const double that = 0.003 * d / (1 + 0.003 * d), envelope = that * std::exp(-1e-4 * d);
+    CHECK(std::abs(num(cell(t, i, "that*E*cos0")) - envelope * std::cos(d)) <= 1e-15);
+    CHECK(std::abs(num(cell(t, i, "that*E*sin0")) - envelope * std::sin(d)) <= 1e-15);
+  }
+  const auto k = run_ropekit("kernel --encoding " + enc + " --lags 0:4");
+  REQUIRE(k.exit_code == 0);
+  const auto kt = csv(k.out);
+  REQUIRE(kt.rows.size() == 4);
+  CHECK(cell(kt, 0, "encoding") == "jordan:m=2,gamma=0.0001,tau=bounded,L=1024,eta=0.003,dim=8,base=100,F=4");
+  CHECK(cell(kt, 0, "kernel") == "1");
+  // Without eta, nothing new is printed.
+  const auto plain = csv(run_ropekit("kernel --encoding 'jordan:dim=8,base=100,m=2,L=1024' --lags 0").out);
+  CHECK(cell(plain, 0, "encoding") == "jordan:m=2,gamma=0.0001,tau=bounded,L=1024,dim=8,base=100,F=4");
+  ropekit::test::check_rejected("kernel --encoding 'jordan:dim=8,eta=0'", "eta = 0 (must be finite and > 0");
+}

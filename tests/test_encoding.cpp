@@ -336,3 +336,201 @@ TEST_CASE("n_features counts features' columns without evaluating them") {
   }
   CHECK_THROWS_AS(n_features(parse_encoding("sinusoidal:dim=8")), InputError);
 }
+
+// ---------------------------------------------------------------------------------------------
+// jordan's explicit shear rate eta (absent: 1/L).
+
+namespace {
+
+// Bit equality that also holds for NaN (kernel_rows' expected_kernel of a non-rf family).
+bool same_bits(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+// R(phase) = [[cos, -sin], [sin, cos]] (block.hpp).
+Eigen::Matrix2d rotation(double phase) {
+  Eigen::Matrix2d R;
+  R << std::cos(phase), -std::sin(phase), std::sin(phase), std::cos(phase);
+  return R;
+}
+
+}  // namespace
+
+TEST_CASE("jordan eta: spelled right after L with an exact round trip; absent, nothing new is printed") {
+  const Encoding e = parse_encoding("jordan:m=2,gamma=1e-3,tau=bounded,L=1024,eta=0.003,dim=8,base=100");
+  const auto& j = std::get<enc::Jordan>(e.value);
+  REQUIRE(j.eta);
+  CHECK(*j.eta == 0.003);
+  CHECK(spelling(e) == "jordan:m=2,gamma=0.001,tau=bounded,L=1024,eta=0.003,dim=8,base=100,F=4");
+  CHECK(spelling(parse_encoding(spelling(e))) == spelling(e));
+  // A rate with no short decimal (what a solver returns) reads back to the same double.
+  enc::Jordan tuned = j;
+  tuned.eta = 0.1 + 0.2;  // 0.30000000000000004
+  const Encoding back = parse_encoding(spelling(Encoding{tuned}));
+  CHECK(std::get<enc::Jordan>(back.value).eta == tuned.eta);
+  // Absent: the spelling of today, and eta stays empty (1/L) through the round trip.
+  const Encoding plain = parse_encoding("jordan:m=2,gamma=1e-3,tau=bounded,L=1024,dim=8,base=100");
+  CHECK(spelling(plain) == "jordan:m=2,gamma=0.001,tau=bounded,L=1024,dim=8,base=100,F=4");
+  CHECK_FALSE(std::get<enc::Jordan>(parse_encoding(spelling(plain)).value).eta);
+  // Inside a direct sum (the nested printer) too.
+  const std::string nested = spelling(parse_encoding("direct-sum:[jordan(m=2,L=64,eta=0.5,dim=4),alibi(L=64)]"));
+  CHECK(nested.find("L=64,eta=0.5,") != std::string::npos);
+  CHECK(spelling(parse_encoding(nested)) == nested);
+}
+
+TEST_CASE("jordan eta: bad values throw one-line InputError naming eta, the value and the constraint") {
+  // 1e-320 is > 0 but subnormal: 1/eta overflows (the bounded shear time tends to 1/eta). nan and inf are
+  // refused by the spelling's number reader, which says "(must be finite)" for every key.
+  struct Case { const char* value; const char* constraint; };
+  const char* rate = "(must be finite and > 0 with 1/eta finite)";
+  for (const Case& c : {Case{"0", rate}, Case{"-1", rate}, Case{"nan", "(must be finite)"},
+                        Case{"inf", "(must be finite)"}, Case{"1e-320", rate}}) {
+    const std::string text = std::string("jordan:m=2,L=1024,eta=") + c.value;
+    CAPTURE(text);
+    std::string what;
+    try {
+      (void)parse_encoding(text, Where("ropekit kernel"));
+    } catch (const InputError& err) {
+      what = err.what();
+    }
+    CAPTURE(what);
+    CHECK(what.find(std::string("eta = ") + c.value + " (must be") != std::string::npos);
+    CHECK(what.find(c.constraint) != std::string::npos);
+    CHECK(what.find('\n') == std::string::npos);
+  }
+  // eta is jordan's alone: a family without it refuses the key.
+  CHECK_THROWS_AS(parse_encoding("jordan-scaled:m=2,eta=0.5"), InputError);
+}
+
+TEST_CASE("jordan eta = 1/L given explicitly is today's encoding to the bit (features, G, kernel rows, exactness)") {
+  // L = 1024: 1/L = 2^-10 = 0.0009765625 exactly, so eta |Dp| and |Dp|/L round alike.
+  for (const char* tau : {"bounded", "raw"}) {
+    const std::string base = std::string("jordan:m=3,gamma=1e-3,tau=") + tau + ",L=1024";
+    const Encoding absent = parse_encoding(base + ",dim=16,base=100");
+    const Encoding given = parse_encoding(base + ",eta=0.0009765625,dim=16,base=100");
+    CAPTURE(spelling(given));
+    CHECK(spelling(given) != spelling(absent));
+    Lags lags(7, 1);
+    lags << 0, 1, 37, 500, 4095, 1e5, 3.5;
+    const auto fa = features(absent, lags), fg = features(given, lags);
+    CHECK(fa.names == fg.names);
+    CHECK((fa.values.array() == fg.values.array()).all());
+    for (double d : {0.0, 1.0, -12.0, 37.5, 4095.0, 1e6}) {
+      CAPTURE(d);
+      const std::vector<double> lag{d};
+      CHECK((relative_operator(absent, lag).array() == relative_operator(given, lag).array()).all());
+    }
+    Lags signed_lags(4, 1);
+    signed_lags << 0, -3, 77, 1e4;
+    const auto ka = kernel_rows(absent, signed_lags, 0.4), kg = kernel_rows(given, signed_lags, 0.4);
+    for (std::size_t i = 0; i < ka.size(); ++i) {
+      CHECK(ka[i].kernel == kg[i].kernel);
+      CHECK(ka[i].content_mean == kg[i].content_mean);
+      CHECK(ka[i].content_variance == kg[i].content_variance);
+      CHECK(same_bits(ka[i].expected_kernel, kg[i].expected_kernel));
+      CHECK(same_bits(ka[i].frequency_variance, kg[i].frequency_variance));
+    }
+    const std::vector<double> window = {0, 1, 3, 17, 40, 100};
+    const Exactness xa = exactness(absent, window), xg = exactness(given, window);
+    CHECK(xa.group_law == xg.group_law);
+    CHECK(xa.orthogonality == xg.orthogonality);
+    CHECK(xa.reversibility == xg.reversibility);
+    CHECK(is_exact(absent) == is_exact(given));
+    CHECK(n_features(absent) == n_features(given));
+  }
+}
+
+TEST_CASE("jordan eta = 3e-3, L = 1024, m = 3: feature columns are (that^p/p!) e^{-gamma d} C, S, that = eta tau") {
+  // Explicit frequencies, so that the test's omega d is the library's to the bit.
+  const double eta = 3e-3, gamma = 1e-3;
+  const double omega[] = {1, 0.3, 0.01};
+  const int F = 3, m = 3;
+  for (const bool bounded : {true, false}) {
+    CAPTURE(bounded);
+    const Encoding e = parse_encoding(std::string("jordan:m=3,gamma=1e-3,L=1024,eta=3e-3,freqs=[1,0.3,0.01],tau=") +
+                                      (bounded ? "bounded" : "raw"));
+    const double lags[] = {0, 1, 37, 500, 4095};
+    Lags l(5, 1);
+    for (int i = 0; i < 5; ++i) l(i, 0) = lags[i];
+    const auto f = features(e, l);
+    REQUIRE(f.values.cols() == 1 + 2 * m * F);
+    REQUIRE(n_features(e) == 1 + 2 * m * F);
+    for (int i = 0; i < 5; ++i) {
+      const double d = lags[i];
+      CAPTURE(d);
+      // bounded: tau = d/(1 + eta d), that = eta tau = eta d/(1 + eta d); raw: that = eta d.
+      const double that = bounded ? eta * d / (1 + eta * d) : eta * d;
+      CHECK(f.values(i, 0) == 1);
+      double factorial = 1;
+      for (int p = 0; p < m; ++p) {
+        if (p > 0) factorial *= p;
+        const double envelope = std::pow(that, p) / factorial * std::exp(-gamma * d);
+        for (int k = 0; k < F; ++k) {
+          CAPTURE(p);
+          CAPTURE(k);
+          // Columns 1 + 2 F p + k (cos) and 1 + 2 F p + F + k (sin). A few roundings (the product, pow, exp,
+          // cos of the same argument): 1e-13 relative to the column's envelope (a cosine near its zero is not
+          // a relative quantity).
+          const double c = envelope * std::cos(omega[k] * d), s = envelope * std::sin(omega[k] * d);
+          CHECK(std::abs(f.values(i, 1 + 2 * F * p + k) - c) <= 1e-13 * envelope);
+          CHECK(std::abs(f.values(i, 1 + 2 * F * p + F + k) - s) <= 1e-13 * envelope);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("jordan eta: raw tau is an exact group (defect at rounding); G's (0,1) block is e^{-gamma Dp} eta tau R") {
+  const double eta = 3e-3, gamma = 1e-3, w = 0.7;
+  const Encoding raw = parse_encoding("jordan:m=3,gamma=1e-3,tau=raw,L=1024,eta=3e-3,freqs=[0.7]");
+  const Encoding bounded = parse_encoding("jordan:m=3,gamma=1e-3,tau=bounded,L=1024,eta=3e-3,freqs=[0.7]");
+  REQUIRE(is_exact(raw));
+  REQUIRE_FALSE(is_exact(bounded));
+  const std::vector<double> lags = {0, 1, 3, 17, 40, -25, 100};
+  for (double s : lags)
+    for (double t : lags) {
+      CAPTURE(s);
+      CAPTURE(t);
+      const Eigen::MatrixXd Gst = G(raw, s + t);
+      // The phases w s, w t, w (s + t) are rounded apart: eps w |s + t| <= 2e-14 each, plus products of 6 x 6
+      // matrices of entries up to 1: 1e-13 relative.
+      CHECK((G(raw, s) * G(raw, t) - Gst).norm() <= 1e-13 * std::max(1.0, Gst.norm()));
+    }
+  CHECK(exactness(raw, {0, 1, 3, 17, 40, 100}).group_law <= 1e-13);
+  CHECK(exactness(bounded, {0, 1, 3, 17, 40, 100}).group_law >= 1e-6);  // tau(s) + tau(t) != tau(s + t)
+  // The rate is eta, not 1/L: G(Dp) = exp(Dp J), J = (-gamma - i w) I + eta N_3 (Eigen's Pade exponential).
+  JordanBlock b;
+  b.m = 3;
+  b.gamma = gamma;
+  b.omega = -w;
+  b.eta = eta;
+  for (double d : {0.3, 5.0, 80.0}) {  // as the eta = 1/L test above: Pade's error grows with |d J|
+    const Eigen::MatrixXd expected = (d * jordan_generator(b)).exp();
+    CHECK((G(raw, d) - expected).norm() <= 1e-12 * expected.norm());
+  }
+  // Block (0, 1) of the 6 x 6 operator is c_1 R(-w Dp), c_1 = e^{-gamma Dp} eta tau; block (0, 2) c_2 with
+  // (eta tau)^2/2; tau = Dp (raw) or Dp/(1 + eta |Dp|) (bounded).
+  for (double d : {0.0, 1.0, 37.0, 500.0, -250.0, 4095.0}) {
+    CAPTURE(d);
+    for (const Encoding* e : {&raw, &bounded}) {
+      const double tau = e == &bounded ? d / (1 + eta * std::abs(d)) : d;
+      const Eigen::Matrix2d R = rotation(-w * d);
+      const double c1 = std::exp(-gamma * d) * eta * tau, c2 = std::exp(-gamma * d) * (eta * tau) * (eta * tau) / 2;
+      const Eigen::MatrixXd g = G(*e, d);
+      // A few roundings on entries of size |c_p|: 1e-14 relative to max(|c_p|, tiny).
+      CHECK((g.block<2, 2>(0, 2) - c1 * R).norm() <= 1e-14 * std::max(std::abs(c1), 1e-300));
+      CHECK((g.block<2, 2>(0, 4) - c2 * R).norm() <= 1e-14 * std::max(std::abs(c2), 1e-300));
+      CHECK((g.block<2, 2>(2, 4) - c1 * R).norm() <= 1e-14 * std::max(std::abs(c1), 1e-300));
+    }
+  }
+}
+
+TEST_CASE("jordan eta: where eta |Dp| overflows the bounded shear time is 1/eta, not 0") {
+  const Encoding e = parse_encoding("jordan:m=2,gamma=0,tau=bounded,eta=1e300,freqs=[1]");
+  const std::vector<double> lag{1e10};  // eta |Dp| = 1e310: inf in float64
+  const Eigen::MatrixXd g = relative_operator(e, lag);
+  // c_1 = eta tau = eta (1/eta) = 1: the off-diagonal block is R(-Dp).
+  CHECK((g.block<2, 2>(0, 2) - rotation(-1e10)).norm() <= 1e-15);
+  Lags l(1, 1);
+  l(0, 0) = 1e10;
+  const auto f = features(e, l);
+  CHECK(f.values(0, 3) == doctest::Approx(std::cos(1e10)).epsilon(1e-12));  // that = 1: column that E C_0
+}

@@ -84,6 +84,13 @@ struct Parser {
   int take_L(Spelling& s) const {
     return take_int_in(s, "L", defaults.L, 1, std::numeric_limits<int>::max());
   }
+  // A shear rate: finite, > 0 and 1/eta finite (the bounded shear time tends to 1/eta); absent: 1/L.
+  std::optional<double> take_rate(Spelling& s, std::string_view key) const {
+    const auto v = s.take_double(key);
+    if (v && (!(*v > 0) || !std::isfinite(*v) || !std::isfinite(1 / *v)))
+      bad(s, key, format_number(*v), fmt::format("finite and > 0 with 1/{} finite", key));
+    return v;
+  }
 
   // dim, base, F, partial, scaling | freqs=[...] | file=PATH
   static constexpr std::string_view kFreqKeys = "dim, base, F, partial, scaling, freqs, file";
@@ -219,7 +226,8 @@ struct Parser {
       j.gamma = take_nonnegative(s, "gamma", defaults.gamma);
       j.bounded_tau = take_tau(s);
       j.L = take_L(s);
-      s.finish("m, gamma, tau, L, dim, base, F, partial, scaling, freqs, file");
+      j.eta = take_rate(s, "eta");
+      s.finish("m, gamma, tau, L, eta, dim, base, F, partial, scaling, freqs, file");
       return {j};
     }
     if (f == "jordan-scaled") {
@@ -495,6 +503,7 @@ std::string print(const Encoding& e, bool nested) {
                 {"gamma", format_number(j.gamma)},
                 {"tau", tau_text(j.bounded_tau)},
                 {"L", std::to_string(j.L)}};
+            if (j.eta) k.emplace_back("eta", format_number(*j.eta));
             for (auto& kv : schedule_keys(j.freqs)) k.push_back(kv);
             return out("jordan", k);
           },
@@ -585,6 +594,15 @@ int identity_dims(const FrequencySchedule& f) {
 
 double shear_time(double d, bool bounded, int L) { return bounded ? d / (1 + std::abs(d) / L) : d; }
 
+// Jordan's shear time and rate: eta = 1/L unless given. Given, the bounded tau = Dp / (1 + eta |Dp|), which is
+// 1/eta (finite by the parser) where eta |Dp| overflows; absent, shear_time's d/L exactly as before.
+double jordan_rate(const enc::Jordan& j) { return j.eta ? *j.eta : 1.0 / j.L; }
+double jordan_shear_time(const enc::Jordan& j, double d) {
+  if (!j.eta || !j.bounded_tau) return shear_time(d, j.bounded_tau, j.L);
+  const double s = *j.eta * std::abs(d);
+  return std::isinf(s) ? std::copysign(1 / *j.eta, d) : d / (1 + s);
+}
+
 void rotary(std::vector<Block>& out, const FrequencyTable& t, double lag, const std::vector<double>& c0,
             auto&& chain) {
   for (Eigen::Index i = 0; i < t.theta.rows(); ++i) {
@@ -630,9 +648,10 @@ void append_blocks(std::vector<Block>& out, const Encoding& e, double lag, std::
   auto identity = [&](int dims) {
     if (dims > 0) out.push_back(Block{false, 0, {1.0}, dims});
   };
-  // c_p = e^{-gamma Dp} (eta s)^p / p! (jordan_block.hpp, paper eq. 3.3), eta = 1/L, s the shear time.
-  auto jordan_chain = [&](int m, double gamma, int L, double s) {
-    const Eigen::VectorXd c = jordan_coefficients(JordanBlock{m, gamma, 0.0, 1.0 / L}, lag, s);
+  // c_p = e^{-gamma Dp} (eta s)^p / p! (jordan_block.hpp, paper eq. 3.3), eta = 1/L (or jordan's eta), s the
+  // shear time.
+  auto jordan_chain = [&](int m, double gamma, double eta, double s) {
+    const Eigen::VectorXd c = jordan_coefficients(JordanBlock{m, gamma, 0.0, eta}, lag, s);
     return std::vector<double>(c.data(), c.data() + c.size());
   };
   std::visit(
@@ -668,21 +687,21 @@ void append_blocks(std::vector<Block>& out, const Encoding& e, double lag, std::
           },
           [&](const enc::Jordan& j) {
             const auto& t = frequencies_at(j.freqs, seq_len, lag, cache, scratch);
-            const auto c = jordan_chain(j.m, j.gamma, j.L, shear_time(lag, j.bounded_tau, j.L));
+            const auto c = jordan_chain(j.m, j.gamma, jordan_rate(j), jordan_shear_time(j, lag));
             rotary(out, t, lag, c, plain);
             identity(identity_dims(j.freqs));
           },
           [&](const enc::JordanScaled& j) {
             const auto& t = frequencies_at(j.freqs, seq_len, lag, cache, scratch);
-            rotary(out, t, lag, jordan_chain(j.m, j.c / j.L, j.L, lag), plain);
+            rotary(out, t, lag, jordan_chain(j.m, j.c / j.L, 1.0 / j.L, lag), plain);
             identity(identity_dims(j.freqs));
           },
           [&](const enc::RealJordan& j) {
-            out.push_back(Block{false, 0, jordan_chain(2, j.gamma, j.L, shear_time(lag, j.bounded_tau, j.L)), 1});
+            out.push_back(Block{false, 0, jordan_chain(2, j.gamma, 1.0 / j.L, shear_time(lag, j.bounded_tau, j.L)), 1});
           },
           [&](const enc::Alibi& a) { out.push_back(Block{false, 0, {1.0, -a.slope * lag}, 1}); },
           [&](const enc::Poly& p) {
-            out.push_back(Block{false, 0, jordan_chain(p.k, 0.0, p.L, shear_time(lag, p.bounded_tau, p.L)), 1});
+            out.push_back(Block{false, 0, jordan_chain(p.k, 0.0, 1.0 / p.L, shear_time(lag, p.bounded_tau, p.L)), 1});
           },
           [&](const enc::Nope&) { identity(1); },
           [&](const enc::DirectSum& d) {
@@ -1044,6 +1063,7 @@ Features features(const Encoding& e, const Lags& lags) {
           [&](const enc::Jordan& j) {
             auto p = basis_params(j.freqs, std::nullopt);
             p.train_context = j.L;
+            p.eta = j.eta;
             return from_method(Jordan{j.m, j.gamma, j.bounded_tau}, p, lags);
           },
           [&](const enc::JordanScaled& j) {
@@ -1202,9 +1222,10 @@ const std::vector<EncodingFamilyInfo>& encoding_families() {
       {"rf-rope:spectrum=<family>(...),blocks=<D>[,seed=<s>,sampling=iid|antithetic|stratified|quantile]", "",
        "R(-w_i . Dp), w_i drawn from the spectrum (quantile grid without seed)", "1, cos(w_i . d), sin(w_i . d)"},
       {"damped:gamma=<g>[,<freq keys>]", "damped_rope, damped-rope", "e^{-gamma Dp} R(-theta_i Dp)", "1, E C, E S"},
-      {"jordan:m=<m>,gamma=<g>,tau=bounded|raw,L=<L>[,<freq keys>]",
+      {"jordan:m=<m>,gamma=<g>,tau=bounded|raw,L=<L>[,eta=<eta>][,<freq keys>]",
        "jordan_rope, jordan_no_gamma, jordan_raw_tau, jordan_m3, jordan_m4",
-       "e^{-gamma Dp} exp((tau/L) N_m) (x) R(-theta_i Dp)", "1, (that^p/p!) E C, (that^p/p!) E S, p < m"},
+       "e^{-gamma Dp} exp(eta tau N_m) (x) R(-theta_i Dp), eta = 1/L unless given",
+       "1, (that^p/p!) E C, (that^p/p!) E S, p < m"},
       {"jordan-scaled:m=<m>,c=<c>,L=<L>[,<freq keys>]", "jordan_scaled_m<k>[_cNNN], jordan_exact[_cNNN]",
        "e^{-c x} exp(x N_m) (x) R(-theta_i Dp), x = Dp/L", "1, (x^p/p!) e^{-cx} C, (x^p/p!) e^{-cx} S, p < m"},
       {"real-jordan:gamma=<g>,tau=bounded|raw,L=<L>", "real_jordan", "e^{-gamma Dp} [[1, tau/L], [0, 1]]",

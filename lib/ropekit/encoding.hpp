@@ -44,8 +44,16 @@ struct RfRope { SampledFrequencies freqs; };
 /// Damped RoPE: e^{-gamma Dp} R(-theta_i Dp).
 struct Damped { FrequencySchedule freqs; double gamma = 1e-4; };
 /// Complex Jordan block of order m per frequency (Jordan-RoPE eq. 3.3): e^{-gamma Dp} R(theta_i Dp) (x)
-/// exp(eta tau N_m), tau = Dp (exact) or the bounded shear time Dp / (1 + Dp/L) (stabilized); eta = 1/L.
-struct Jordan { FrequencySchedule freqs; int m = 2; double gamma = 1e-4; bool bounded_tau = true; int L = 1024; };
+/// exp(eta tau N_m), tau = Dp (exact) or the bounded shear time Dp / (1 + eta |Dp|) (stabilized); features'
+/// that = eta tau. eta = 1/L unless given (a tuned shear rate: L is an integer, eta a real number).
+struct Jordan {
+  FrequencySchedule freqs;
+  int m = 2;
+  double gamma = 1e-4;
+  bool bounded_tau = true;
+  int L = 1024;
+  std::optional<double> eta = std::nullopt;  ///< shear rate: finite, > 0, 1/eta finite; empty: 1/L (not spelled)
+};
 /// Scaled-exact Jordan: gamma = c/L, eta = 1/L, tau = Dp: an exact one-parameter group.
 struct JordanScaled { FrequencySchedule freqs; int m = 3; double c = 1; int L = 1024; };
 /// Real order-2 Jordan block: e^{-gamma Dp} [[1, tau/L], [0, 1]].

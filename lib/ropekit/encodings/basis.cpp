@@ -61,6 +61,8 @@ void BasisParams::validate(const Where& where) const {
                                 where.name("num_freqs"), num_freqs, where.name("head_dim"), head_dim));
   check_nonnegative(where, "gamma", gamma);
   check_at_least(where, "train_context", train_context, 1);
+  if (eta && (!(*eta > 0) || !std::isfinite(*eta) || !std::isfinite(1 / *eta)))
+    throw_bad_value(where, "eta", format_number(*eta), "finite and > 0 with 1/eta finite");
   if (omega) {
     if (omega->size() != num_freqs)
       throw_bad_value(where, "omega", fmt::format("{} values", omega->size()),
@@ -153,9 +155,9 @@ double features_bytes(const Method& method, const BasisParams& p, double rows) {
 
 namespace {
 
-// ln of max_{q < m} e^{-a d} t^q / q!, t = d / L (raw shear time or x), without forming any power.
-double log_chain_max(int m, double a, double d, double L) {
-  const double log_t = std::log(d / L);  // -inf at d = 0: only q = 0 counts
+// ln of max_{q < m} e^{-a d} t^q / q!, log_t = ln t, t = d / L (raw shear time or x) or eta d, without forming
+// any power. log_t is -inf at d = 0: only q = 0 counts.
+double log_chain_max(int m, double a, double d, double log_t) {
   double best = -a * d;
   for (int q = 1; q < m; ++q) best = std::max(best, -a * d + q * log_t - std::lgamma(q + 1.0));
   return best;
@@ -173,9 +175,12 @@ double log_max_column(const Method& method, const BasisParams& p, double d) {
                         },
                         [&](const Jordan& m) {
                           if (m.bounded_tau.value_or(p.bounded_tau)) return 0.0;  // that < 1, E <= 1
-                          return std::max(0.0, log_chain_max(m.m, m.gamma.value_or(p.gamma), d, L));
+                          const double log_t = p.eta ? std::log(*p.eta * d) : std::log(d / L);  // raw that
+                          return std::max(0.0, log_chain_max(m.m, m.gamma.value_or(p.gamma), d, log_t));
                         },
-                        [&](const JordanScaled& m) { return std::max(0.0, log_chain_max(m.m, m.c / L, d, L)); },
+                        [&](const JordanScaled& m) {
+                          return std::max(0.0, log_chain_max(m.m, m.c / L, d, std::log(d / L)));
+                        },
                         [&](const auto&) { return std::max(0.0, std::log(d / L)); },  // x = d / L
                     },
                     method);
@@ -231,9 +236,13 @@ Eigen::MatrixXd BasisEvaluator::features(const Method& method, Eigen::Index firs
   const auto cos_ = this->cos_.middleRows(first, count);
   const auto sin_ = this->sin_.middleRows(first, count);
   const Eigen::ArrayXd x = d / L;
-  // Shear time over L: x/(1+x) = tau(d)/L with tau(d) = d/(1+d/L) when bounded, else x.
-  auto that = [&](const std::optional<bool>& bounded) -> Eigen::ArrayXd {
-    return bounded.value_or(p.bounded_tau) ? Eigen::ArrayXd(x / (1.0 + x)) : x;
+  // Shear time over L: x/(1+x) = tau(d)/L with tau(d) = d/(1+d/L) when bounded, else x. With a shear rate
+  // (Jordan's eta): y = eta d in place of x, y/(1+y) = eta tau(d) with tau(d) = d/(1 + eta d) (1 where y overflows).
+  auto that = [&](const std::optional<bool>& bounded, std::optional<double> rate = {}) -> Eigen::ArrayXd {
+    if (!rate) return bounded.value_or(p.bounded_tau) ? Eigen::ArrayXd(x / (1.0 + x)) : x;
+    const Eigen::ArrayXd y = *rate * d;
+    if (!bounded.value_or(p.bounded_tau)) return y;
+    return y.isInf().select(Eigen::ArrayXd::Ones(y.size()), y / (1.0 + y));
   };
   auto damping = [&](const std::optional<double>& gamma) -> Eigen::ArrayXd {
     return (-gamma.value_or(p.gamma) * d).exp();
@@ -298,7 +307,9 @@ Eigen::MatrixXd BasisEvaluator::features(const Method& method, Eigen::Index firs
                    Eigen::ArrayXd power = t;
                    for (int q = 1; q < m.k; ++q, power *= t) out.add(power);
                  },
-                 [&](const Jordan& m) { jordan_chain(m.m, that(m.bounded_tau), -m.gamma.value_or(p.gamma) * d); },
+                 [&](const Jordan& m) {
+                   jordan_chain(m.m, that(m.bounded_tau, p.eta), -m.gamma.value_or(p.gamma) * d);
+                 },
                  [&](const JordanScaled& m) { jordan_chain(m.m, x, -m.c * x); },
              },
              method);
