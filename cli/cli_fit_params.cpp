@@ -132,9 +132,9 @@ void run_tuning(const FitParamsArgs& a) {
   const Format format = parse_format_option(kCommand, a.format);
   if (format == Format::latex) throw_bad_value(where, "format", "'latex'", "one of md, csv, json");
   const std::vector<std::string> targets = a.targets.empty() ? toy_targets() : a.targets;
+  if (!a.exp0rt.empty()) check_frequency_export_path(a.exp0rt, std::string(kCommand) + ": --export");
   if (!a.exp0rt.empty() && targets.size() != 1)
     throw_bad_value(where, "export", "'" + a.exp0rt + "'", "given with exactly one --target (one tuned encoding)");
-  if (!a.exp0rt.empty()) check_frequency_export_path(a.exp0rt, std::string(kCommand) + ": --export");
   check_output_path(a.out);
 
   EncodingDefaults d;

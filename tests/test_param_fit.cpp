@@ -37,7 +37,8 @@ TEST_CASE("the templated features equal features() of the encoding, column for c
            {"rope:dim=32,base=10000,scaling=ntk(factor=4)", {"factor"}},
            {"rope:dim=32,base=10000,scaling=linear(factor=4)", {"factor"}},
            {"damped:dim=16,base=100,gamma=3e-3", {"theta", "gamma"}},
-           {"jordan:dim=16,base=100,m=3,gamma=1e-3,L=256", {"theta", "gamma"}},
+           {"jordan:dim=16,base=100,m=3,gamma=1e-3,L=256", {"theta", "gamma", "eta"}},
+           {"jordan:dim=16,base=100,m=3,gamma=1e-3,L=256,eta=0.01", {"eta"}},
            {"jordan:dim=16,base=100,m=2,gamma=1e-3,tau=raw,L=256", {"gamma"}},
            {"jordan-scaled:dim=16,base=100,m=3,c=0.4,L=256", {"theta", "c"}},
            {"real-jordan:gamma=2e-3,L=256", {"gamma"}},
@@ -85,7 +86,7 @@ TEST_CASE("the variable-projection Jacobian agrees with central differences of t
   const Eigen::VectorXd lags = grid(300);
   for (const auto& [spelling, free] : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"damped:dim=8,base=100,gamma=3e-3", {"theta", "gamma"}},
-           {"jordan:dim=8,base=100,m=3,gamma=1e-3,L=128", {"theta", "gamma"}},
+           {"jordan:dim=8,base=100,m=3,gamma=1e-3,L=128", {"theta", "gamma", "eta"}},
            {"jordan-scaled:dim=8,base=100,m=2,c=0.3,L=128", {"c", "theta"}},
            {"rope:dim=16,base=10000,scaling=yarn(factor=4,orig=64)", {"factor"}},
            {"rope:dim=16,base=10000,scaling=ntk(factor=3)", {"factor"}},

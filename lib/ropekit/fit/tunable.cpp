@@ -132,7 +132,7 @@ TunableEncoding make_tunable(const Encoding& e, const std::vector<std::string>& 
                    t.m = j.m;
                    t.bounded_tau = j.bounded_tau;
                    t.L = j.L;
-                   t.eta = 1.0 / j.L;  // ETA-MERGE j.eta.value_or(1.0 / j.L);
+                   t.eta = j.eta.value_or(1.0 / j.L);
                    allowed = {"theta", "gamma", "eta"};
                  },
                  [&](const enc::JordanScaled& j) {
@@ -258,7 +258,7 @@ Encoding tuned_encoding(const TunableEncoding& t, const Eigen::VectorXd& p) {
                  [&](enc::Damped& d) { d.gamma = v.gamma; },
                  [&](enc::Jordan& j) {
                    j.gamma = v.gamma;
-                   // ETA-MERGE if (t.eta_at >= 0) j.eta = v.eta;
+                   if (t.eta_at >= 0) j.eta = v.eta;
                  },
                  [&](enc::JordanScaled& j) { j.c = v.c; },
                  [&](enc::RealJordan& j) { j.gamma = v.gamma; },

@@ -1,0 +1,148 @@
+// `ropekit fit-params` from the command line (issue 8): recovery from a data file, the JSON shape, exports that
+// read back, the spectral mode, and bad input refused with one line, exit code 2 and no output file.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ropekit/core/rng.hpp"
+#include "tests/support.hpp"
+
+using ropekit::test::check_rejected;
+using ropekit::test::run_ropekit;
+using ropekit::test::ScratchDir;
+using ropekit::test::slurp;
+
+namespace {
+
+// A Jordan (m = 2, stabilized) target with known shear rate eta = 3e-3 and damping 2e-3 on the frequencies
+// 100^{-2k/8}: y = sum_k E (cos + 0.5 that sin), that = eta d / (1 + eta d), written here from the closed form.
+std::string jordan_table(double eta, double gamma, int n) {
+  std::string text = "lag,value\n";
+  for (int d = 0; d < n; ++d) {
+    const double that = eta * d / (1 + eta * d), E = std::exp(-gamma * d);
+    double y = 0;
+    for (int k = 0; k < 4; ++k) {
+      const double th = std::pow(100.0, -2.0 * k / 8);
+      y += E * (std::cos(th * d) + 0.5 * that * std::sin(th * d));
+    }
+    text += fmt::format("{},{:.17g}\n", d, y);
+  }
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("fit-params recovers a Jordan block's shear rate eta and damping from a data file") {
+  ScratchDir dir("fit-params");
+  const auto data = dir.write("jordan.csv", jordan_table(3e-3, 2e-3, 1024));
+  const auto r = run_ropekit("fit-params --encoding 'jordan:dim=8,base=100,m=2,gamma=1e-4,L=1024' --free eta,gamma "
+                             "--target data:" + data + " --ridge 1e-14 --format json");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string tuned = j["tuned_encoding"]["data:" + data];
+  CAPTURE(tuned);
+  // eta and gamma to 1e-6 relative: the target lies in the tuned basis exactly (ridge 1e-14).
+  const auto eta_at = tuned.find("eta=");
+  REQUIRE(eta_at != std::string::npos);
+  CHECK(std::stod(tuned.substr(eta_at + 4)) == doctest::Approx(3e-3).epsilon(1e-6));
+  const auto gamma_at = tuned.find("gamma=");
+  CHECK(std::stod(tuned.substr(gamma_at + 6)) == doctest::Approx(2e-3).epsilon(1e-6));
+  for (const auto& row : j["rows"]) {
+    if (row["which"] != "tuned") continue;
+    CHECK(row["mse"].get<double>() < 1e-24);  // rounding level for values of size ~4
+  }
+  CHECK(j["summary"]["data:" + data]["final_cost"].get<double>() <=
+        j["summary"]["data:" + data]["initial_cost"].get<double>());
+}
+
+TEST_CASE("fit-params JSON rows, formats and exports") {
+  ScratchDir dir("fit-params");
+  const auto r = run_ropekit("fit-params --encoding 'damped:dim=16,base=100,gamma=1e-4' --free theta,gamma "
+                             "--target 'kernel:damped:freqs=[1.04,0.55,0.33,0.17,0.104,0.053,0.033,0.0171],gamma=3e-3' "
+                             "--ridge 1e-14 --eval-contexts 1024,4096 --format json --export " + dir.file("f.npy"));
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["rows"].size() == 6);  // (untuned, tuned) x (train 1024, eval 1024, eval 4096)
+  for (const auto& row : j["rows"]) {
+    CHECK(row.contains("which"));
+    CHECK(row.contains("context"));
+    CHECK(row.contains("split"));
+    CHECK(row["mse"].is_number());
+    CHECK(row["r2"].is_number());
+  }
+  CHECK(j["rows"][5]["which"] == "tuned");
+  CHECK(j["rows"][5]["context"] == 4096);
+  CHECK(j["rows"][5]["r2"].get<double>() > 1 - 1e-12);
+  CHECK(j["rows"][2]["r2"].get<double>() < 0.5);  // the untuned grid cannot express the target at 4096
+  // .npy: magic, header, 8 float64 values equal to the tuned frequencies.
+  const std::string npy = slurp(dir.file("f.npy"));
+  REQUIRE(npy.size() == 128 + 8 * 8);
+  CHECK(npy.substr(0, 8) == std::string("\x93NUMPY\x01\x00", 8));
+  CHECK(npy.find("'shape': (8,)") != std::string::npos);
+  double first = 0;
+  std::memcpy(&first, npy.data() + 128, 8);
+  CHECK(first == doctest::Approx(1.04).epsilon(1e-8));
+  // .txt and .json carry the same values.
+  REQUIRE(run_ropekit("fit-params --encoding 'damped:dim=16,base=100,gamma=1e-4' --free theta,gamma --target "
+                      "'kernel:damped:freqs=[1.04,0.55,0.33,0.17,0.104,0.053,0.033,0.0171],gamma=3e-3' --ridge 1e-14 "
+                      "--eval-contexts 1024 --format csv --export " + dir.file("f.txt") + " --out " + dir.file("o.csv"))
+              .exit_code == 0);
+  const std::string txt = slurp(dir.file("f.txt"));
+  CHECK(std::stod(txt) == doctest::Approx(first).epsilon(1e-15));
+  CHECK(slurp(dir.file("o.csv")).rfind("target,which,encoding,context,split,lags,mse,r2,cond\n", 0) == 0);
+}
+
+TEST_CASE("fit-params --spectrum recovers a Gaussian scale from measured kernel values") {
+  ScratchDir dir("fit-params");
+  std::string text = "lag,value\n";
+  ropekit::Rng rng(5, 1, 0);
+  for (int i = 0; i <= 200; ++i) {
+    const double x = 0.05 * i;
+    text += fmt::format("{},{:.17g}\n", x, std::exp(-x * x / (2 * 2.0 * 2.0)) + 1e-3 * rng.normal());
+  }
+  const auto data = dir.write("k.csv", text);
+  const auto r = run_ropekit("fit-params --spectrum 'gaussian:sigma=?' --kernel-data " + data + " --format json");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const double est = j["params"][0]["estimate"], se = j["params"][0]["std_error"];
+  CHECK(se > 0);
+  CHECK(std::abs(est - 2.0) <= 4 * se);  // within 4 standard errors (false alarm 6e-5)
+  CHECK(j["spectrum"].get<std::string>().rfind("gaussian:sigma=", 0) == 0);
+}
+
+TEST_CASE("fit-params refuses bad input with one line, exit code 2 and no output file") {
+  ScratchDir dir("fit-params-bad");
+  const auto empty = dir.write("empty.csv", "");
+  const auto header_only = dir.write("header.csv", "lag,value\n");
+  const auto backwards = dir.write("back.csv", "lag,value\n0,1\n2,0.5\n1,0.7\n");
+  const auto nan = dir.write("nan.csv", "lag,value\n0,1\n1,nan\n");
+  const auto noheader = dir.write("noheader.csv", "0,1\n1,0.5\n");
+  const std::string base = "fit-params --encoding 'damped:dim=8' --free theta ";
+  check_rejected(base + "--target data:" + empty, "empty table");
+  check_rejected(base + "--target data:" + header_only, "no rows after the header");
+  check_rejected(base + "--target data:" + backwards, "lags must be strictly increasing");
+  check_rejected(base + "--target data:" + nan, "value = 'nan' (must be a finite number)");
+  check_rejected(base + "--target data:" + noheader, "header '0,1' (must be lag,value)");
+  check_rejected(base + "--target data:" + dir.file("missing.csv"), "cannot read kernel table");
+  check_rejected("fit-params --encoding 'damped:dim=8' --free eta", "--free = 'eta' (must be a parameter of damped");
+  check_rejected("fit-params --encoding 'rope:dim=8' --free theta --ridge 0", "--ridge = 0");
+  check_rejected("fit-params --encoding 'rope:dim=8' --free theta --ridge nan", "--ridge = nan");
+  check_rejected("fit-params --encoding 'rope:dim=7' --free theta", "dim");
+  check_rejected("fit-params --encoding 'rope:dim=8' --free theta --target nosuch", "nosuch");
+  check_rejected("fit-params --encoding 'rope:dim=8' --free theta --export f.bin", "(must end in .npy, .txt or .json)");
+  check_rejected("fit-params --encoding 'rope:dim=8' --free theta --target phase --target linear --export f.npy",
+                 "given with exactly one --target");
+  check_rejected("fit-params --encoding 'rope:dim=8'", "--free is missing");
+  check_rejected("fit-params --free theta", "no --encoding or --spectrum");
+  check_rejected("fit-params --spectrum 'matern:nu=?,l=?'", "--kernel-data is missing");
+  check_rejected("fit-params --spectrum 'matern:nu=?,l=?' --kernel-data " + nan, "value = 'nan'");
+  check_rejected("fit-params --encoding 'rope:dim=8' --free theta --format latex", "one of md, csv, json");
+}
