@@ -30,6 +30,8 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx);
 void add_lie_commands(CLI::App& app, const CliContext& ctx);
 /// frequencies, check (encodings, issue 7; `kernel --encoding` and `features --encoding` are in cli_encoding.hpp).
 void add_encoding_commands(CLI::App& app, const CliContext& ctx);
+/// design (inverse design of RF-RoPE frequencies from a target kernel; RF-RoPE Corollary 3).
+void add_design_commands(CLI::App& app, const CliContext& ctx);
 
 // Typed options read by ropekit's own parsers, so that every value error has the one message shape
 // "<command>: <option> = <text> (must be ...)" and integers may be typed in scientific notation.
