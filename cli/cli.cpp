@@ -112,6 +112,7 @@ int run_cli(int argc, char** argv) {
   add_lie_commands(app, ctx);
   add_encoding_commands(app, ctx);
   add_fit_params_commands(app, ctx);
+  add_design_commands(app, ctx);
 
   // Whatever reached stdout must not be lost (a full disk, a closed descriptor): a run that printed
   // its result into the void fails with exit code 2.

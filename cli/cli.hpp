@@ -32,6 +32,8 @@ void add_lie_commands(CLI::App& app, const CliContext& ctx);
 void add_encoding_commands(CLI::App& app, const CliContext& ctx);
 /// fit-params: tune an encoding's parameters, or fit a spectral family to kernel values (Ceres, issue 8).
 void add_fit_params_commands(CLI::App& app, const CliContext& ctx);
+/// design (inverse design of RF-RoPE frequencies from a target kernel; RF-RoPE Corollary 3).
+void add_design_commands(CLI::App& app, const CliContext& ctx);
 
 // Typed options read by ropekit's own parsers, so that every value error has the one message shape
 // "<command>: <option> = <text> (must be ...)" and integers may be typed in scientific notation.

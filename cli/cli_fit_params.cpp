@@ -132,7 +132,7 @@ void run_tuning(const FitParamsArgs& a) {
   const Format format = parse_format_option(kCommand, a.format);
   if (format == Format::latex) throw_bad_value(where, "format", "'latex'", "one of md, csv, json");
   const std::vector<std::string> targets = a.targets.empty() ? toy_targets() : a.targets;
-  if (!a.exp0rt.empty()) check_frequency_export_path(a.exp0rt, std::string(kCommand) + ": --export");
+  if (!a.exp0rt.empty()) check_frequency_export_path(a.exp0rt, a.out, where);
   if (!a.exp0rt.empty() && targets.size() != 1)
     throw_bad_value(where, "export", "'" + a.exp0rt + "'", "given with exactly one --target (one tuned encoding)");
   check_output_path(a.out);
@@ -241,8 +241,11 @@ void run_tuning(const FitParamsArgs& a) {
                        spelling(e), fmt::join(a.free, ", "), a.train_context - 1, format_number(a.ridge),
                        fmt::join(contexts, ", "), md_sections);
   }
-  if (!a.exp0rt.empty()) write_frequency_export(a.exp0rt, frequencies(last_tuned).theta.col(0));
+  OutputBatch batch;  // the export and the report land together (a failed write leaves neither)
+  if (!a.exp0rt.empty())
+    write_file_atomic(a.exp0rt, frequency_export_bytes(a.exp0rt, frequencies(last_tuned).theta.col(0)));
   emit(a.out, text);
+  batch.commit();
 }
 
 void run_spectral(const FitParamsArgs& a) {

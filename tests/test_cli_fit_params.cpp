@@ -137,7 +137,7 @@ TEST_CASE("fit-params refuses bad input with one line, exit code 2 and no output
   check_rejected("fit-params --encoding 'rope:dim=8' --free theta --ridge nan", "--ridge = nan");
   check_rejected("fit-params --encoding 'rope:dim=7' --free theta", "dim");
   check_rejected("fit-params --encoding 'rope:dim=8' --free theta --target nosuch", "nosuch");
-  check_rejected("fit-params --encoding 'rope:dim=8' --free theta --export f.bin", "(must end in .npy, .txt or .json)");
+  check_rejected("fit-params --encoding 'rope:dim=8' --free theta --export f.bin", "(must be a file name ending in .txt, .json or .npy)");
   check_rejected("fit-params --encoding 'rope:dim=8' --free theta --target phase --target linear --export f.npy",
                  "given with exactly one --target");
   check_rejected("fit-params --encoding 'rope:dim=8'", "--free is missing");
