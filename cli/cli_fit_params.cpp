@@ -16,8 +16,6 @@
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
-#include "ropekit/fit/linear_fit.hpp"
-#include "ropekit/fit/metrics.hpp"
 #include "ropekit/fit/param_fit.hpp"
 #include "targets/kernel_table.hpp"
 #include "targets/target.hpp"
@@ -92,29 +90,13 @@ struct Row {
   double mse, r2, cond;
 };
 
-// Untuned or tuned: ridge-fit the encoding's features (the library's own path, encoding.hpp) on the training lags
-// and score the same weights at every evaluation length, as `ropekit fit` does.
+// Untuned or tuned, scored as `ropekit fit` scores it (param_fit.hpp score_encoding).
 std::vector<Row> score(const Encoding& e, const std::string& which, const ResolvedTarget& t, int L,
                        const std::vector<int>& contexts, double ridge) {
-  const Eigen::MatrixXd X = features(e, Lags(t.lags)).values;
-  Eigen::Index n_train = 0;
-  while (n_train < t.lags.size() && t.lags[n_train] < L) ++n_train;
-  RidgeOptions o;
-  o.lambda = ridge;
-  const RidgeFit fit = fit_ridge(X.topRows(n_train), t.y.head(n_train), o);
-  const Eigen::VectorXd pred = X * fit.weights.col(0);
   std::vector<Row> rows;
   const std::string spelled = spelling(e);
-  auto add = [&](int context, const std::string& split, Eigen::Index n) {
-    const auto q = fit_quality(pred.head(n), t.y.head(n));
-    rows.push_back({t.name, which, spelled, context, split, n, q.mse, q.r2, fit.cond});
-  };
-  add(L, "train", n_train);
-  for (int T : contexts) {
-    Eigen::Index n = 0;
-    while (n < t.lags.size() && t.lags[n] < T) ++n;
-    add(T, "eval", n);
-  }
+  for (const auto& s : score_encoding(e, t.lags, t.y, L, contexts, ridge))
+    rows.push_back({t.name, which, spelled, s.context, s.split, s.lags, s.mse, s.r2, s.cond});
   return rows;
 }
 

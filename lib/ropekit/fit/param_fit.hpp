@@ -80,6 +80,19 @@ struct TuneResult {
 TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
                          const TuneOptions& options);
 
+/// The quality of an encoding's ridge fit, as `ropekit fit` scores it: features(e) ridge-fitted on the lags below
+/// train_context, the same weights scored on the lags below each evaluation length (all lags from 0).
+struct EncodingScore {
+  int context = 0;
+  std::string split;   ///< "train" or "eval"
+  Eigen::Index lags = 0;
+  double mse = 0, r2 = 0;
+  double cond = 0;     ///< cond(X^T X + ridge I) of the training system
+};
+/// @param lags sorted, >= 0, starting below train_context; y one value per lag.
+std::vector<EncodingScore> score_encoding(const Encoding& e, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
+                                          int train_context, const std::vector<int>& eval_contexts, double ridge);
+
 /// A spectral family with some parameters marked free: `matern:nu=?,l=?` (start from a guess), `matern:nu=?2.5`
 /// (start at 2.5); every other key as in parse_spectrum. Families: gaussian (sigma), cauchy (b), exponential (l),
 /// sinc (W, 1-D), matern (nu, l); 1-D only.
