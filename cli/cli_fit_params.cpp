@@ -12,7 +12,9 @@
 #include "cli/cli.hpp"
 #include "reports/frequency_export.hpp"
 #include "reports/output.hpp"
+#include "reports/progress.hpp"
 #include "reports/table.hpp"
+#include "ropekit/core/budget.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
@@ -138,6 +140,25 @@ void run_tuning(const FitParamsArgs& a) {
     if (!r.y.allFinite()) throw_bad_value(where, "target", "'" + r.name + "'", "finite values");
   }
 
+  // Memory and time up front (budget.hpp): every evaluation of the projected residual factorises the
+  // (N + n) x n system and builds its Jacobian (a dual pass per shared parameter, one for all frequencies);
+  // each start takes at most --max-iterations evaluations; scoring holds the features on every lag.
+  {
+    const double N = a.train_context, n = tunable.n_features(), P = tunable.n_params();
+    const double passes = 2 + (P - (tunable.freq_map == TunableEncoding::FreqMap::each ? tunable.theta.size() : 0));
+    const double per_eval = (2 * (N + n) * n * n + 4 * (N + n) * n * std::min(P, n + 1)) / kFlopsPerSecond +
+                            passes * N * n * 4 / kElementsPerSecond;
+    Cost cost;
+    cost.bytes = 8 * ((N + n) * n * 6 + 3.0 * max_length * (n + 2));
+    cost.seconds = static_cast<double>(targets.size()) * a.starts * (a.max_iterations + 1) * per_eval +
+                   2 * max_length * n * n / kFlopsPerSecond;
+    if (!cost.fits())
+      throw InputError(fmt::format("{}: --encoding = '{}' ({} features, {} free parameters) with --train-context {}, "
+                                   "{} targets, --starts {}, --max-iterations {} (must fit the budget: it {}; reduce "
+                                   "them)", kCommand, a.encoding, n, P, a.train_context, targets.size(), a.starts,
+                                   a.max_iterations, cost.excess()));
+    announce(kCommand, fmt::format("{} targets x {} starts, {} parameters", targets.size(), a.starts, P), cost.seconds);
+  }
   const auto clock0 = std::chrono::steady_clock::now();
   TuneOptions o;
   o.ridge = a.ridge;
