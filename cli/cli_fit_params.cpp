@@ -108,6 +108,9 @@ void run_tuning(const FitParamsArgs& a) {
     throw InputError(std::string(kCommand) + ": --spectrum/--kernel-data given with --encoding (must be one mode: "
                                              "--encoding E --free NAMES, or --spectrum S --kernel-data FILE)");
   if (a.free.empty()) throw InputError(std::string(kCommand) + ": --free is missing (must name the parameters to tune)");
+  if (!(a.ridge > 0) || !std::isfinite(a.ridge))
+    throw_bad_value(where, "ridge", format_number(a.ridge),
+                    "a finite number > 0: the projected problem needs [X; sqrt(ridge) I] of full rank");
   std::vector<int> contexts;
   for (const auto& text : a.eval_contexts)
     contexts.push_back(static_cast<int>(parse_integer_in(text, Where(kCommand), "--eval-contexts", 1, 1 << 20)));
