@@ -160,7 +160,10 @@ void run_tuning(const FitParamsArgs& a) {
                                    "{} targets, --starts {}, --max-iterations {} (must fit the budget: it {}; reduce "
                                    "them)", kCommand, a.encoding, n, P, a.train_context, targets.size(), a.starts,
                                    a.max_iterations, cost.excess()));
-    announce(kCommand, fmt::format("{} targets x {} starts, {} parameters", targets.size(), a.starts, P), cost.seconds);
+    // The bound assumes every start runs all --max-iterations; most converge in tens, so only runs whose bound
+    // is long are announced (the per-start progress lines follow after 2 s).
+    if (cost.seconds > 30)
+      announce(kCommand, fmt::format("{} targets x {} starts, {} parameters", targets.size(), a.starts, P), cost.seconds);
   }
   const auto clock0 = std::chrono::steady_clock::now();
   TuneOptions o;
