@@ -4,9 +4,12 @@
 //                           sampler, so the tuned encoding is that rf-rope spelling;
 //   kernel:ENCODING:        Phi = kernel(e, lags) on an even lag grid --lags;
 //   data:FILE.csv:          a lag,value table on an even grid.
-// For the last two the density is the transform of Phi's piecewise-linear interpolant, certified (or refuted) positive
-// definite by its Fejer-tapered twin (spectral/design.hpp), and the D frequencies come from |w|'s distribution; the
-// tuned encoding is rope:freqs=[...]. The report compares the realised kernel (1/D) sum cos(w_i Dp) with Phi and gives
+// kernel: of rope, rope-matched or 1-D rf-rope (the lines route, the default): Phi is a finite sum of cosines with
+// non-negative weights, its Bochner measure the atoms (spectral/design.hpp, line_spectrum), checked against
+// kernel(e, lags) to rounding; the D frequencies come from the atoms' discrete CDF, and the atoms' signs are the
+// certificate. Otherwise (the table route; --spectrum-route table forces it) the density is the transform of Phi's
+// piecewise-linear interpolant, certified (or refuted) positive definite by its Fejer-tapered twin, and the D
+// frequencies come from |w|'s distribution. Either way the tuned encoding is rope:freqs=[...]. The report compares the realised kernel (1/D) sum cos(w_i Dp) with Phi and gives
 // Prop 4's variance of the design. Exit code 3 (after writing everything) when Phi is not positive definite.
 #include <algorithm>
 #include <cmath>
@@ -67,6 +70,7 @@ constexpr double kMaxLag = 0x1p1022;
 
 struct DesignArgs {
   std::string kernel, sampling = "quantile", taper = "none", lags, format = "md", out, export_path;
+  std::string spectrum_route;  // "" (lines when the kernel: encoding has a line spectrum), "lines" or "table"
   int blocks = 0;
   std::uint64_t seed = kDefaultSeed;
   std::int64_t wpoints = 0;
@@ -79,8 +83,13 @@ enum class Source { family, encoding, data };
 // Everything the report shows, whatever the input.
 struct Design {
   Source source = Source::family;
-  DensityEstimate est;            // density grid, densities and certificate (families: p only, PD, no mass)
+  DensityEstimate est;            // density grid, densities and certificate (families: p only, PD, no mass;
+                                  // lines: PD, no mass, tolerance 0, w_max the largest atom, integral the mass sum)
   Eigen::VectorXd p_closed_form;  // families only
+  std::string route;              // "lines" or "table" (kernel: and data:), "closed form" (families)
+  std::string route_reason;       // kernel: on the table route: why not lines
+  std::optional<LineSpectrum> lines;
+  double line_residual = NAN;     // lines: max |sum m_i cos(w_i Dp) - kernel(e, Dp)| over the lags
   double step = NAN;              // tables only: h
   bool fejer = false;             // frequencies drawn from p_F instead of max(p, 0)
   Eigen::VectorXd freqs;
@@ -135,20 +144,16 @@ double even_step(const Where& where, const std::string& text, const Eigen::Vecto
   return h;
 }
 
-// The density, certificate, frequencies and rows of a table input (kernel:ENCODING or data:).
-void design_from_table(Design& d, const KernelGrid& t, const Eigen::VectorXd& phi2, const DesignArgs& a,
-                       DesignSampling sampling) {
-  const std::int64_t M = a.wpoints ? a.wpoints : default_density_points(t.phi.size());
-  const DensityEstimate e = estimate_density(t, M, a.tolerance.value_or(-1.0), 0, kCommand);
-  d.est = e;
-  d.fejer = a.taper == "fejer";
-  d.step = t.step;
-  const MagnitudeDistribution dist = magnitude_distribution(e.w, d.fejer ? e.p_fejer : e.p);
-  d.freqs = design_frequencies(dist, a.blocks, sampling, a.seed);
+// The tuned encoding, rope:freqs=[...], and the rows of a table or lines design from its frequencies: lags k h,
+// target Phi_k, realised kernel, Prop 4's variance (quantile 0, iid from Phi and Phi(2 Dp), antithetic by `anti`).
+template <class Antithetic>
+void design_rows(Design& d, const KernelGrid& t, const Eigen::VectorXd& phi2, const DesignArgs& a,
+                 DesignSampling sampling, Antithetic&& anti) {
   ExplicitFrequencies x;
   x.values.assign(d.freqs.data(), d.freqs.data() + d.freqs.size());
   d.tuned = spelling(Encoding{enc::Rope{FrequencySchedule{x, scaling::None{}}}});
   const Eigen::Index N = t.phi.size();
+  d.step = t.step;
   d.lags.resize(N);
   for (Eigen::Index k = 0; k < N; ++k) d.lags[k] = t.step * static_cast<double>(k);
   d.target = t.phi;
@@ -157,7 +162,36 @@ void design_from_table(Design& d, const KernelGrid& t, const Eigen::VectorXd& ph
   for (Eigen::Index k = 0; k < N; ++k) d.variance_iid[k] = iid_design_variance(t.phi[k], phi2[k], a.blocks);
   if (sampling == DesignSampling::quantile) d.variance = Eigen::VectorXd::Zero(N);
   else if (sampling == DesignSampling::iid) d.variance = d.variance_iid;
-  else d.variance = antithetic_design_variance(dist, d.lags, a.blocks, kAntitheticNodes);
+  else d.variance = anti();
+}
+
+// The density, certificate, frequencies and rows of a table input (kernel:ENCODING or data:).
+void design_from_table(Design& d, const KernelGrid& t, const Eigen::VectorXd& phi2, const DesignArgs& a,
+                       DesignSampling sampling) {
+  const std::int64_t M = a.wpoints ? a.wpoints : default_density_points(t.phi.size());
+  const DensityEstimate e = estimate_density(t, M, a.tolerance.value_or(-1.0), 0, kCommand);
+  d.route = "table";
+  d.est = e;
+  d.fejer = a.taper == "fejer";
+  const MagnitudeDistribution dist = magnitude_distribution(e.w, d.fejer ? e.p_fejer : e.p);
+  d.freqs = design_frequencies(dist, a.blocks, sampling, a.seed);
+  design_rows(d, t, phi2, a, sampling,
+              [&] { return antithetic_design_variance(dist, d.lags, a.blocks, kAntitheticNodes); });
+}
+
+// The lines route: the atoms are the measure (PD with no negative mass, tolerance 0: nothing is estimated), the
+// frequencies their discrete inverse CDF.
+void design_from_lines(Design& d, const LineSpectrum& s, double residual, const KernelGrid& t,
+                       const Eigen::VectorXd& phi2, const DesignArgs& a, DesignSampling sampling) {
+  d.route = "lines";
+  d.lines = s;
+  d.line_residual = residual;
+  d.est.positive_definite = true;
+  d.est.negative_mass = d.est.negative_mass_untapered = d.est.tolerance = 0;
+  d.est.w_max = s.w[s.w.size() - 1];
+  d.est.integral = s.mass.sum();
+  d.freqs = design_frequencies(s, a.blocks, sampling, a.seed);
+  design_rows(d, t, phi2, a, sampling, [&] { return antithetic_design_variance(s, d.lags, a.blocks); });
 }
 
 Design run(const DesignArgs& a) {
@@ -169,6 +203,8 @@ Design run(const DesignArgs& a) {
   if (a.wpoints && a.wpoints < 2) throw_bad_value(where, "wpoints", std::to_string(a.wpoints), "at least 2");
   if (a.tolerance) check_nonnegative(where, "tolerance", *a.tolerance);
   if (a.taper != "none" && a.taper != "fejer") throw_bad_value(where, "taper", "'" + a.taper + "'", "none or fejer");
+  if (!a.spectrum_route.empty() && a.spectrum_route != "lines" && a.spectrum_route != "table")
+    throw_bad_value(where, "spectrum-route", "'" + a.spectrum_route + "'", "lines or table");
   Design d;
   const std::string& k = a.kernel;
   if (k.rfind("kernel:", 0) == 0 || k.rfind("data:", 0) == 0) {
@@ -177,6 +213,10 @@ Design run(const DesignArgs& a) {
                       "absent for kernel: and data: inputs (their density grid is [0, pi/h], the Nyquist band of the "
                       "lag step h; refine it with --wpoints)");
   }
+  if (!a.spectrum_route.empty() && k.rfind("kernel:", 0) != 0)
+    throw_bad_value(where, "spectrum-route", "'" + a.spectrum_route + "'",
+                    "absent except for kernel:ENCODING inputs (a spectral family's density is exact; a data: table "
+                    "has the table route only)");
   if (k.rfind("kernel:", 0) == 0) {
     d.source = Source::encoding;
     const std::string text = k.substr(7);
@@ -192,10 +232,32 @@ Design run(const DesignArgs& a) {
     const Eigen::VectorXd x = grid.col(0);
     const double h = even_step(where, a.lags.empty() ? kDefaultLags : a.lags, x);
     const double N = static_cast<double>(x.size());
-    const std::int64_t M = a.wpoints ? a.wpoints : default_density_points(x.size());
-    check_budget(where, "lags", "'" + (a.lags.empty() ? kDefaultLags : a.lags) + "'",
-                 static_cast<double>(M) * N, 8 * (2 * N + 6 * static_cast<double>(M)), N, a.blocks,
-                 sampling == DesignSampling::antithetic, 2 * N * 20 * 128 / kElementsPerSecond);
+    // The route: lines when the encoding has a line spectrum whose sum is its kernel on every lag (checked below),
+    // unless --spectrum-route table.
+    std::optional<LineSpectrum> lines;
+    if (a.spectrum_route == "table") d.route_reason = "--spectrum-route table";
+    else lines = line_spectrum(e, &d.route_reason);
+    auto refuse_lines = [&] {
+      throw_bad_value(where, "spectrum-route", "'lines'",
+                      fmt::format("table for '{}': {}", text, d.route_reason));
+    };
+    if (!lines && a.spectrum_route == "lines") refuse_lines();
+    const std::string lags_value = "'" + (a.lags.empty() ? kDefaultLags : a.lags) + "'";
+    const double kernel_seconds = 2 * N * 20 * 128 / kElementsPerSecond;
+    auto table_budget = [&] {
+      const std::int64_t M = a.wpoints ? a.wpoints : default_density_points(x.size());
+      check_budget(where, "lags", lags_value, static_cast<double>(M) * N, 8 * (2 * N + 6 * static_cast<double>(M)), N,
+                   a.blocks, sampling == DesignSampling::antithetic, kernel_seconds);
+    };
+    if (lines) {
+      // The identity sum and the antithetic moments: F cosines per lag each.
+      const double F = static_cast<double>(lines->w.size());
+      const double cosines = N * F * (sampling == DesignSampling::antithetic ? 2 : 1);
+      check_budget(where, "lags", lags_value, 0, 8 * 3 * F, N, a.blocks, false,
+                   kernel_seconds + cosines / kCosinesPerSecond);
+    } else {
+      table_budget();
+    }
     KernelGrid t;
     t.step = h;
     Eigen::VectorXd phi2;
@@ -210,7 +272,29 @@ Design run(const DesignArgs& a) {
         throw_bad_value(where, "lags", format_number(x[i]), fmt::format("lags at which the kernel of '{}' is finite", text));
       if (!std::isfinite(phi2[i])) phi2[i] = NAN;
     }
-    design_from_table(d, t, phi2, a, sampling);
+    double residual = NAN;
+    if (lines) {
+      residual = (line_kernel(*lines, x) - t.phi).cwiseAbs().maxCoeff();
+      if (!(residual <= line_identity_tolerance(*lines))) {
+        d.route_reason = fmt::format("its kernel is not the sum of its lines on the lags (max |difference| {} > {})",
+                                     format_significant(residual, 3),
+                                     format_significant(line_identity_tolerance(*lines), 3));
+        if (a.spectrum_route == "lines") refuse_lines();
+        lines.reset();
+        table_budget();
+      }
+    }
+    if (lines) {
+      const std::string on_lines = fmt::format("on the lines route (the kernel of '{}' is an exact line spectrum; "
+                                               "--spectrum-route table estimates a density from the table instead)",
+                                               text);
+      if (a.taper != "none") throw_bad_value(where, "taper", "'" + a.taper + "'", "none " + on_lines);
+      if (a.tolerance) throw_bad_value(where, "tolerance", format_number(*a.tolerance), "absent " + on_lines);
+      if (a.wpoints) throw_bad_value(where, "wpoints", std::to_string(a.wpoints), "absent " + on_lines);
+      design_from_lines(d, *lines, residual, t, phi2, a, sampling);
+    } else {
+      design_from_table(d, t, phi2, a, sampling);
+    }
   } else if (k.rfind("data:", 0) == 0) {
     d.source = Source::data;
     const std::string path = k.substr(5);
@@ -227,6 +311,7 @@ Design run(const DesignArgs& a) {
     design_from_table(d, t, phi2, a, sampling);
   } else {
     d.source = Source::family;
+    d.route = "closed form";
     Spectrum s;
     try {
       s = parse_spectrum(k);
@@ -344,6 +429,10 @@ std::string source_name(Source s) {
 std::string verdict(const Design& d) {
   if (d.source == Source::family)
     return "positive definite by construction (Bochner: a density's characteristic function)";
+  if (d.lines)
+    return fmt::format("positive definite: Phi = sum_i m_i cos(w_i Dp) with every m_i >= 0 (Bochner's measure is these "
+                       "{} atoms; the sum equals the encoding's kernel to {} on every lag)",
+                       d.lines->w.size(), format_significant(d.line_residual, 3));
   if (d.est.positive_definite)
     return fmt::format("positive definite: Fejer-tapered negative mass {} <= tolerance {}",
                        format_significant(d.est.negative_mass, 3), format_significant(d.est.tolerance, 3));
@@ -365,6 +454,9 @@ std::string to_json_report(const Design& d, const DesignArgs& a, DesignSampling 
   j["command"] = ctx.command;
   j["kernel"] = a.kernel;
   j["source"] = source_name(d.source);
+  j["spectrum_route"] = d.route;
+  j["spectrum_route_reason"] = d.route_reason.empty() ? ordered_json(nullptr) : ordered_json(d.route_reason);
+  j["line_identity_residual"] = number(d.line_residual);
   j["positive_definite"] = d.est.positive_definite;
   j["negative_mass"] = number(d.est.negative_mass);
   j["negative_mass_untapered"] = number(d.est.negative_mass_untapered);
@@ -377,12 +469,22 @@ std::string to_json_report(const Design& d, const DesignArgs& a, DesignSampling 
   j["lag_step"] = number(d.step);
   j["w_max"] = number(d.est.w_max);
   j["density_integral"] = number(d.est.integral);
-  j["sampling_density"] = d.source == Source::family ? "closed form" : d.fejer ? "fejer" : "interpolant";
+  j["sampling_density"] = d.source == Source::family ? "closed form"
+                          : d.lines                    ? "lines"
+                          : d.fejer                    ? "fejer"
+                                                       : "interpolant";
   ordered_json density;
-  density["w"] = numbers(d.est.w);
-  density["p"] = numbers(d.est.p);
-  if (d.source == Source::family) density["p_closed_form"] = numbers(d.p_closed_form);
-  else density["p_fejer"] = numbers(d.est.p_fejer);
+  if (d.lines) {
+    density["kind"] = "lines";
+    density["w"] = numbers(d.lines->w);
+    density["mass"] = numbers(d.lines->mass);
+  } else {
+    density["kind"] = "density";
+    density["w"] = numbers(d.est.w);
+    density["p"] = numbers(d.est.p);
+    if (d.source == Source::family) density["p_closed_form"] = numbers(d.p_closed_form);
+    else density["p_fejer"] = numbers(d.est.p_fejer);
+  }
   j["density"] = std::move(density);
   j["error"] = {{"max_abs", number(d.max_abs)}, {"rms", number(d.rms)}, {"lags", d.lags.size()}};
   const Table t = rows_table(d, kJsonRows);
@@ -406,29 +508,52 @@ std::string to_markdown_report(const Design& d, const DesignArgs& a, DesignSampl
   Table s;
   s.columns = {"quantity", "value"};
   s.add_row({"positive_definite", d.est.positive_definite});
-  s.add_row({"negative_mass (Fejer)", d.est.negative_mass});
-  s.add_row({"tolerance", d.est.tolerance});
-  if (d.source != Source::family) {
-    s.add_row({"negative_mass_untapered (clipped by sampling)", d.est.negative_mass_untapered});
+  if (d.source != Source::family) s.add_row({"spectrum route", d.route});
+  if (d.lines) {
+    const LineSpectrum& l = *d.lines;
+    s.add_row({"negative mass (atoms)", d.est.negative_mass});
+    s.add_row({"tolerance", d.est.tolerance});
+    s.add_row({"atoms", static_cast<std::int64_t>(l.w.size())});
+    if (l.w[0] == 0) s.add_row({"mass at w = 0 (identity dims)", l.mass[0]});
+    s.add_row({"line identity max |sum m_i cos(w_i Dp) - Phi|", d.line_residual});
     s.add_row({"lag step h", d.step});
+    s.add_row({"w_max (largest atom)", d.est.w_max});
+    s.add_row({"atom mass sum", d.est.integral});
+  } else {
+    s.add_row({"negative_mass (Fejer)", d.est.negative_mass});
+    s.add_row({"tolerance", d.est.tolerance});
+    if (d.source != Source::family) {
+      s.add_row({"negative_mass_untapered (clipped by sampling)", d.est.negative_mass_untapered});
+      s.add_row({"lag step h", d.step});
+    }
+    s.add_row({"w_max", d.est.w_max});
+    s.add_row({"density points", static_cast<std::int64_t>(d.est.w.size())});
+    s.add_row({"density integral 2 int_0^w_max p", d.est.integral});
   }
-  s.add_row({"w_max", d.est.w_max});
-  s.add_row({"density points", static_cast<std::int64_t>(d.est.w.size())});
-  s.add_row({"density integral 2 int_0^w_max p", d.est.integral});
   s.add_row({"lags compared", static_cast<std::int64_t>(d.lags.size())});
   s.add_row({"max |realised - target|", d.max_abs});
   s.add_row({"rms (realised - target)", d.rms});
   md += to_markdown(s);
   md += fmt::format("\n**Verdict:** {}.\n\n", verdict(d));
-  if (d.source != Source::family)
+  if (d.source == Source::encoding && !d.lines)
+    md += fmt::format("Spectrum route: table ({}).\n\n", d.route_reason);
+  if (d.lines)
+    md += fmt::format("Frequencies drawn from the {} atoms (the inverse of their discrete CDF; --format json lists them "
+                      "with their masses).\n\n",
+                      d.lines->w.size());
+  else if (d.source != Source::family)
     md += fmt::format("Frequencies drawn from {}.{}\n\n",
                       d.fejer ? "the Fejer-tapered density p_F (its kernel is Phi(x)(1 - x/X), X = N h)"
                               : "max(p, 0), p the transform of the interpolant",
                       !d.fejer && d.est.negative_mass_untapered > 1e-3
                           ? fmt::format(" Sampling clipped a negative mass of {} (truncation ripples or line side lobes); "
                                         "for line spectra (RoPE-like kernels) --taper fejer, with lags well beyond "
-                                        "those of interest, concentrates the frequencies on the lines.",
-                                        format_significant(d.est.negative_mass_untapered, 3))
+                                        "those of interest, concentrates the frequencies on the lines{}.",
+                                        format_significant(d.est.negative_mass_untapered, 3),
+                                        d.source == Source::encoding
+                                            ? " (rope, rope-matched and rf-rope kernels: the lines route samples "
+                                              "the lines themselves)"
+                                            : "")
                           : std::string());
   const auto D = d.freqs.size();
   md += "## Tuned encoding\n\n";
@@ -495,8 +620,13 @@ void add_design_commands(CLI::App& app, const CliContext& ctx) {
   a->seed_opt = add_seed_option(c, kCommand, "--seed", a->seed,
                                 fmt::format("seed of iid and antithetic draws (default {}; refused with quantile)",
                                             kDefaultSeed));
+  c->add_option("--spectrum-route", a->spectrum_route,
+                "kernel:ENCODING only: lines (the default when the encoding is rope, rope-matched or 1-D rf-rope and "
+                "its kernel equals the sum of its lines on every lag: the exact atoms m_i at theta_i, PD by their "
+                "signs, frequencies from their discrete CDF) or table (the density estimated from the sampled kernel, "
+                "as for data: tables; the default for every other encoding)");
   c->add_option("--taper", a->taper,
-                "tables only: the density the frequencies are drawn from: none = max(p, 0), p the interpolant's "
+                "table route only: the density the frequencies are drawn from: none = max(p, 0), p the interpolant's "
                 "transform (its kernel is Phi at the table's lags where p >= 0); fejer = p_F (>= 0 for PD kernels, "
                 "concentrated on spectral lines, but its kernel is Phi(x)(1 - x/X), X = N h)")
       ->capture_default_str();

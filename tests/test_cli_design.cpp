@@ -2,13 +2,18 @@
 // frequencies`), the kernel:ENCODING route's tuned spelling read back by `ropekit kernel`, a box table refuted with exit
 // code 3 and complete output, a slowly decaying PD table accepted, the JSON fields and their types, the .txt/.json/.npy
 // exports read back bit for bit (the .npy header parsed here), and bad input (exit 2, one line, no output file).
+// The lines route of rope kernels: YaRN's design is YaRN's own frequencies (`ropekit frequencies`) with a realised
+// kernel equal to the target to rounding, partial rope's atom at 0, the table route kept by --spectrum-route table
+// (the old expectations) and by the families without a line spectrum (damped, jordan, xpos, alibi).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numbers>
 #include <sstream>
 #include <string>
@@ -105,7 +110,10 @@ TEST_CASE("design of a spectral family: the library's rf-rope draw, the rf-rope 
 }
 
 TEST_CASE("design from kernel:ENCODING: the tuned rope:freqs=[...] reads back in `ropekit kernel` with the realised kernel") {
-  const json j = run_json("--kernel kernel:rope:dim=8,base=1e4 --blocks 16 --lags 0:2049");
+  const json j = run_json("--kernel kernel:rope:dim=8,base=1e4 --blocks 16 --lags 0:2049 --spectrum-route table");
+  CHECK(j["spectrum_route"] == "table");
+  CHECK(j["spectrum_route_reason"] == "--spectrum-route table");
+  CHECK(j["density"]["kind"] == "density");
   const std::string tuned = j["tuned_encoding"];
   CHECK(tuned.rfind("rope:freqs=[", 0) == 0);
   CHECK(j["positive_definite"] == true);
@@ -160,7 +168,8 @@ TEST_CASE("a slowly decaying PD table passes (exit 0) and md shows the verdict; 
 }
 
 TEST_CASE("JSON fields are present and typed") {
-  const json j = run_json("--kernel kernel:rope:dim=16 --blocks 8 --sampling antithetic --seed 3 --lags 0:513");
+  const json j =
+      run_json("--kernel kernel:rope:dim=16 --blocks 8 --sampling antithetic --seed 3 --lags 0:513 --spectrum-route table");
   for (const char* key : {"kernel", "tuned_encoding", "sampling", "source", "command", "ropekit"}) {
     CAPTURE(key);
     CHECK(j.at(key).is_string());
@@ -257,5 +266,122 @@ TEST_CASE("design: bad input exits 2 with one line naming the value and the cons
   check_rejected("design --kernel kernel:rope:dim=7 --blocks 4", "--kernel = 'kernel:rope:dim=7' (must be an encoding spelling");
   check_rejected("design --kernel kernel:sinusoidal --blocks 4", "(must be a relative encoding of 1-D lags");
   check_rejected("design --kernel kernel:rope:dim=8 --blocks 4 --wmax 2", "--wmax = 2 (must be absent for kernel: and data:");
-  check_rejected("design --kernel kernel:rope:dim=8 --blocks 4 --lags 0:1e6 --wpoints 65537", "(must be at most 10000000000 cosine terms");
+  check_rejected("design --kernel kernel:rope:dim=8 --blocks 4 --lags 0:1e6 --wpoints 65537 --spectrum-route table",
+                 "(must be at most 10000000000 cosine terms");
+  check_rejected("design --kernel kernel:rope:dim=8 --blocks 4 --spectrum-route exact",
+                 "ropekit design: --spectrum-route = 'exact' (must be lines or table)");
+  check_rejected("design --kernel kernel:alibi --blocks 4 --spectrum-route lines",
+                 "--spectrum-route = 'lines' (must be table for 'alibi': alibi is not rope, rope-matched or 1-D rf-rope");
+  check_rejected("design --kernel 'kernel:rope:dim=32,scaling=dynamic(factor=4,orig=64)' --blocks 4 --spectrum-route lines",
+                 "its frequencies are not fixed");
+  check_rejected("design --kernel gaussian:sigma=1 --blocks 4 --spectrum-route table",
+                 "--spectrum-route = 'table' (must be absent except for kernel:ENCODING inputs");
+  check_rejected("design --kernel kernel:rope:dim=8 --blocks 4 --taper fejer",
+                 "--taper = 'fejer' (must be none on the lines route (the kernel of 'rope:dim=8' is an exact line spectrum");
+  check_rejected("design --kernel kernel:rope:dim=8 --blocks 4 --wpoints 100", "--wpoints = 100 (must be absent on the lines route");
+  check_rejected("design --kernel kernel:rope:dim=8 --blocks 4 --tolerance 1", "--tolerance = 1 (must be absent on the lines route");
+}
+
+namespace {
+
+std::vector<double> sorted(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("lines route: YaRN's design is YaRN's 64 frequencies, its realised kernel the target to rounding") {
+  const std::string yarn = "rope:dim=128,base=1e4,scaling=yarn(factor=32,orig=4096)";
+  const std::vector<double> theta = sorted(library_frequencies(yarn));
+  REQUIRE(theta.size() == 64);
+  for (int D : {64, 640}) {
+    CAPTURE(D);
+    const json j = run_json("--kernel 'kernel:" + yarn + "' --blocks " + std::to_string(D));
+    CHECK(j["spectrum_route"] == "lines");
+    CHECK(j["spectrum_route_reason"].is_null());
+    CHECK(j["sampling_density"] == "lines");
+    CHECK(j["positive_definite"] == true);
+    CHECK(j["negative_mass"] == 0);
+    CHECK(j["tolerance"] == 0);
+    CHECK(j["density"]["kind"] == "lines");
+    CHECK_FALSE(j["density"].contains("p"));
+    CHECK(doubles(j["density"]["w"]) == theta);  // exactly: the same table, shortest round trip both ways
+    for (double m : doubles(j["density"]["mass"])) CHECK(m == doctest::Approx(1.0 / 64).epsilon(1e-15));
+    // Quantile sampling: every frequency D/64 times, exactly (u_i = (i - 1/2)/D is half a draw from every cdf step).
+    const std::vector<double> f = doubles(j["frequencies"]);
+    REQUIRE(f.size() == static_cast<std::size_t>(D));
+    for (int i = 0; i < D; ++i) CHECK(f[static_cast<std::size_t>(i)] == theta[static_cast<std::size_t>(i / (D / 64))]);
+    // Realised (1/D) sum cos against tr G/tr G(0) on 0..4096: the same 64 cosines summed twice, ~1e-14.
+    CHECK(j["error"]["lags"] == 4097);
+    CHECK(j["error"]["max_abs"].get<double>() < 1e-12);
+    CHECK(j["line_identity_residual"].get<double>() < 1e-12);
+    for (const auto& row : j["rows"]) CHECK(row["prop4_variance"] == 0);
+  }
+  // md says the route and the verdict's reason.
+  const auto md = run_ropekit("design --kernel 'kernel:" + yarn + "' --blocks 64 --lags 0:4097:512");
+  REQUIRE(md.exit_code == 0);
+  CHECK(md.out.find("| spectrum route | lines |") != std::string::npos);
+  CHECK(md.out.find("**Verdict:** positive definite: Phi = sum_i m_i cos(w_i Dp) with every m_i >= 0") != std::string::npos);
+}
+
+TEST_CASE("lines route: partial rope's identity dims are an atom at 0 of mass 1/2; the tuned spelling reads back") {
+  // n = 64, r = 32, F = 16, a = 1: mass (n - r)/(2 F + n - r) = 32/64 at w = 0, 1/32 at each theta_i.
+  const json j = run_json("--kernel kernel:rope:dim=64,partial=0.5 --blocks 32 --lags 0:2049");
+  CHECK(j["spectrum_route"] == "lines");
+  const auto w = doubles(j["density"]["w"]), m = doubles(j["density"]["mass"]);
+  REQUIRE(w.size() == 17);
+  CHECK(w[0] == 0);
+  CHECK(m[0] == 0.5);
+  for (std::size_t i = 1; i < 17; ++i) CHECK(m[i] == 1.0 / 32);
+  // Quantile, D = 32: 16 draws at the atom 0 (as the smallest normal double), one at each theta_i.
+  const auto f = doubles(j["frequencies"]);
+  for (std::size_t i = 0; i < 16; ++i) CHECK(f[i] == std::numeric_limits<double>::min());
+  for (std::size_t i = 16; i < 32; ++i) CHECK(f[i] == w[i - 15]);
+  CHECK(j["error"]["max_abs"].get<double>() < 1e-12);  // 1/2 + (1/32) sum of 16 cosines, both ways: ~1e-15
+  const std::string tuned = j["tuned_encoding"];
+  CHECK(tuned.rfind("rope:freqs=[2.2250738585072014e-308,", 0) == 0);
+  const auto r = run_ropekit("kernel --encoding '" + tuned + "' --lags 0,1,10,100,1000,2048");
+  REQUIRE(r.exit_code == 0);
+  for (const auto& row : ropekit::parse_csv(r.out, "stdout").rows) {
+    const double x = num(row[1]);
+    CAPTURE(x);
+    CHECK(num(row[2]) == doctest::Approx(j["rows"][static_cast<std::size_t>(x)]["target"].get<double>()).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("lines route, iid: the realised error RMS is Prop 4's root mean variance (within a factor 2)") {
+  // YaRN 128 with D = 4096 iid draws: E[rms^2] = mean over lags of (1/D)[(1 + Phi(2x))/2 - Phi^2], which the report
+  // gives per lag; one design's rms over 4097 lags is within a factor 2 of its root.
+  const json j = run_json("--kernel 'kernel:rope:dim=128,base=1e4,scaling=yarn(factor=32,orig=4096)' --blocks 4096 "
+                          "--sampling iid --seed 9");
+  CHECK(j["spectrum_route"] == "lines");
+  double v = 0;
+  for (const auto& row : j["rows"]) {
+    CHECK(row["prop4_variance"] == row["prop4_variance_iid"]);
+    v += row["prop4_variance"].get<double>();
+  }
+  const double expect = std::sqrt(v / static_cast<double>(j["rows"].size())), r = j["error"]["rms"].get<double>();
+  CAPTURE(r);
+  CAPTURE(expect);
+  CHECK(r > expect / 2);
+  CHECK(r < expect * 2);
+}
+
+TEST_CASE("table route kept: damped, jordan, xpos and alibi (no line spectrum), and dynamic NTK without a length") {
+  for (const std::string e : {"damped:gamma=1e-3,dim=32,F=8", "jordan:m=2,gamma=1e-3,tau=bounded,L=64,dim=16",
+                              "xpos:dim=32", "alibi:slope=0.5,L=64", "rope:dim=32,scaling=dynamic(factor=4,orig=64)"}) {
+    CAPTURE(e);
+    const auto r = run_ropekit("design --kernel 'kernel:" + e + "' --blocks 16 --lags 0:257 --format json");
+    CAPTURE(r.err);
+    REQUIRE((r.exit_code == 0 || r.exit_code == 3));  // 3: refuted, with the complete report written
+    const json j = json::parse(r.out);
+    CHECK(j["spectrum_route"] == "table");
+    CHECK(j["spectrum_route_reason"].is_string());
+    CHECK(j["density"]["kind"] == "density");
+    CHECK(j["positive_definite"].is_boolean());  // the verdict is computed (xpos's kernel grows: whatever it is)
+    CHECK(j["positive_definite"] == (r.exit_code == 0));
+    CHECK(j["negative_mass"].is_number());
+    CHECK(j["line_identity_residual"].is_null());
+  }
 }

@@ -3,7 +3,9 @@
 // here, never taken from the library's output), the Fejer certificate (box refuted; slowly decaying and pure-cosine
 // PD kernels pass although their untapered transforms ripple negative), the cosine sums' accuracy at N = 1e5, the
 // D^(-1/2) law of iid designs (faster for quantile designs), RoPE's kernel designed back onto RoPE's frequencies,
-// sampling conventions and the table parser's refusals.
+// sampling conventions and the table parser's refusals; line spectra of rotary encodings (atoms against the
+// encoding's kernel and the masses written here, designs that are exactly YaRN's frequencies, iid and antithetic
+// designs against Prop 4 and a Monte Carlo estimate of their exact variance).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include "ropekit/core/rng.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/spectral/design.hpp"
+#include "encoding_spellings.hpp"
 #include "support.hpp"
 
 using namespace ropekit;
@@ -375,4 +378,201 @@ TEST_CASE("kernel_grid: a good table, and every refusal names the value and the 
   refused("lag,value\n0,1\n", "at least 2 rows");
   // Text rounding of an even grid passes (1e-12 relative); Phi(0) within 1e-9 passes.
   CHECK(grid_of("lag,value\n0,1.0000000001\n0.1,0.5\n0.2000000000001,0.2\n").phi.size() == 3);
+}
+
+// ---- line spectra (rope, rope-matched, 1-D rf-rope) ---------------------------------------------------------------
+
+namespace {
+
+Eigen::VectorXd integer_lags(int n) {
+  Eigen::VectorXd x(n);
+  for (int k = 0; k < n; ++k) x[k] = k;
+  return x;
+}
+
+Eigen::VectorXd sorted(Eigen::VectorXd v) {
+  std::sort(v.data(), v.data() + v.size());
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("line spectrum of partial rope: the identity dims are an atom at 0 of mass (n - r)/(2 a^2 F + n - r) = 1/2") {
+  // rope:dim=64,partial=0.5: n = 64, r = 32, F = 16, a = 1, so T = tr G(0) = 2 F + (n - r) = 64: mass 32/64 at w = 0
+  // and 2/64 at each theta_i = 1e4^(-2i/32), i < 16 (written here).
+  const Encoding e = parse_encoding("rope:dim=64,partial=0.5");
+  std::string why = "unset";
+  const auto s = line_spectrum(e, &why);
+  REQUIRE(s);
+  CHECK(why.empty());
+  REQUIRE(s->w.size() == 17);
+  CHECK(s->w[0] == 0);
+  CHECK(s->mass[0] == 0.5);  // 32/64: exact in binary
+  std::vector<double> theta;
+  for (int i = 0; i < 16; ++i) theta.push_back(std::pow(1e4, -2.0 * i / 32));
+  std::sort(theta.begin(), theta.end());
+  for (int i = 0; i < 16; ++i) {
+    CAPTURE(i);
+    CHECK(s->w[i + 1] == doctest::Approx(theta[i]).epsilon(1e-15));  // pow vs the library's pow: an ulp
+    CHECK(s->mass[i + 1] == 1.0 / 32);
+  }
+  CHECK(s->cdf[16] == 1);
+  // The identity Phi = sum_i m_i cos(w_i Dp) against the encoding's own kernel at 0, tiny, typical and huge lags:
+  // 17 products summed in two orders, each |term| <= 1/2: a few eps, so 1e-14.
+  Eigen::VectorXd x(8);
+  x << 0, 1e-8, 1, 7.5, 100, 4096, 1e6, 1e12;
+  Lags lags = x;
+  CHECK((line_kernel(*s, x) - kernel(e, lags)).cwiseAbs().maxCoeff() < 1e-14);
+  // And against the closed form written here: 1/2 + (1/32) sum_i cos(theta_i x).
+  for (Eigen::Index k = 0; k < x.size(); ++k) {
+    double want = 0.5;
+    for (double t : theta) want += std::cos(t * x[k]) / 32;
+    CAPTURE(x[k]);
+    CHECK(line_kernel(*s, x.segment(k, 1))[0] == doctest::Approx(want).epsilon(1e-14).scale(1));
+  }
+}
+
+TEST_CASE("line spectra: rope, rope-freqs, rope-matched and 1-D rf-rope have one, equal to their kernel; no other family") {
+  // Every contract spelling: a line spectrum exactly for the three rotary families (dynamic NTK excepted: its
+  // frequencies need a sequence length), and then the line sum is the kernel to line_identity_tolerance (the CLI's
+  // check) at lags 0..4096 and a few huge ones.
+  Eigen::VectorXd x(4100);
+  x.head(4097) = integer_lags(4097);
+  x.tail(3) << 1e5, 3.3e7, 1e9;
+  const Lags lags = x;
+  for (const std::string& text : ropekit::test::kContractSpellings) {
+    CAPTURE(text);
+    const Encoding e = parse_encoding(text);
+    const std::string family = family_name(e);
+    const bool dynamic = text.find("dynamic") != std::string::npos;
+    const bool expected = !dynamic && (family == "rope" || family == "rope-matched" || family == "rf-rope");
+    std::string why;
+    const auto s = line_spectrum(e, &why);
+    CAPTURE(why);
+    CHECK(s.has_value() == expected);
+    if (!s) {
+      CHECK_FALSE(why.empty());
+      continue;
+    }
+    CHECK((s->mass.array() >= 0).all());
+    CHECK(s->mass.sum() == doctest::Approx(1).epsilon(1e-14));  // <= 65 terms of an ulp each
+    for (Eigen::Index i = 1; i < s->w.size(); ++i) CHECK(s->w[i] >= s->w[i - 1]);
+    const double residual = (line_kernel(*s, x) - kernel(e, lags)).cwiseAbs().maxCoeff();
+    CAPTURE(residual);
+    CHECK(residual <= line_identity_tolerance(*s));
+  }
+  SUBCASE("the reasons name the family or the missing length") {
+    std::string why;
+    CHECK_FALSE(line_spectrum(parse_encoding("damped:gamma=1e-3,dim=32,F=8"), &why));
+    CHECK(why.find("damped is not rope") != std::string::npos);
+    CHECK_FALSE(line_spectrum(parse_encoding("rope:dim=32,scaling=dynamic(factor=4,orig=64)"), &why));
+    CHECK(why.find("not fixed") != std::string::npos);
+    CHECK_FALSE(line_spectrum(parse_encoding("rf-rope:spectrum=gaussian(sigma=1,dims=2),blocks=4,seed=1"), &why));
+  }
+}
+
+TEST_CASE("YaRN 128/1e4 factor 32: the quantile design is exactly YaRN's 64 frequencies (each D/64 times)") {
+  // a = 0.1 ln 32 + 1 multiplies every rotary block alike, so every mass is 2 a^2/(2 a^2 64) = 1/64 (to an ulp).
+  const Encoding e = parse_encoding("rope:dim=128,base=1e4,scaling=yarn(factor=32,orig=4096)");
+  const auto s = line_spectrum(e);
+  REQUIRE(s);
+  REQUIRE(s->w.size() == 64);
+  for (Eigen::Index i = 0; i < 64; ++i) CHECK(s->mass[i] == doctest::Approx(1.0 / 64).epsilon(1e-15));
+  const Eigen::VectorXd theta = sorted(frequencies(e).theta.col(0));
+  CHECK(s->w == theta);
+  const Eigen::VectorXd x = integer_lags(4097);
+  const Eigen::VectorXd phi = kernel(e, Lags(x));
+  for (int D : {64, 640}) {
+    CAPTURE(D);
+    const Eigen::VectorXd w = design_frequencies(*s, D, DesignSampling::quantile, 0);
+    // u_i = (i - 1/2)/D sits half a draw away from every cdf step k/64 (sums of 1/64 rounded at most an ulp).
+    for (int i = 0; i < D; ++i) CHECK(w[i] == theta[i / (D / 64)]);
+    // (1/D) sum of 64 cosines, each D/64 times, against tr G/tr G(0): rounding of two 64-term sums, ~1e-14.
+    const double err = (realised_kernel(w, x) - phi).cwiseAbs().maxCoeff();
+    CAPTURE(err);
+    CHECK(err < 1e-12);
+  }
+}
+
+TEST_CASE("lines, iid: the realised error is Prop 4's size and falls as D^(-1/2)") {
+  // YaRN 64/1e4 factor 8 on lags 0..4096; Prop 4: Var = (1/D)[(1 + Phi(2x))/2 - Phi(x)^2], Phi(2x) from the encoding.
+  const Encoding e = parse_encoding("rope:dim=64,base=1e4,scaling=yarn(factor=8,orig=512)");
+  const auto s = line_spectrum(e);
+  REQUIRE(s);
+  const Eigen::VectorXd x = integer_lags(4097);
+  const Eigen::VectorXd phi = kernel(e, Lags(x)), phi2 = kernel(e, Lags(2 * x));
+  const std::uint64_t seed = test_seed(20250101);
+  CAPTURE(seed);
+  auto mean_variance = [&](int D) {
+    double v = 0;
+    for (Eigen::Index k = 0; k < x.size(); ++k) v += iid_design_variance(phi[k], phi2[k], D);
+    return v / static_cast<double>(x.size());
+  };
+  // D = 4096: E[rms^2] = mean Var over the lags; one design's rms^2 is an average over 4097 lags of squared errors
+  // with that mean, correlated across lags but far from a single draw: within a factor 2 of the root.
+  const Eigen::VectorXd w = design_frequencies(*s, 4096, DesignSampling::iid, seed);
+  const double r = rms(realised_kernel(w, x) - phi), expect = std::sqrt(mean_variance(4096));
+  CAPTURE(r);
+  CAPTURE(expect);
+  CHECK(r > expect / 2);
+  CHECK(r < expect * 2);
+  // The slope of the mean rms over 10 seeds against D (as the table route's test).
+  std::vector<double> Ds = {64, 256, 1024, 4096}, err;
+  for (double D : Ds) {
+    double sum = 0;
+    for (int k = 0; k < 10; ++k)
+      sum += rms(realised_kernel(design_frequencies(*s, static_cast<int>(D), DesignSampling::iid, seed + k), x) - phi);
+    err.push_back(sum / 10);
+  }
+  const double slope = loglog_slope(Ds, err);
+  CAPTURE(slope);
+  CHECK(slope >= -0.6);
+  CHECK(slope <= -0.4);
+  // Draws: each an atom, with the library's seed stream: U_i from Rng(seed, kStreamDesign) in order.
+  Rng rng(seed, kStreamDesign, 0);
+  for (int i = 0; i < 16; ++i) CHECK(w[i] == quantile(*s, rng.uniform()));
+}
+
+TEST_CASE("lines, antithetic: pairs Q(U), Q(1 - U), and the exact variance equals a Monte Carlo estimate") {
+  // rope:dim=8 (atoms 0.001, 0.01, 0.1, 1, mass 1/4 each); D = 6 (3 pairs); 20000 designs; tolerance 6 standard
+  // errors of a variance estimate (sd ~ var sqrt(2/(n-1)) for near-normal means; 6 sigma: ~1e-9 false alarms per lag).
+  const auto s = line_spectrum(parse_encoding("rope:dim=8,base=1e4"));
+  REQUIRE(s);
+  const std::uint64_t seed = test_seed(4242);
+  CAPTURE(seed);
+  const Eigen::VectorXd a = design_frequencies(*s, 7, DesignSampling::antithetic, seed);
+  Rng rng(seed, kStreamDesign, 0);
+  for (int i = 0; i < 7; i += 2) {
+    const double u = rng.uniform();
+    CHECK(a[i] == quantile(*s, u));
+    if (i + 1 < 7) CHECK(a[i + 1] == quantile(*s, 1 - u));
+  }
+  Eigen::VectorXd lags(4);
+  lags << 0.5, 3, 30, 300;
+  const Eigen::VectorXd v = antithetic_design_variance(*s, lags, 6);
+  const int n = 20000;
+  Eigen::VectorXd sum = Eigen::VectorXd::Zero(4), sum2 = Eigen::VectorXd::Zero(4);
+  for (int r = 0; r < n; ++r) {
+    const Eigen::VectorXd k = realised_kernel(design_frequencies(*s, 6, DesignSampling::antithetic, seed + r), lags);
+    sum += k;
+    sum2 += k.cwiseProduct(k);
+  }
+  for (int i = 0; i < 4; ++i) {
+    const double mean = sum[i] / n, var = (sum2[i] - n * mean * mean) / (n - 1);
+    CAPTURE(lags[i]);
+    CAPTURE(var);
+    CAPTURE(v[i]);
+    CHECK(std::fabs(var - v[i]) <= 6 * v[i] * std::sqrt(2.0 / (n - 1)) + 1e-12);
+  }
+  // Exact by hand at D = 2 (one pair): Q(U) and Q(1 - U) are atoms k and 3 - k (U in the k-th quarter), so the pair
+  // sum is c_k + c_{3-k}, equally likely over k: Var = (1/4) Var_k[c_k + c_{3-k}].
+  const Eigen::VectorXd one = antithetic_design_variance(*s, lags.head(1), 2);
+  double c[4], m = 0, m2 = 0;
+  for (int k = 0; k < 4; ++k) c[k] = std::cos(s->w[k] * lags[0]);
+  for (int k = 0; k < 4; ++k) m += (c[k] + c[3 - k]) / 4, m2 += (c[k] + c[3 - k]) * (c[k] + c[3 - k]) / 4;
+  CHECK(one[0] == doctest::Approx((m2 - m * m) / 4).epsilon(1e-13));  // sums of 8 terms: ~1e-15 relative
+  // An atom at 0 (partial rope) is drawn as the smallest normal double, never 0.
+  const auto p = line_spectrum(parse_encoding("rope:dim=64,partial=0.5"));
+  REQUIRE(p);
+  CHECK(quantile(*p, 0.25) == std::numeric_limits<double>::min());
 }

@@ -12,18 +12,13 @@
 #include "ropekit/core/parallel.hpp"
 #include "ropekit/core/rng.hpp"
 #include "ropekit/core/spelling.hpp"
+#include "ropekit/encoding.hpp"
 
 namespace ropekit {
 
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
-
-std::string_view trim_cell(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 // sin(z)/z, 1 at 0.
 double sinc(double z) { return z == 0 ? 1.0 : std::sin(z) / z; }
@@ -209,26 +204,43 @@ double quantile(const MagnitudeDistribution& d, double u) {
   return std::max(w, std::numeric_limits<double>::min());
 }
 
-Eigen::VectorXd design_frequencies(const MagnitudeDistribution& d, int blocks, DesignSampling sampling,
-                                   std::uint64_t seed) {
+namespace {
+
+// The D frequencies by `sampling` from an inverse CDF Q (both routes: the table's |w| distribution, the atoms).
+template <class Quantile>
+Eigen::VectorXd draw_frequencies(int blocks, DesignSampling sampling, std::uint64_t seed, Quantile&& Q) {
   check_in_range(Where("ropekit::design_frequencies"), "blocks", blocks, 1, std::int64_t{1} << 24);
   const double D = blocks;
   Eigen::VectorXd w(blocks);
   if (sampling == DesignSampling::quantile) {
-    for (int i = 0; i < blocks; ++i) w[i] = quantile(d, (i + 0.5) / D);
+    for (int i = 0; i < blocks; ++i) w[i] = Q((i + 0.5) / D);
     return w;
   }
   Rng rng(seed, kStreamDesign, 0);
   if (sampling == DesignSampling::iid) {
-    for (int i = 0; i < blocks; ++i) w[i] = quantile(d, rng.uniform());
+    for (int i = 0; i < blocks; ++i) w[i] = Q(rng.uniform());
     return w;
   }
   for (int i = 0; i < blocks; i += 2) {  // antithetic: U and 1 - U on |w|'s CDF
     const double u = rng.uniform();
-    w[i] = quantile(d, u);
-    if (i + 1 < blocks) w[i + 1] = quantile(d, 1 - u);
+    w[i] = Q(u);
+    if (i + 1 < blocks) w[i + 1] = Q(1 - u);
   }
   return w;
+}
+
+// Var of an antithetic design from the moments of c(U) = cos(Q(U) x): m = E c, m2 = E c^2, pair2 = E (c(U) + c(1-U))^2.
+double antithetic_variance(double m, double m2, double pair2, int blocks) {
+  const double pairs = blocks / 2, odd = blocks % 2, D = blocks;
+  const double var_one = std::max(0.0, m2 - m * m), var_pair = std::max(0.0, pair2 - 4 * m * m);
+  return (pairs * var_pair + odd * var_one) / (D * D);
+}
+
+}  // namespace
+
+Eigen::VectorXd design_frequencies(const MagnitudeDistribution& d, int blocks, DesignSampling sampling,
+                                   std::uint64_t seed) {
+  return draw_frequencies(blocks, sampling, seed, [&](double u) { return quantile(d, u); });
 }
 
 // ---- the realised kernel and its variance -------------------------------------------------------------------
@@ -254,7 +266,6 @@ Eigen::VectorXd antithetic_design_variance(const MagnitudeDistribution& d, const
   const int R = std::max(nodes, 2);
   std::vector<double> q(static_cast<std::size_t>(R));
   for (int r = 0; r < R; ++r) q[static_cast<std::size_t>(r)] = quantile(d, (r + 0.5) / R);
-  const double pairs = blocks / 2, odd = blocks % 2, D = blocks;
   Eigen::VectorXd out(lags.size());
   parallel_for(static_cast<std::size_t>(lags.size()), threads, [&](std::size_t i) {
     const double x = lags[static_cast<Eigen::Index>(i)];
@@ -267,8 +278,126 @@ Eigen::VectorXd antithetic_design_variance(const MagnitudeDistribution& d, const
       pair2 += s * s;
     }
     m /= R, m2 /= R, pair2 /= R;
-    const double var_one = std::max(0.0, m2 - m * m), var_pair = std::max(0.0, pair2 - 4 * m * m);
-    out[static_cast<Eigen::Index>(i)] = (pairs * var_pair + odd * var_one) / (D * D);
+    out[static_cast<Eigen::Index>(i)] = antithetic_variance(m, m2, pair2, blocks);
+  });
+  return out;
+}
+
+// ---- line spectra ----------------------------------------------------------------------------------------------
+
+std::optional<LineSpectrum> line_spectrum(const Encoding& e, std::string* why) {
+  auto none = [&](const std::string& reason) -> std::optional<LineSpectrum> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  const bool rotary_family = std::holds_alternative<enc::Rope>(e.value) ||
+                             std::holds_alternative<enc::RopeMatched>(e.value) ||
+                             (std::holds_alternative<enc::RfRope>(e.value) && lag_dims(e) == 1);
+  if (!rotary_family)
+    return none(fmt::format("{} is not rope, rope-matched or 1-D rf-rope (no exact line spectrum)", family_name(e)));
+  FrequencyTable t;
+  std::vector<Block> b;
+  try {
+    t = frequencies(e);
+    b = blocks(e, 0.0);
+  } catch (const InputError& err) {
+    return none(fmt::format("its frequencies are not fixed ({})", err.what()));
+  }
+  // tr G(0) block by block: a rotary block of order 1 is 2 c_0 (m_i), a real block of order 1 is its copies times c_0
+  // (the identity dims: the atom at 0). Rotary blocks follow the frequency table's rows.
+  std::vector<double> w, tr;
+  double zero = 0, total = 0;
+  Eigen::Index row = 0;
+  for (const Block& k : b) {
+    if (k.order() != 1 || (k.rotary && row >= t.theta.rows()))
+      return none("a block that is not a plain rotation or identity");
+    const double v = trace(k);
+    if (!(v >= 0) || !std::isfinite(v)) return none(fmt::format("a block with tr G(0) = {}", format_number(v)));
+    if (k.rotary) {
+      w.push_back(std::fabs(t.theta(row++, 0)));
+      tr.push_back(v);
+    } else {
+      zero += v;
+    }
+    total += v;
+  }
+  if (row != t.theta.rows() || !(total > 0)) return none("blocks that do not match the frequency table");
+  if (zero > 0) w.insert(w.begin(), 0.0), tr.insert(tr.begin(), zero);
+  std::vector<std::size_t> order(w.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return w[i] < w[j]; });
+  LineSpectrum s;
+  const auto F = static_cast<Eigen::Index>(w.size());
+  s.w.resize(F);
+  s.mass.resize(F);
+  s.cdf.resize(F);
+  double c = 0;
+  for (Eigen::Index i = 0; i < F; ++i) {
+    s.w[i] = w[order[i]];
+    s.mass[i] = tr[order[i]] / total;
+    s.cdf[i] = c += s.mass[i];
+  }
+  s.cdf[F - 1] = 1;
+  if (why) why->clear();
+  return s;
+}
+
+Eigen::VectorXd line_kernel(const LineSpectrum& s, const Eigen::VectorXd& lags) {
+  Eigen::VectorXd out(lags.size());
+  for (Eigen::Index i = 0; i < lags.size(); ++i) {
+    double sum = 0;
+    for (Eigen::Index k = 0; k < s.w.size(); ++k) sum += s.mass[k] * std::cos(s.w[k] * lags[i]);
+    out[i] = sum;
+  }
+  return out;
+}
+
+double line_identity_tolerance(const LineSpectrum& s) {
+  return std::max(1e-12, 8 * static_cast<double>(s.w.size()) * kEps);
+}
+
+double quantile(const LineSpectrum& s, double u) {
+  const double* F = s.cdf.data();
+  const Eigen::Index n = s.cdf.size();
+  const Eigen::Index k = std::min<Eigen::Index>(std::lower_bound(F, F + n, u) - F, n - 1);
+  return std::max(s.w[k], std::numeric_limits<double>::min());
+}
+
+Eigen::VectorXd design_frequencies(const LineSpectrum& s, int blocks, DesignSampling sampling, std::uint64_t seed) {
+  return draw_frequencies(blocks, sampling, seed, [&](double u) { return quantile(s, u); });
+}
+
+Eigen::VectorXd antithetic_design_variance(const LineSpectrum& s, const Eigen::VectorXd& lags, int blocks,
+                                           int threads) {
+  // The cells of (0, 1) between consecutive cut points {0, cdf_k, 1 - cdf_k, 1}; on each, Q(u) and Q(1 - u) are
+  // single atoms (found at the cell's midpoint), the cell's length its probability.
+  std::vector<double> cuts = {0.0, 1.0};
+  for (Eigen::Index k = 0; k < s.cdf.size(); ++k) cuts.push_back(s.cdf[k]), cuts.push_back(1 - s.cdf[k]);
+  std::sort(cuts.begin(), cuts.end());
+  const double* F = s.cdf.data();
+  const Eigen::Index n = s.cdf.size();
+  auto atom = [&](double u) { return std::min<Eigen::Index>(std::lower_bound(F, F + n, u) - F, n - 1); };
+  struct Cell {
+    Eigen::Index a, b;
+    double p;
+  };
+  std::vector<Cell> cells;
+  for (std::size_t j = 0; j + 1 < cuts.size(); ++j) {
+    const double p = cuts[j + 1] - cuts[j], mid = (cuts[j] + cuts[j + 1]) / 2;
+    if (p > 0) cells.push_back({atom(mid), atom(1 - mid), p});
+  }
+  Eigen::VectorXd out(lags.size());
+  parallel_for(static_cast<std::size_t>(lags.size()), threads, [&](std::size_t i) {
+    const double x = lags[static_cast<Eigen::Index>(i)];
+    Eigen::VectorXd c(n);
+    for (Eigen::Index k = 0; k < n; ++k) c[k] = std::cos(s.w[k] * x);
+    double m = 0, m2 = 0, pair2 = 0;
+    for (const Cell& cell : cells) {
+      m += cell.p * c[cell.a];
+      m2 += cell.p * c[cell.a] * c[cell.a];
+      pair2 += cell.p * (c[cell.a] + c[cell.b]) * (c[cell.a] + c[cell.b]);
+    }
+    out[static_cast<Eigen::Index>(i)] = antithetic_variance(m, m2, pair2, blocks);
   });
   return out;
 }

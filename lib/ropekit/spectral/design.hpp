@@ -6,6 +6,7 @@
 // and Prop 4's variance of the design measure how well they realise Phi.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,8 @@
 #include "ropekit/core/error.hpp"
 
 namespace ropekit {
+
+struct Encoding;  // ropekit/encoding.hpp
 
 /// Phi sampled on the even grid x_k = k h, k = 0..N-1 (Phi = 0 beyond the last lag: Phi_N = 0 is appended, so the
 /// interpolant's last segment falls linearly to 0 at N h).
@@ -115,5 +118,49 @@ double iid_design_variance(double phi, double phi2, int blocks);
 /// `nodes` nodes (u_r = (r + 1/2)/R, so 1 - u_r = u_{R-1-r}): accurate to about an R-node quantile rule's error.
 Eigen::VectorXd antithetic_design_variance(const MagnitudeDistribution& d, const Eigen::VectorXd& lags, int blocks,
                                            int nodes = 8192, int threads = 0);
+
+// ---- line spectra: rotary encodings, whose Bochner measure is a finite set of atoms ----------------------------
+
+/// The exact spectral measure of a rotary encoding (spec encodings.md sections 1-2). G = (+)_i a^2 R(-theta_i Dp)
+/// (+) I_{n-r} gives Phi = tr G / tr G(0) = sum_i m_i cos(theta_i Dp) + m_0 with m_i = 2 a^2 / T (one per rotary
+/// block), m_0 = (n - r)/T (the identity dims: an atom at w = 0), T = tr G(0) = 2 a^2 F + n - r. Bochner's measure
+/// is atomic, mass m_i at +-theta_i; every m_i >= 0 is the certificate of positive definiteness (nothing estimated).
+struct LineSpectrum {
+  Eigen::VectorXd w;     ///< atoms |theta_i| in ascending order (0 for the identity dims); size F, or F + 1
+  Eigen::VectorXd mass;  ///< m_i >= 0, summing to 1 up to rounding (F + 1 terms)
+  Eigen::VectorXd cdf;   ///< sum_{j <= i} m_j; the last exactly 1
+};
+
+/// The line spectrum of rope (any scaling scheme, partial, explicit freqs), rope-matched and 1-D rf-rope (its drawn
+/// frequencies or the quantile grid), from tr G(0) block by block (encoding.hpp's blocks at lag 0; rope's a^2 is the
+/// attention factor squared, rope-matched's and rf-rope's 1). Returns nullopt, with the reason in *why (if given),
+/// for every other family, for frequencies that need a sequence length (dynamic NTK: frequencies() refuses), and for
+/// a block that is not a plain rotation or identity. The identity Phi = sum m_i cos(w_i Dp) is the caller's to check
+/// against kernel(e, lags) (line_kernel): it holds to rounding for these families.
+std::optional<LineSpectrum> line_spectrum(const Encoding& e, std::string* why = nullptr);
+
+/// sum_i m_i cos(w_i x) at each lag x (the summation order of the atoms).
+Eigen::VectorXd line_kernel(const LineSpectrum& s, const Eigen::VectorXd& lags);
+
+/// Tolerance of the line identity max_x |sum_i m_i cos(w_i x) - Phi(x)|: both are sums of the same F cosines with
+/// weights equal to an ulp, so the rounding is <= ~F eps; the check passes at max(1e-12, 8 F eps) and refuses a
+/// kernel that is not the line sum (a length-dependent scheme evaluated at each lag's own length).
+double line_identity_tolerance(const LineSpectrum& s);
+
+/// The discrete measure's inverse CDF: Q(u) = w_k, k the first atom with cdf_k >= u (u in (0, 1]); raised to the
+/// smallest normal double as the table route's quantile (an atom at 0 becomes a frequency of 2.2e-308, which
+/// `rope:freqs=[...]` accepts and whose cos is 1 at every lag below 1e300).
+double quantile(const LineSpectrum& s, double u);
+
+/// The D frequencies from the atoms by `sampling`, as the table route's design_frequencies: quantile u_i = (i - 1/2)/D
+/// (with D a multiple of F equal-mass atoms, each atom D/F times), iid Q(U_i) (Rng(seed, kStreamDesign)), antithetic
+/// Q(U), Q(1 - U).
+Eigen::VectorXd design_frequencies(const LineSpectrum& s, int blocks, DesignSampling sampling, std::uint64_t seed);
+
+/// Var of the antithetic design's realised kernel, exactly: c(u) = cos(Q(u) x) is constant on the cells of the
+/// partition of (0, 1) by the cdf_k and 1 - cdf_k (at most 2F + 1 cells), so the moments of c(U) and c(U) + c(1 - U)
+/// are finite sums; combined as antithetic_design_variance above.
+Eigen::VectorXd antithetic_design_variance(const LineSpectrum& s, const Eigen::VectorXd& lags, int blocks,
+                                           int threads = 0);
 
 }  // namespace ropekit
