@@ -90,6 +90,8 @@ struct Design {
   std::string route_reason;       // kernel: on the table route: why not lines
   std::optional<LineSpectrum> lines;
   double line_residual = NAN;     // lines: max |sum m_i cos(w_i Dp) - kernel(e, Dp)| over the lags
+  double odd_at = NAN;            // kernel: a lag where Phi(-Dp) != Phi(Dp) (not even: not positive definite)
+  std::pair<double, double> odd_values{NAN, NAN};  // Phi(Dp), Phi(-Dp) there
   double step = NAN;              // tables only: h
   bool fejer = false;             // frequencies drawn from p_F instead of max(p, 0)
   Eigen::VectorXd freqs;
@@ -294,6 +296,19 @@ Design run(const DesignArgs& a) {
       design_from_lines(d, *lines, residual, t, phi2, a, sampling);
     } else {
       design_from_table(d, t, phi2, a, sampling);
+      // Bochner for a real kernel needs Phi(-Dp) = Phi(Dp); the table route reads Phi at Dp >= 0 only, so a kernel
+      // that is not even (xPos's zeta^{Dp/S} grows on one side) is refuted here, whatever the transform says.
+      // Tolerance 1e-12 (relative to max(1, |Phi|)): a few roundings of tr G, far below any real asymmetry.
+      const Eigen::VectorXd mirrored = kernel(e, Lags(-grid));
+      for (Eigen::Index i = 0; i < x.size(); ++i) {
+        const double gap = std::abs(mirrored[i] - t.phi[i]);
+        if (!(gap <= 1e-12 * std::max(1.0, std::abs(t.phi[i])))) {
+          d.est.positive_definite = false;
+          d.odd_at = x[i];
+          d.odd_values = {t.phi[i], mirrored[i]};
+          break;
+        }
+      }
     }
   } else if (k.rfind("data:", 0) == 0) {
     d.source = Source::data;
@@ -433,6 +448,11 @@ std::string verdict(const Design& d) {
     return fmt::format("positive definite: Phi = sum_i m_i cos(w_i Dp) with every m_i >= 0 (Bochner's measure is these "
                        "{} atoms; the sum equals the encoding's kernel to {} on every lag)",
                        d.lines->w.size(), format_significant(d.line_residual, 3));
+  if (std::isfinite(d.odd_at))
+    return fmt::format("NOT positive definite: the kernel is not even, Phi({}) = {} but Phi(-{}) = {} (Bochner: a "
+                       "real positive-definite Phi has Phi(-Dp) = Phi(Dp)); the transform of Phi on Dp >= 0 follows",
+                       format_number(d.odd_at), format_significant(d.odd_values.first, 6), format_number(d.odd_at),
+                       format_significant(d.odd_values.second, 6));
   if (d.est.positive_definite)
     return fmt::format("positive definite: Fejer-tapered negative mass {} <= tolerance {}",
                        format_significant(d.est.negative_mass, 3), format_significant(d.est.tolerance, 3));
@@ -460,6 +480,7 @@ std::string to_json_report(const Design& d, const DesignArgs& a, DesignSampling 
   j["positive_definite"] = d.est.positive_definite;
   j["negative_mass"] = number(d.est.negative_mass);
   j["negative_mass_untapered"] = number(d.est.negative_mass_untapered);
+  j["not_even_at"] = number(d.odd_at);  // a lag where Phi(-Dp) != Phi(Dp) (kernel: inputs), else null
   j["tolerance"] = number(d.est.tolerance);
   j["blocks"] = a.blocks;
   j["sampling"] = design_sampling_name(sampling);

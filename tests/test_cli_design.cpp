@@ -379,9 +379,26 @@ TEST_CASE("table route kept: damped, jordan, xpos and alibi (no line spectrum), 
     CHECK(j["spectrum_route"] == "table");
     CHECK(j["spectrum_route_reason"].is_string());
     CHECK(j["density"]["kind"] == "density");
-    CHECK(j["positive_definite"].is_boolean());  // the verdict is computed (xpos's kernel grows: whatever it is)
+    CHECK(j["positive_definite"].is_boolean());
     CHECK(j["positive_definite"] == (r.exit_code == 0));
     CHECK(j["negative_mass"].is_number());
     CHECK(j["line_identity_residual"].is_null());
   }
+}
+
+TEST_CASE("xPos is refuted: its kernel is not even (zeta^{Dp/S} decays on one side and grows on the other)") {
+  // Independent route: xPos's kernel is sum_i zeta_i^{Dp/S} cos(theta_i Dp) / F with zeta_i < 1 (spec section 2), so
+  // Phi(-Dp) = sum_i zeta_i^{-Dp/S} cos(theta_i Dp) / F > 1 > Phi(Dp) at Dp = S already; a real positive-definite
+  // kernel is even. The evenness of the RoPE kernel keeps it certified.
+  const auto r = run_ropekit("design --kernel 'kernel:xpos:dim=32,scale_base=64' --blocks 8 --lags 0:257 --format json");
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 3);
+  const json j = json::parse(r.out);
+  CHECK(j["positive_definite"] == false);
+  REQUIRE(j["not_even_at"].is_number());
+  CHECK(j["not_even_at"].get<double>() > 0);
+  const auto rope = run_ropekit("design --kernel 'kernel:rope:dim=32' --spectrum-route table --blocks 8 --lags 0:257 "
+                                "--format json");
+  CHECK(rope.exit_code == 0);
+  CHECK(json::parse(rope.out)["not_even_at"].is_null());
 }
