@@ -6,6 +6,7 @@
 #include "probes/jordan_tables.hpp"
 #include "probes/rf_rope_probe.hpp"
 #include "probes/scaling_probe.hpp"
+#include "probes/tuning_probe.hpp"
 #include "probes/nd_rope_probe.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/version.hpp"
@@ -26,6 +27,8 @@ const std::vector<ProbeInfo>& builtin_probes() {
        "(appendix A), stabilized defect", run_jordan_positionwise_probe, 5},
       {"scaling", "Context scaling of a 4k RoPE to 32k and 128k: PI, NTK, dynamic NTK, YaRN, LongRoPE, Llama 3.1 "
        "frequencies, kernels and fixed-basis fits", run_scaling_probe, 10},
+      {"tuning", "Table 3's RoPE, damped RoPE and Jordan-RoPE bases tuned vs fixed at 1024..8192: does tuning "
+       "change the paper's conclusions?", run_tuning_probe, 25},
   };
   return probes;
 }
