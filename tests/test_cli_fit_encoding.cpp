@@ -128,7 +128,7 @@ TEST_CASE("fit --encoding: bad input is exit 2 with one line naming the option o
                  "ropekit fit: --encoding: encoding 'rope:dim=63': dim = 63 (must be a positive even integer)");
   check_rejected("fit --encoding wavelets" + run, "ropekit fit: --encoding: encoding 'wavelets': unknown encoding family");
   check_rejected("fit --encoding rope --target phase --train-context 0 --eval-contexts 128",
-                 "ropekit fit: --train-context = 0 (must be an integer in [1, 1048576])");
+                 "ropekit fit: --train-context = 0 (must be an integer in [1, 2147483647])");
   check_rejected("fit --encoding rope --target phase --train-context 64 --eval-contexts 128,0",
                  "ropekit fit: --eval-contexts = 0");
   check_rejected("fit --encoding nd:family=axial,dim=8,axes=2" + run,

@@ -7,11 +7,14 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "cli/fit_config_yaml.hpp"
 #include "reports/fit_rows.hpp"
 #include "probes/paper_cells.hpp"
 #include "reports/table.hpp"
 #include "ropekit/core/error.hpp"
+#include "ropekit/fit/metrics.hpp"
 #include "tests/support.hpp"
 
 using namespace ropekit;
@@ -205,4 +208,46 @@ TEST_CASE("an encoding-only run: rows in order, features counted by n_features(e
     CHECK(std::isfinite(r.mse));
     CHECK(std::isfinite(r.cond));
   }
+}
+
+TEST_CASE("streamed evaluation (issue 9): the rows of an odd-length, unsorted set of contexts equal in-memory sums") {
+  // The run streams lags in windows (fit_run.cpp) with compensated sums; here the same fit is scored from predict()'s
+  // whole-grid predictions with plain two-pass sums (fit_quality). Lengths that are not multiples of the window
+  // (1024) and repeated, unsorted contexts exercise the window edges and the context map. Tolerance 1e-12 relative:
+  // the two summation orders differ by a few ulps per term (MSE), and R^2 = 1 - MSE/Var loses at most the digits
+  // that the target's R^2 has cancelled (here R^2 is far from 0 for every checked row).
+  FitConfig c = config_for_table(3);
+  c.methods = {"rope", "jordan_rope"};
+  c.basis.train_context = 300;
+  c.train_points = 300;
+  c.eval_contexts = {5000, 1, 300, 2049, 5000, 1025};
+  const auto rows = run_fixed_basis(c);
+  const Predictions p = predict(c, c.methods, 5000);
+  for (std::size_t k = 0; k < c.methods.size(); ++k)
+    for (std::size_t j = 0; j < c.targets.size(); ++j)
+      for (int T : c.eval_contexts) {
+        CAPTURE(c.methods[k]);
+        CAPTURE(c.targets[j]);
+        CAPTURE(T);
+        const auto col = static_cast<Eigen::Index>(j);
+        const auto q = fit_quality(p.pred[k].col(col).head(T), p.y.col(col).head(T));
+        const std::string key = fmt::format("@{}", T);
+        CHECK(metric_value(rows, c.methods[k], c.targets[j], "mse" + key) ==
+              doctest::Approx(q.mse).epsilon(1e-12));
+        if (std::abs(q.r2) > 1e-3)
+          CHECK(metric_value(rows, c.methods[k], c.targets[j], "r2" + key) == doctest::Approx(q.r2).epsilon(1e-10));
+      }
+}
+
+TEST_CASE("evaluation beyond 2^20 lags is streamed, no longer refused (issue 9)") {
+  // phase = cos(omega_3 d) is a column of RoPE's basis: the fit is exact at any length, so MSE at 3 * 2^20 lags stays
+  // at the ridge's bias level (~1e-14, as at 8192), and R^2 = 1 - MSE/Var with Var(cos) = 1/2 to 1e-6.
+  FitConfig c = config_for_table(3);
+  c.methods = {"rope"};
+  c.targets = {"phase"};
+  c.eval_contexts = {3 << 20};
+  const auto rows = run_fixed_basis(c);
+  const double mse = metric_value(rows, "rope", "phase", fmt::format("mse@{}", 3 << 20));
+  CHECK(mse < 1e-12);
+  CHECK(metric_value(rows, "rope", "phase", fmt::format("r2@{}", 3 << 20)) == doctest::Approx(1).epsilon(1e-11));
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -32,7 +33,9 @@ Cost fit_cost_at(const FitConfig& c, double F, double L, double T, const std::ve
     const double m = p + nt;  // columns of the QR
     // [X | Y] and its copy in the QR, R, [R; sqrt(lambda) I] (2 p^2), its QR, G and the eigen solver
     // (~10 p^2 in all), the predictions and one chunk of features.
-    method_bytes.push_back(8.0 * (2.0 * L * m + 10.0 * p * p + T * nt + 1024.0 * p) + own_table);
+    // Evaluation is streamed: per window of kChunk lags its trigonometric table, features, targets and residuals.
+    method_bytes.push_back(8.0 * (2.0 * L * m + 10.0 * p * p + L * nt + 4.0 * 1024.0 * (p + nt + 2.0 * F)) +
+                           own_table);
     flops += sets * (2.0 * L * m * std::min(L, m) + 8.0 * p * p * p + 2.0 * T * p * nt + 10.0 * T * p);
   };
   for (const auto& name : c.methods) add(n_features(parse_method(name), b), 0);
@@ -44,14 +47,17 @@ Cost fit_cost_at(const FitConfig& c, double F, double L, double T, const std::ve
   }
   std::sort(method_bytes.rbegin(), method_bytes.rend());
   const std::size_t concurrent = std::min<std::size_t>(method_bytes.size(), std::max(1u, std::thread::hardware_concurrency()));
-  double bytes = 8.0 * T * (2.0 * F + nt + 1.0);  // trigonometric tables, targets, lags
+  double bytes = 8.0 * L * (nt + 1.0);  // the training targets and lags
   for (std::size_t i = 0; i < concurrent; ++i) bytes += method_bytes[i];
   // Output: one row per (seed, target, method, split/context), 11 cells each, held as cells and as text.
   const double rows = static_cast<double>(c.seeds.size()) * nt *
                       static_cast<double>(c.methods.size() + encoding_columns.size()) *
                       (1.0 + static_cast<double>(c.eval_contexts.size()));
   bytes += rows * 11.0 * (40.0 + 2 * 24.0);
-  return Cost{bytes, flops / kFlopsPerSecond + (T * F * nt + angles) / kElementsPerSecond};
+  // Angles: each basis evaluates its own table per window (F per lag); targets: two passes for the variances
+  // and one per basis.
+  const double bases = static_cast<double>(c.methods.size() + encoding_columns.size());
+  return Cost{bytes, flops / kFlopsPerSecond + (T * F * bases * sets + T * nt * (2 + bases) + angles) / kElementsPerSecond};
 }
 
 // How a run names its parameters in messages: config keys ("toy.ridge", "position.theta") or, for a run
@@ -169,9 +175,7 @@ void FitConfig::validate() const {
   for (std::size_t i = 0; i < eval_contexts.size(); ++i)
     if (eval_contexts[i] < 1)
       throw_bad_value(where, names.item("eval_contexts", i), std::to_string(eval_contexts[i]), "an integer >= 1");
-    else if (eval_contexts[i] > kMaxLength)
-      throw_bad_value(where, names.item("eval_contexts", i), std::to_string(eval_contexts[i]),
-                      fmt::format("<= {} (features are held in memory)", kMaxLength));
+
   check_nonnegative(where, names.key("ridge"), ridge);
   const Eigen::VectorXd last_lag = Eigen::VectorXd::Constant(1, max_length() - 1.0);
   for (const auto& m : methods)
@@ -199,7 +203,7 @@ void FitConfig::validate() const {
     // Within the budget: evaluate each encoding at the last lag. That refuses what features() refuses at any
     // lag (a scheme that needs the sequence length) and columns that leave float64. Only raw powers of the
     // shear time and phases grow without bound in d, both monotonically, so the last lag is the largest.
-    // (Jordan chains are at most x^31/31! with x <= 2^20: far inside float64.)
+    // (Jordan chains are at most x^31/31! with x <= 2^31: 2^961/31!, inside float64.)
     for (std::size_t i = 0; i < encodings.size(); ++i) {
       const std::string key = encoding_key(*this, i), value = "'" + encodings[i] + "'";
       Features f;
@@ -315,22 +319,34 @@ struct MethodFit {
   std::vector<Qualities> per_target;
 };
 
-// The feature rows [first, first + count) of one basis (a method or an encoding) on the run's lag grid.
+// The feature rows of lags first..first+count-1 of one basis (a method or an encoding), computed alone: evaluation
+// is streamed, so no table or matrix of the whole lag grid is ever held (issue 9: lengths to 2^27 and beyond).
 using FeatureRows = std::function<Eigen::MatrixXd(Eigen::Index first, Eigen::Index count)>;
 
-FeatureRows method_rows(const BasisEvaluator& evaluator, const Method& method) {
-  return [&evaluator, method](Eigen::Index first, Eigen::Index count) { return evaluator.features(method, first, count); };
+Eigen::VectorXd lag_window(Eigen::Index first, Eigen::Index count) {
+  return Eigen::VectorXd::LinSpaced(count, static_cast<double>(first), static_cast<double>(first + count - 1));
 }
 
-// An encoding's rows from features(encoding, lags) on the same windows as a method's: the training lags 0..L-1,
-// then chunks of kChunk. Its angles are evaluated per window (a method's come from one table of the whole grid);
-// the vectorised sin/cos treat the last (window length mod 4) lags of a window with the scalar libm, so the
-// two agree bit for bit when L is a multiple of 4 (every chunk then starts on a multiple of 4), and to an ulp
-// in those few lags otherwise.
-FeatureRows encoding_rows(const Eigen::VectorXd& lags, Encoding encoding, std::string where, std::string key) {
-  return [&lags, e = std::move(encoding), where = std::move(where), key = std::move(key)](Eigen::Index first,
-                                                                                          Eigen::Index count) {
-    Features f = features(e, Lags(lags.segment(first, count)));
+// A method's rows from its own trigonometric table of the window. The vectorised sin/cos treat the last
+// (window length mod the vector width) lags with the scalar libm, so windows of lengths that are multiples of 8
+// (L and kChunk in the paper's runs) give the bits of one table of the whole grid.
+FeatureRows method_rows(const BasisParams& params, const Method& method) {
+  return [&params, method](Eigen::Index first, Eigen::Index count) {
+    return BasisEvaluator(params, lag_window(first, count)).features(method);
+  };
+}
+// The same from one table of the whole grid that every method shares (short grids: the paper's suites).
+FeatureRows method_rows(const BasisEvaluator& shared, const Method& method) {
+  return [&shared, method](Eigen::Index first, Eigen::Index count) { return shared.features(method, first, count); };
+}
+// Grids up to this many table entries (2F per lag) share one table: 2^23 doubles, 64 MiB.
+constexpr double kSharedTableEntries = 1 << 23;
+
+// An encoding's rows from features(encoding, lags) on the same windows.
+FeatureRows encoding_rows(Encoding encoding, std::string where, std::string key) {
+  return [e = std::move(encoding), where = std::move(where), key = std::move(key)](Eigen::Index first,
+                                                                                  Eigen::Index count) {
+    Features f = features(e, Lags(lag_window(first, count)));
     if (!f.values.allFinite())  // validate() checked the last lag; a safety net, as BasisEvaluator has
       throw InputError(fmt::format("{}: {}: a feature column leaves the float64 range on lags {}..{}", where, key,
                                    first, first + count - 1));
@@ -338,9 +354,7 @@ FeatureRows encoding_rows(const Eigen::VectorXd& lags, Encoding encoding, std::s
   };
 }
 
-// Fits a basis on the rows `idx` (inside 0..L-1) of Y and predicts every lag 0..t_max-1.
-// The training rows are computed once; longer grids are predicted in cache-sized chunks, so no
-// lags x features matrix of the whole grid is ever held.
+// Fits a basis on the rows `idx` (inside 0..L-1) of Y and predicts every lag 0..t_max-1 (predict(), for plots).
 std::pair<RidgeFit, Eigen::MatrixXd> fit_and_predict(const FeatureRows& rows, Eigen::Index t_max,
                                                      const Eigen::MatrixXd& Y, const std::vector<int>& idx, int L,
                                                      double ridge) {
@@ -357,7 +371,7 @@ std::pair<RidgeFit, Eigen::MatrixXd> fit_and_predict(const FeatureRows& rows, Ei
   return {std::move(fit), std::move(pred)};
 }
 
-// Every target of the config on lags 0..t_max-1; rows = lags, cols = targets.
+// Every target of the config on the given lags; rows = lags, cols = targets.
 Eigen::MatrixXd target_matrix(const FitConfig& config, const Eigen::VectorXd& lags) {
   Eigen::MatrixXd Y(lags.size(), static_cast<Eigen::Index>(config.targets.size()));
   for (Eigen::Index j = 0; j < Y.cols(); ++j)
@@ -365,21 +379,135 @@ Eigen::MatrixXd target_matrix(const FitConfig& config, const Eigen::VectorXd& la
   return Y;
 }
 
+// Neumaier's compensated sum: the error stays a few ulps of the sum of |terms| whatever their number (2^27 lags).
+struct CompensatedSum {
+  double sum = 0, carry = 0;
+  void add(double x) {
+    const double t = sum + x;
+    carry += std::abs(sum) >= std::abs(x) ? (sum - t) + x : (x - t) + sum;
+    sum = t;
+  }
+  double value() const { return sum + carry; }
+};
+
+// The scored lengths in increasing order, and for each config context its place among them.
+struct Boundaries {
+  std::vector<Eigen::Index> ends;  // distinct T, increasing
+  std::vector<std::size_t> of_context;
+};
+Boundaries boundaries_of(const std::vector<int>& contexts) {
+  Boundaries b;
+  for (int T : contexts) b.ends.push_back(T);
+  std::sort(b.ends.begin(), b.ends.end());
+  b.ends.erase(std::unique(b.ends.begin(), b.ends.end()), b.ends.end());
+  for (int T : contexts)
+    b.of_context.push_back(static_cast<std::size_t>(std::lower_bound(b.ends.begin(), b.ends.end(), T) - b.ends.begin()));
+  return b;
+}
+
+// Streams f(first, rows) over the windows [0, L), then chunks of kChunk up to t_max, each as a matrix of rows.
+template <class F>
+void for_each_window(Eigen::Index L, Eigen::Index t_max, F&& f) {
+  if (L > 0) f(Eigen::Index{0}, std::min(L, t_max));
+  for (Eigen::Index start = L; start < t_max; start += kChunk) f(start, std::min<Eigen::Index>(kChunk, t_max - start));
+}
+
+// The targets on a window of lags: held for the whole grid when it is small (every basis reads the same values;
+// up to 2^23 doubles, 64 MiB), else computed per window (long grids: memory stays bounded).
+class TargetWindows {
+ public:
+  TargetWindows(const FitConfig& config, Eigen::Index t_max) : config_(config) {
+    if (static_cast<double>(t_max) * static_cast<double>(config.targets.size()) <= kHeldTargetValues)
+      all_ = target_matrix(config, lag_window(0, t_max));
+  }
+  Eigen::MatrixXd operator()(Eigen::Index first, Eigen::Index count) const {
+    if (all_.size() > 0) return all_.middleRows(first, count);
+    return target_matrix(config_, lag_window(first, count));
+  }
+
+ private:
+  static constexpr double kHeldTargetValues = 1 << 23;
+  const FitConfig& config_;
+  Eigen::MatrixXd all_;
+};
+
+// Running sums of a column over lags 0..t-1, read off at the scored lengths: each window's part below the next
+// boundary is summed by Eigen (vectorised) and added to a compensated sum, so the error stays a few ulps of the
+// window sums whatever the number of windows.
+class PrefixSums {
+ public:
+  PrefixSums(const Boundaries& b) : b_(b), at_(b.ends.size(), 0.0) {}
+  /// values(r) for the lags first + r, r < count; part(a, n) must return the sum over rows [a, a + n).
+  template <class Part>
+  void add(Eigen::Index first, Eigen::Index count, Part&& part) {
+    Eigen::Index pos = 0;
+    while (next_ < b_.ends.size() && b_.ends[next_] <= first + count) {
+      const Eigen::Index upto = b_.ends[next_] - first;
+      running_.add(part(pos, upto - pos));
+      pos = upto;
+      at_[next_++] = running_.value();
+    }
+    if (pos < count) running_.add(part(pos, count - pos));
+  }
+  double at(std::size_t c) const { return at_[c]; }
+
+ private:
+  const Boundaries& b_;
+  std::vector<double> at_;
+  std::size_t next_ = 0;
+  CompensatedSum running_;
+};
+
+// For each target and scored length T: the population variance of y over lags 0..T-1, in two streamed passes (the
+// means, then the centred squares), each a compensated sum of window sums: as accurate as fit_quality's two passes.
+std::vector<std::vector<double>> target_variances(const TargetWindows& targets, const Boundaries& b, Eigen::Index nt,
+                                                  Eigen::Index L) {
+  const std::size_t nb = b.ends.size();
+  const Eigen::Index t_max = b.ends.back();
+  std::vector<std::vector<double>> mean(static_cast<std::size_t>(nt), std::vector<double>(nb)), var = mean;
+  std::vector<PrefixSums> sums(static_cast<std::size_t>(nt), PrefixSums(b));
+  // Centred squares: one running sum per (target, length), each fed only with lags below its length.
+  std::vector<std::vector<CompensatedSum>> squares(static_cast<std::size_t>(nt), std::vector<CompensatedSum>(nb));
+  for_each_window(L, t_max, [&](Eigen::Index first, Eigen::Index count) {
+    const Eigen::MatrixXd Y = targets(first, count);
+    for (Eigen::Index j = 0; j < nt; ++j)
+      sums[static_cast<std::size_t>(j)].add(first, count, [&](Eigen::Index a, Eigen::Index n) {
+        return Y.col(j).segment(a, n).sum();
+      });
+  });
+  for (std::size_t j = 0; j < static_cast<std::size_t>(nt); ++j)
+    for (std::size_t c = 0; c < nb; ++c) mean[j][c] = sums[j].at(c) / static_cast<double>(b.ends[c]);
+  for_each_window(L, t_max, [&](Eigen::Index first, Eigen::Index count) {
+    const Eigen::MatrixXd Y = targets(first, count);
+    for (Eigen::Index j = 0; j < nt; ++j)
+      for (std::size_t c = 0; c < nb; ++c) {
+        const Eigen::Index n = std::min(count, b.ends[c] - first);
+        if (n <= 0) continue;
+        const double m = mean[static_cast<std::size_t>(j)][c];
+        squares[static_cast<std::size_t>(j)][c].add((Y.col(j).head(n).array() - m).square().sum());
+      }
+  });
+  for (std::size_t j = 0; j < static_cast<std::size_t>(nt); ++j)
+    for (std::size_t c = 0; c < nb; ++c) var[j][c] = squares[j][c].value() / static_cast<double>(b.ends[c]);
+  return var;
+}
+
 }  // namespace
 
 Predictions predict(const FitConfig& config, const std::vector<std::string>& methods, int context,
                     std::int64_t seed) {
   config.validate();
-  if (context < 1) throw_bad_value("fixed-basis prediction", "context", std::to_string(context), "an integer >= 1");
+  if (context < 1 || context > FitConfig::kMaxPredictLength)
+    throw_bad_value("fixed-basis prediction", "context", std::to_string(context),
+                    fmt::format("an integer in [1, {}] (predictions of every lag are held for plots)", FitConfig::kMaxPredictLength));
   const int L = config.basis.train_context;
   const int t_max = std::max(L, context);
   const Eigen::VectorXd lags = Eigen::VectorXd::LinSpaced(t_max, 0, t_max - 1);
   const Eigen::MatrixXd Y = target_matrix(config, lags);
-  const BasisEvaluator evaluator(config.basis, lags);
   const std::vector<int> idx = training_lags(L, config.train_points, seed);
   Predictions out{lags.head(context), Y.topRows(context), {}};
   for (const auto& m : methods)
-    out.pred.push_back(fit_and_predict(method_rows(evaluator, parse_method(m)), t_max, Y, idx, L, config.ridge)
+    out.pred.push_back(fit_and_predict(method_rows(config.basis, parse_method(m)), t_max, Y, idx, L, config.ridge)
                            .second.topRows(context));
   return out;
 }
@@ -387,8 +515,7 @@ Predictions predict(const FitConfig& config, const std::vector<std::string>& met
 std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
   config.validate();
   const int L = config.basis.train_context;
-  const int t_max = std::max(L, *std::max_element(config.eval_contexts.begin(), config.eval_contexts.end()));
-  const Eigen::VectorXd lags = Eigen::VectorXd::LinSpaced(t_max, 0, t_max - 1);
+  const Eigen::Index t_max = config.max_length();
 
   // Every basis to fit: the methods, then the encodings, each with its name as written and its column count.
   struct Basis {
@@ -397,19 +524,25 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
     FeatureRows rows;
   };
   std::vector<Basis> bases;
-  const BasisEvaluator evaluator(config.basis, lags);
+  std::optional<BasisEvaluator> shared;
+  if (!config.methods.empty() && 2.0 * config.basis.num_freqs * static_cast<double>(t_max) <= kSharedTableEntries)
+    shared.emplace(config.basis, lag_window(0, t_max));
   for (const auto& m : config.methods) {
     const Method method = parse_method(m);
-    bases.push_back({m, n_features(method, config.basis), method_rows(evaluator, method)});
+    bases.push_back({m, n_features(method, config.basis),
+                     shared ? method_rows(*shared, method) : method_rows(config.basis, method)});
   }
   const Names names = names_of(config);
   for (std::size_t i = 0; i < config.encodings.size(); ++i) {
     Encoding e = fit_encoding(config, i);
     const int p = n_features(e);
-    bases.push_back({config.encodings[i], p, encoding_rows(lags, std::move(e), names.where, encoding_key(config, i))});
+    bases.push_back({config.encodings[i], p, encoding_rows(std::move(e), names.where, encoding_key(config, i))});
   }
   const Eigen::Index nt = static_cast<Eigen::Index>(config.targets.size());
-  const Eigen::MatrixXd Y = target_matrix(config, lags);  // rows = lags 0..t_max-1, cols = targets
+  const Eigen::MatrixXd YL = target_matrix(config, lag_window(0, L));  // the training lags 0..L-1
+  const Boundaries bounds = boundaries_of(config.eval_contexts);
+  const TargetWindows targets(config, t_max);
+  const auto variances = target_variances(targets, bounds, nt, L);
 
   // Seeds that draw the same training lags (always, when train_points = L) share one fit.
   std::vector<std::vector<int>> train_sets;
@@ -429,17 +562,43 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
                    [&](std::size_t a, std::size_t b) { return bases[a].n_features > bases[b].n_features; });
   parallel_for(order.size(), threads, [&](std::size_t task) {
     const std::size_t mi = order[task];
+    const Eigen::MatrixXd XL = bases[mi].rows(0, L);  // the training design stays in memory
+    // Every training set's weights first, so that the evaluation lags are streamed once for all of them.
+    std::vector<RidgeFit> ridge;
+    for (const auto& idx : train_sets)
+      ridge.push_back(idx.size() == static_cast<std::size_t>(L)
+                          ? fit_ridge(XL, YL, RidgeOptions{config.ridge})
+                          : fit_ridge(XL(idx, Eigen::all), YL(idx, Eigen::all), RidgeOptions{config.ridge}));
+    // Squared residuals, per training set and target, read off at each scored length.
+    std::vector<std::vector<PrefixSums>> sse(train_sets.size(),
+                                             std::vector<PrefixSums>(static_cast<std::size_t>(nt), PrefixSums(bounds)));
+    for_each_window(L, t_max, [&](Eigen::Index first, Eigen::Index count) {
+      const Eigen::MatrixXd X = first == 0 ? Eigen::MatrixXd(XL.topRows(count)) : bases[mi].rows(first, count);
+      const Eigen::MatrixXd Y = first == 0 ? Eigen::MatrixXd(YL.topRows(count)) : targets(first, count);
+      for (std::size_t si = 0; si < train_sets.size(); ++si) {
+        const Eigen::MatrixXd R = X * ridge[si].weights - Y;
+        for (Eigen::Index j = 0; j < nt; ++j)
+          sse[si][static_cast<std::size_t>(j)].add(first, count, [&](Eigen::Index a, Eigen::Index n) {
+            return R.col(j).segment(a, n).squaredNorm();
+          });
+      }
+    });
     for (std::size_t si = 0; si < train_sets.size(); ++si) {
       const auto& idx = train_sets[si];
-      const auto [fit, pred] = fit_and_predict(bases[mi].rows, t_max, Y, idx, L, config.ridge);
+      const RidgeFit& fit = ridge[si];
+      const Eigen::MatrixXd predL = XL * fit.weights;
       MethodFit& mf = fits[si][mi];
       mf.n_features = static_cast<int>(fit.weights.rows());
       mf.cond = fit.cond;
       mf.rank = fit.rank;
       for (Eigen::Index j = 0; j < nt; ++j) {
         Qualities s;
-        s.train = fit_quality(pred(idx, j), Y(idx, j));
-        for (int T : config.eval_contexts) s.eval.push_back(fit_quality(pred.col(j).head(T), Y.col(j).head(T)));
+        s.train = fit_quality(predL(idx, j), YL(idx, j));
+        for (std::size_t k = 0; k < config.eval_contexts.size(); ++k) {
+          const std::size_t c = bounds.of_context[k];
+          const double mse = sse[si][static_cast<std::size_t>(j)].at(c) / static_cast<double>(bounds.ends[c]);
+          s.eval.push_back({mse, 1.0 - mse / std::max(variances[static_cast<std::size_t>(j)][c], kVarianceFloor)});
+        }
         mf.per_target.push_back(std::move(s));
       }
     }

@@ -9,6 +9,7 @@
 // reports/fit_rows.hpp.
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,7 +24,12 @@
 namespace ropekit {
 
 struct FitConfig {
-  static constexpr int kMaxLength = 1 << 20;  ///< longest lag grid: 2^20 lags x 129 columns of doubles is about 1 GiB
+  /// Longest lag grid: any int. Evaluation is streamed in windows of 1024 lags (only the training design of L lags
+  /// is held), so memory does not grow with the evaluation length and time grows linearly; cost() refuses runs over
+  /// the time budget.
+  static constexpr int kMaxLength = std::numeric_limits<int>::max();
+  /// predict() holds every lag's prediction (for plots): at most 2^22 lags.
+  static constexpr int kMaxPredictLength = 1 << 22;
 
   std::string source;                ///< where it was read from, for messages and report headers
   std::string section;               ///< "toy" or "benchmarks"
