@@ -38,6 +38,17 @@ struct FitParamsArgs {
   std::uint64_t seed = 1;
 };
 
+// What a spelling leaves unset (the encoding to tune and kernel: targets): the run's options, as `fit` does.
+EncodingDefaults encoding_defaults(const FitParamsArgs& a) {
+  EncodingDefaults d;
+  d.dim = a.head_dim;
+  d.base = a.theta;
+  d.count = a.num_freqs;
+  d.gamma = a.gamma;
+  d.L = a.train_context;
+  return d;
+}
+
 // One target's values on its lags: a target family on 0..T_max-1, a table's rows, or an encoding's kernel.
 struct ResolvedTarget {
   std::string name;
@@ -55,13 +66,7 @@ ResolvedTarget resolve_target(const std::string& name, const FitParamsArgs& a, i
     return r;
   }
   if (name.rfind("kernel:", 0) == 0) {
-    EncodingDefaults d;
-    d.dim = a.head_dim;
-    d.base = a.theta;
-    d.count = a.num_freqs;
-    d.gamma = a.gamma;
-    d.L = a.train_context;
-    const Encoding e = parse_encoding(name.substr(7), Where(std::string(kCommand) + ": --target"), d);
+    const Encoding e = parse_encoding(name.substr(7), Where(std::string(kCommand) + ": --target"), encoding_defaults(a));
     if (lag_dims(e) != 1 || !is_relative(e))
       throw_bad_value(where, "target", "'" + name + "'", "the kernel of a relative encoding of 1-D lags");
     r.lags = grid();
@@ -124,13 +129,7 @@ void run_tuning(const FitParamsArgs& a) {
     throw_bad_value(where, "export", "'" + a.exp0rt + "'", "given with exactly one --target (one tuned encoding)");
   check_output_path(a.out);
 
-  EncodingDefaults d;
-  d.dim = a.head_dim;
-  d.base = a.theta;
-  d.count = a.num_freqs;
-  d.gamma = a.gamma;
-  d.L = a.train_context;
-  const Encoding e = parse_encoding(a.encoding, Where(std::string(kCommand) + ": --encoding"), d);
+  const Encoding e = parse_encoding(a.encoding, Where(std::string(kCommand) + ": --encoding"), encoding_defaults(a));
   if (lag_dims(e) != 1 || !is_relative(e))
     throw_bad_value(where, "encoding", "'" + a.encoding + "'", "a relative encoding of 1-D lags");
   const TunableEncoding tunable = make_tunable(e, a.free, where);

@@ -9,9 +9,8 @@ namespace ropekit {
 
 namespace {
 
-bool ends_with(const std::string& path, std::string_view ext) {
-  return path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
-}
+// A name with something before the extension (".npy" alone is not a file name ending in .npy).
+bool ends_with(const std::string& path, std::string_view ext) { return path.size() > ext.size() && path.ends_with(ext); }
 
 }  // namespace
 

@@ -161,21 +161,27 @@ TEST_CASE("tuning never ends worse than its untuned start (Table 3 targets, RoPE
       o.max_iterations = 50;
       const auto r = tune_encoding(tunable(spelling, free), lags, y, o);
       CHECK(r.tuned_cost <= r.untuned_cost);
-      CHECK(r.tuned_cost >= 0);
-      CHECK(r.starts.size() == 3);
+      // The reported costs are the objective at the reported parameters, recomputed here (a few roundings of a
+      // QR solve: 1e-9 relative).
+      const auto t = tunable(spelling, free);
+      CHECK(varpro_evaluate(t, lags, y, o.ridge, r.params, false).residual.squaredNorm() ==
+            doctest::Approx(r.tuned_cost).epsilon(1e-9));
+      CHECK(varpro_evaluate(t, lags, y, o.ridge, t.start, false).residual.squaredNorm() ==
+            doctest::Approx(r.untuned_cost).epsilon(1e-12));
     }
   }
 }
 
 TEST_CASE("periodogram peaks find the frequencies of a two-tone signal") {
-  // Frequencies 0.3 and 1.1 rad over 2048 lags: the grid spacing pi/4096 bounds the error of a peak's position.
+  // Frequencies 0.3 and 1.1 rad over 2048 lags, on the grid w_j = pi j / M with M = 2 * 2047 = 4094: the peak is the
+  // grid point nearest the tone, half a spacing away at most (Hann leakage from the other tone, 0.8 rad off, is 1e-9 of it).
   const Eigen::VectorXd lags = grid(2048);
   const Eigen::VectorXd y = (0.3 * lags.array()).cos() + 0.5 * (1.1 * lags.array()).sin();
   const auto peaks = periodogram_peaks(lags, y, 4);
   REQUIRE(peaks.size() >= 2);
   CHECK(peaks.size() == 2);  // the Hann window's side lobes stay below 1e-2 of the main peak
-  CHECK(std::abs(peaks[0] - 0.3) <= std::numbers::pi / 4096);
-  CHECK(std::abs(peaks[1] - 1.1) <= std::numbers::pi / 4096);
+  CHECK(std::abs(peaks[0] - 0.3) <= 0.5 * std::numbers::pi / 4094);
+  CHECK(std::abs(peaks[1] - 1.1) <= 0.5 * std::numbers::pi / 4094);
 }
 
 TEST_CASE("free names are checked against the encoding before any solve") {
@@ -222,7 +228,9 @@ TEST_CASE("spectral fits recover Matern (nu, l) within their standard errors") {
     CHECK(p.std_error > 0);
     CHECK(std::abs(p.estimate - truth) <= 4 * p.std_error);
   }
-  CHECK(fit.rms == doctest::Approx(noise).epsilon(0.2));  // the residual is the noise
+  // The residual is the noise: the RMS of 301 N(0, s^2) draws has relative standard deviation 1/sqrt(602) = 4 %;
+  // 20 % is 5 of those.
+  CHECK(fit.rms == doctest::Approx(noise).epsilon(0.2));
 }
 
 TEST_CASE("spectral fits without noise land on the truth (analytic scale derivatives)") {

@@ -573,10 +573,12 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
     std::vector<std::vector<PrefixSums>> sse(train_sets.size(),
                                              std::vector<PrefixSums>(static_cast<std::size_t>(nt), PrefixSums(bounds)));
     for_each_window(L, t_max, [&](Eigen::Index first, Eigen::Index count) {
-      const Eigen::MatrixXd X = first == 0 ? Eigen::MatrixXd(XL.topRows(count)) : bases[mi].rows(first, count);
-      const Eigen::MatrixXd Y = first == 0 ? Eigen::MatrixXd(YL.topRows(count)) : targets(first, count);
+      // The first window is the training lags: their features and targets are already held.
+      const Eigen::MatrixXd X = first == 0 ? Eigen::MatrixXd() : bases[mi].rows(first, count);
+      const Eigen::MatrixXd Y = first == 0 ? Eigen::MatrixXd() : targets(first, count);
       for (std::size_t si = 0; si < train_sets.size(); ++si) {
-        const Eigen::MatrixXd R = X * ridge[si].weights - Y;
+        const Eigen::MatrixXd R = first == 0 ? Eigen::MatrixXd(XL.topRows(count) * ridge[si].weights - YL.topRows(count))
+                                             : Eigen::MatrixXd(X * ridge[si].weights - Y);
         for (Eigen::Index j = 0; j < nt; ++j)
           sse[si][static_cast<std::size_t>(j)].add(first, count, [&](Eigen::Index a, Eigen::Index n) {
             return R.col(j).segment(a, n).squaredNorm();

@@ -59,7 +59,8 @@ struct TuneOptions {
 
 struct TuneStart {
   std::string kind;     ///< "untuned", "periodogram", "perturbed"
-  double initial_cost = 0, final_cost = 0;
+  double initial_cost = 0;  ///< Ceres' cost at the start, doubled: c(p_start)
+  double final_cost = 0;    ///< c(p) at the returned p, recomputed (Ceres' own final cost can differ with bounds)
   int iterations = 0;
   std::string termination;  ///< Ceres' termination type: CONVERGENCE, NO_CONVERGENCE, ...
 };

@@ -115,7 +115,8 @@ TunableEncoding make_tunable(const Encoding& e, const std::vector<std::string>& 
   std::visit(Overloaded{
                  [&](const enc::Rope& r) {
                    allowed = {"theta"};
-                   if (scheme_factor(const_cast<Scaling&>(r.freqs.scaling))) allowed.push_back("factor");
+                   Scaling scheme = r.freqs.scaling;
+                   if (scheme_factor(scheme)) allowed.push_back("factor");
                  },
                  [&](const enc::RfRope& r) {
                    allowed = {"theta"};
