@@ -1,6 +1,7 @@
 // The only source file of ropekit that includes Ceres (issue 8): every input is validated before Ceres sees it
 // (Ceres aborts on misuse), and the starts are clamped into the bounds.
 #include "ropekit/fit/param_fit.hpp"
+#include "ropekit/fit/param_fit_module.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -518,3 +519,12 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
 }
 
 }  // namespace ropekit
+
+// The module's entry (param_fit_module.hpp): the definitions above, seen through the loader in the binaries.
+extern "C" __attribute__((visibility("default"))) const ropekit::ParamFitModule* ropekit_param_fit_module() {
+  static const ropekit::ParamFitModule table{ropekit::kParamFitModuleAbi, ropekit::param_fit_struct_sizes(),
+                                             &ropekit::tunable_features, &ropekit::varpro_evaluate,
+                                             &ropekit::periodogram_peaks, &ropekit::tune_encoding,
+                                             &ropekit::score_encoding, &ropekit::fit_spectrum};
+  return &table;
+}

@@ -1,0 +1,79 @@
+// The param_fit.hpp functions in every ropekit binary: each forwards to libropekit_ceres.so (param_fit_module.hpp),
+// loaded with dlopen on the first call from the directory of the binary that contains this code (the ropekit
+// executable, the test runner, the Python extension), or from the library search path.
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "ropekit/fit/param_fit_module.hpp"
+
+namespace ropekit {
+
+namespace {
+
+constexpr const char* kModuleName = "libropekit_ceres.so";
+
+const ParamFitModule& load_module() {
+  static const ParamFitModule* module = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::string dir = ".";
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&load_module), &info) != 0 && info.dli_fname != nullptr)
+      dir = std::filesystem::path(info.dli_fname).parent_path().string();
+    if (dir.empty()) dir = ".";
+    const std::string beside = dir + "/" + kModuleName;
+    void* handle = dlopen(beside.c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::string error = handle != nullptr ? "" : std::string(dlerror());
+    if (handle == nullptr) handle = dlopen(kModuleName, RTLD_NOW | RTLD_LOCAL);  // an installed copy
+    if (handle == nullptr)
+      throw std::runtime_error(fmt::format("cannot load the Ceres module {} (needed by fit-params and the tuning "
+                                           "probe; it is built beside the ropekit executable): {}",
+                                           kModuleName, error));
+    using Entry = const ParamFitModule* (*)();
+    const auto entry = reinterpret_cast<Entry>(dlsym(handle, "ropekit_param_fit_module"));
+    const ParamFitModule* m = entry != nullptr ? entry() : nullptr;
+    if (m == nullptr || m->abi != kParamFitModuleAbi || m->sizes != param_fit_struct_sizes())
+      throw std::runtime_error(fmt::format("the Ceres module {} was built from other sources than this binary "
+                                           "(rebuild both)", beside));
+    module = m;
+  });
+  return *module;
+}
+
+}  // namespace
+
+Eigen::MatrixXd tunable_features(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& p) {
+  return load_module().tunable_features_fn(t, lags, p);
+}
+
+VarProEvaluation varpro_evaluate(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
+                                 double ridge, const Eigen::VectorXd& p, bool with_jacobian) {
+  return load_module().varpro_evaluate_fn(t, lags, y, ridge, p, with_jacobian);
+}
+
+std::vector<double> periodogram_peaks(const Eigen::VectorXd& lags, const Eigen::VectorXd& y, int count) {
+  return load_module().periodogram_peaks_fn(lags, y, count);
+}
+
+TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
+                         const TuneOptions& options) {
+  return load_module().tune_encoding_fn(t, lags, y, options);
+}
+
+std::vector<EncodingScore> score_encoding(const Encoding& e, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
+                                          int train_context, const std::vector<int>& eval_contexts, double ridge) {
+  return load_module().score_encoding_fn(e, lags, y, train_context, eval_contexts, ridge);
+}
+
+SpectralFitResult fit_spectrum(std::string_view spelling, const KernelTable& data, std::string_view where,
+                               int max_iterations) {
+  return load_module().fit_spectrum_fn(spelling, data, where, max_iterations);
+}
+
+}  // namespace ropekit
