@@ -101,6 +101,22 @@ int run_cli(int argc, char** argv) {
   CliContext ctx;
   ctx.command = "ropekit";
   for (int i = 1; i < argc; ++i) ctx.command += " " + shell_quote(argv[i]);
+  ctx.run = "ropekit";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    bool dropped = false;
+    for (const char* name : {"--shard", "--out", "--threads"}) {
+      const std::string n = name;
+      if (arg == n) {
+        ++i;  // and its value
+        dropped = true;
+      } else if (arg.rfind(n + "=", 0) == 0) {
+        dropped = true;
+      }
+      if (dropped) break;
+    }
+    if (!dropped) ctx.run += " " + shell_quote(arg);
+  }
 
   CLI::App app{fmt::format("ropekit {}: numerical analysis of rotary positional encodings (float64)", kVersion),
                "ropekit"};
@@ -113,6 +129,7 @@ int run_cli(int argc, char** argv) {
   add_encoding_commands(app, ctx);
   add_fit_params_commands(app, ctx);
   add_design_commands(app, ctx);
+  add_merge_command(app, ctx);
 
   // Whatever reached stdout must not be lost (a full disk, a closed descriptor): a run that printed
   // its result into the void fails with exit code 2.

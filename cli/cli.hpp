@@ -19,6 +19,9 @@ struct ChecksFailed {};
 
 struct CliContext {
   std::string command;  ///< the exact command line, shell-quoted, recorded in reports
+  /// The command line without --shard, --out and --threads (and their values): what every shard of one run
+  /// shares, recorded in shard headers (reports/shard.hpp) for `ropekit merge` to compare.
+  std::string run;
 };
 
 /// fit, features, list, probe (the fixed-basis foundation).
@@ -32,6 +35,8 @@ void add_lie_commands(CLI::App& app, const CliContext& ctx);
 void add_encoding_commands(CLI::App& app, const CliContext& ctx);
 /// fit-params: tune an encoding's parameters, or fit a spectral family to kernel values (Ceres, issue 8).
 void add_fit_params_commands(CLI::App& app, const CliContext& ctx);
+/// merge: join the shard files of a `--shard i/n` run into the unsharded output (reports/shard.hpp).
+void add_merge_command(CLI::App& app, const CliContext& ctx);
 /// design (inverse design of RF-RoPE frequencies from a target kernel; RF-RoPE Corollary 3).
 void add_design_commands(CLI::App& app, const CliContext& ctx);
 

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -13,6 +14,8 @@
 #include "probes/probe.hpp"
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
+#include "reports/shard.hpp"
+#include "ropekit/version.hpp"
 #include "reports/table.hpp"
 #include "ropekit/encodings/basis.hpp"
 #include "ropekit/core/budget.hpp"
@@ -35,7 +38,7 @@ struct FitArgs {
   BasisParams basis;
   int freq_index = 3, second_freq_index = 5;
   double ridge = 1e-4;
-  std::string tau;
+  std::string tau, shard;
   std::vector<std::string> eval_contexts, seeds;
   std::vector<CLI::Option*> run_options;  // refused with --config, which sets them
   CLI::Option *train_context = nullptr, *eval_contexts_option = nullptr;
@@ -103,8 +106,43 @@ FitConfig fit_config_from_options(const FitArgs& a) {
   return c;
 }
 
-void run_fit(const FitArgs& a) {
+// fit --shard i/n: the shard's bases (methods, then encodings, in the run's order), dealt by their estimated cost.
+// Each basis is one fit that solves every target and seed at once, and its rows do not depend on the other bases
+// (run_fixed_basis), so a run of the shard's bases alone reproduces the unsharded rows bit for bit.
+void run_fit_shard(const FitConfig& config, Shard shard, Format format, const FitArgs& a, const CliContext& ctx) {
+  const std::size_t nm = config.methods.size(), nb = nm + config.encodings.size();
+  auto only = [&](const std::vector<std::size_t>& bases) {
+    FitConfig c = config;
+    c.methods.clear();
+    c.encodings.clear();
+    for (std::size_t b : bases) (b < nm ? c.methods.push_back(config.methods[b]) : c.encodings.push_back(config.encodings[b - nm]));
+    return c;
+  };
+  std::vector<double> costs(nb);
+  for (std::size_t b = 0; b < nb; ++b) costs[b] = only({b}).cost().seconds;
+  const std::vector<std::size_t> mine = shard_items(costs, shard);
+  // Rows in the reference's order: seed, target, basis, then the train row and one eval row per context.
+  const std::size_t nt = config.targets.size(), per = 1 + config.eval_contexts.size();
+  std::vector<std::size_t> positions;
+  for (std::size_t k = 0; k < config.seeds.size(); ++k)
+    for (std::size_t j = 0; j < nt; ++j)
+      for (std::size_t b : mine)
+        for (std::size_t c = 0; c < per; ++c) positions.push_back(((k * nt + j) * nb + b) * per + c);
+  std::vector<FitRow> rows;
+  if (!mine.empty()) {
+    const FitConfig part = only(mine);
+    announce("ropekit fit", fmt::format("shard {}/{}: {} of {} bases x {} targets, lengths up to {}", shard.index,
+                                        shard.count, mine.size(), nb, nt, config.max_length()),
+             part.cost().seconds);
+    rows = run_fixed_basis(part, a.threads);
+  }
+  const ShardHeader h = shard_header(shard, format, ctx.run, kVersion, config.seeds.size() * nt * nb * per, std::move(positions));
+  emit(a.out, shard_file(h, fit_rows_table(rows)));
+}
+
+void run_fit(const FitArgs& a, const CliContext& ctx) {
   const Format format = parse_format_option("ropekit fit", a.format);
+  const std::optional<Shard> shard = a.shard.empty() ? std::nullopt : std::optional(parse_shard(a.shard, "ropekit fit"));
   FitConfig config;
   if (a.config.empty()) {
     config = fit_config_from_options(a);
@@ -124,6 +162,10 @@ void run_fit(const FitArgs& a) {
     config = load_fit_config(a.config, o);  // validates, sizes included (FitConfig::cost)
   }
   check_output_path(a.out);
+  if (shard) {
+    run_fit_shard(config, *shard, format, a, ctx);
+    return;
+  }
   const std::string what =
       config.encodings.empty()
           ? fmt::format("{} methods", config.methods.size())
@@ -314,7 +356,10 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     add_integer_option(fit, "ropekit fit", "--threads", a->threads,
                        "worker threads (0: all cores); the numbers do not depend on it", 0, kMaxThreads)
         ->capture_default_str();
-    fit->callback([a] { run_fit(*a); });
+    fit->add_option("--shard", a->shard,
+                    "i/n: compute shard i (counted from 0) of n of the rows, for job arrays; `ropekit merge` joins "
+                    "the n files into the unsharded output");
+    fit->callback([a, &ctx] { run_fit(*a, ctx); });
   }
   {
     auto a = std::make_shared<FeatureArgs>();

@@ -12,9 +12,12 @@
 #include "cli/cli_encoding.hpp"
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
+#include "reports/shard.hpp"
+#include "ropekit/version.hpp"
 #include "reports/table.hpp"
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/vecmath.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/mc/content_verify.hpp"
 #include "ropekit/mc/rf_verify.hpp"
@@ -24,6 +27,10 @@
 namespace ropekit {
 
 namespace {
+
+const char* kShardHelp =
+    "i/n: compute shard i (counted from 0) of n of the lags, for job arrays; `ropekit merge` joins the n files into "
+    "the unsharded output";
 
 const char* kLagsHelp =
     "lags: k = 1: 0.5,1,2 or start:stop[:step]; k-D: vectors separated by ';', components by ',' (\"1,0;0,2\")";
@@ -36,7 +43,7 @@ struct KernelArgs {
 };
 
 struct VerifyArgs {
-  std::string spectrum, draw_from, lags, format = "csv", out, content, sampling = "iid", q, k, blocks_list;
+  std::string spectrum, draw_from, lags, format = "csv", out, content, sampling = "iid", q, k, blocks_list, shard;
   bool power = false;
   int blocks = 64;
   std::int64_t trials = 0;  // 0: the subcommand's default
@@ -72,6 +79,69 @@ std::string default_lags(int k) {
 Cell lag_cell(const std::vector<double>& lag) {
   if (lag.size() == 1) return lag.front();
   return lag_text(lag);
+}
+
+// verify --shard i/n: a contiguous part of the lags (every lag costs the same). The Monte Carlo streams are per
+// chunk of trials, not per lag: every chunk draws its frequencies (or content) once and scores every lag with them,
+// so a run on some of the lags draws the same numbers and gives those lags the same moments, provided each lag's
+// score is computed alone. It is, except for an evenly spaced grid of >= 8 1-D lags, which score_moments evaluates
+// by one angle-addition recurrence over all of them (monte_carlo.cpp's kMinGridLags, vecmath dot_cos_sin_grid):
+// such a run is not sharded, and a shard's own lags are passed in an order that is never such a grid.
+constexpr Eigen::Index kMinGridLags = 8;
+
+struct LagShard {
+  std::optional<Shard> shard;
+  Eigen::Index first = 0, total = 0;
+  Eigen::MatrixXd lags;  ///< the lags to run, rows 0 and 1 swapped if `swapped`
+  bool swapped = false;
+  std::vector<std::size_t> positions() const {
+    std::vector<std::size_t> p;
+    for (Eigen::Index i = 0; i < lags.rows(); ++i) p.push_back(static_cast<std::size_t>(first + i));
+    return p;
+  }
+  /// Puts results computed in the order of `lags` back in the lags' order.
+  template <class T>
+  void restore(std::vector<T>& rows) const {
+    if (swapped) std::swap(rows[0], rows[1]);
+  }
+  std::string note() const {
+    return shard ? fmt::format(" (shard {}/{}: {} of {} lags)", shard->index, shard->count, lags.rows(), total) : "";
+  }
+};
+
+bool even_grid(const Eigen::MatrixXd& lags) {
+  return lags.cols() == 1 && lags.rows() >= 2 && is_even_grid(lags.data(), static_cast<std::size_t>(lags.rows()));
+}
+
+LagShard shard_lags(const std::string& command, const std::string& text, const Eigen::MatrixXd& lags, bool grid_path) {
+  LagShard ls;
+  ls.total = lags.rows();
+  ls.lags = lags;
+  if (text.empty()) return ls;
+  ls.shard = parse_shard(text, command);
+  if (ls.shard->count == 1) return ls;  // the whole run, computed as without --shard
+  if (grid_path && lags.rows() >= kMinGridLags && even_grid(lags))
+    throw_bad_value(command, "--shard", "'" + text + "'",
+                    fmt::format("absent (or 0/1) for --lags an evenly spaced grid of {} 1-D lags: the Monte Carlo "
+                                "scores such a grid (>= {} lags) by one recurrence over all of them, so a shard cannot "
+                                "reproduce its rows to the last digit; list the lags in another order (e.g. the first "
+                                "two swapped) to shard them",
+                                lags.rows(), kMinGridLags));
+  const auto [first, last] = shard_range(static_cast<std::size_t>(lags.rows()), *ls.shard);
+  ls.first = static_cast<Eigen::Index>(first);
+  ls.lags = lags.middleRows(ls.first, static_cast<Eigen::Index>(last - first));
+  // Two lags always form a grid, too short for the recurrence; from three on, swapping the first two breaks it.
+  if (grid_path && ls.lags.rows() >= 3 && even_grid(ls.lags)) {
+    ls.lags.row(0).swap(ls.lags.row(1));
+    ls.swapped = true;
+    if (even_grid(ls.lags)) throw std::logic_error("shard_lags: swapped lags still an even grid");
+  }
+  return ls;
+}
+
+std::string table_text(const Table& t, Format format, const LagShard& ls, const CliContext& ctx) {
+  if (!ls.shard) return render(t, format);
+  return shard_file(shard_header(*ls.shard, format, ctx.run, kVersion, static_cast<std::size_t>(ls.total), ls.positions()), t);
 }
 
 void run_kernel(const KernelArgs& a) {
@@ -253,9 +323,10 @@ void check_monte_carlo(const std::string& command, const Prepared& p, double blo
            cost.seconds);
 }
 
-void run_verify(const VerifyArgs& a, bool variance) {
+void run_verify(const VerifyArgs& a, bool variance, const CliContext& ctx) {
   const std::string what = variance ? "verify variance" : "verify master";
   Prepared p = prepare(a, 20000, what);
+  const LagShard ls = shard_lags("ropekit " + what, a.shard, p.lags, true);
   if (variance && p.mc.sampling == Sampling::stratified)
     throw InputError("ropekit verify variance: stratified draws have no closed-form variance (compare them with "
                      "`ropekit verify sampling`)");
@@ -263,14 +334,20 @@ void run_verify(const VerifyArgs& a, bool variance) {
   o.spectrum = p.spectrum;
   o.draw = p.draw;
   o.content = prepare_content(a, "random", a.blocks, "ropekit " + what, p.mc.trials);
-  check_monte_carlo("ropekit " + what, p, static_cast<double>(o.content.blocks()), 1);
+  p.lags = ls.lags;
   o.lags = p.lags;
   o.mc = p.mc;
   o.alpha = a.alpha;
-  Progress progress("ropekit " + what);
-  o.mc.progress = [&](double f) { progress.update(f); };
-  const VerifyReport r = verify(o);
-  progress.finish();
+  o.bonferroni_lags = static_cast<std::size_t>(ls.total);
+  VerifyReport r;
+  if (o.lags.rows() > 0) {
+    check_monte_carlo("ropekit " + what, p, static_cast<double>(o.content.blocks()), 1);
+    Progress progress("ropekit " + what);
+    o.mc.progress = [&](double f) { progress.update(f); };
+    r = verify(o);
+    progress.finish();
+    ls.restore(r.lags);
+  }
 
   Table t;
   t.columns = {"lag", "expected", "mean", "stderr", "z", "var_expected", "var_observed"};
@@ -287,17 +364,25 @@ void run_verify(const VerifyArgs& a, bool variance) {
     row.push_back(variance ? l.var_pass : l.mean_pass);
     t.add_row(std::move(row));
   }
-  emit(a.out, render(t, p.format));
+  emit(a.out, table_text(t, p.format, ls, ctx));
+  if (r.lags.empty()) {
+    std::cerr << fmt::format("{}{}: no lags in this shard\n", what, ls.note());
+    return;
+  }
   const bool pass = variance ? r.var_pass : r.mean_pass;
-  std::cerr << fmt::format("{}: {} ({} lags, max |{}| = {:.3g}, bound {:.3g} = two-sided normal at false-alarm rate {:g} "
+  std::cerr << fmt::format("{}{}: {} ({} lags, max |{}| = {:.3g}, bound {:.3g} = two-sided normal at false-alarm rate {:g} "
                            "per lag: {:g} over all lags, Bonferroni); spectrum {}, drawn from {}{}, D = {}, N = {}, seed {}\n",
-                           what, pass ? "PASS" : "FAIL", r.lags.size(), variance ? "z_var" : "z",
+                           what, ls.note(), pass ? "PASS" : "FAIL", r.lags.size(), variance ? "z_var" : "z",
                            variance ? r.max_abs_z_var : r.max_abs_z, r.z_critical, r.alpha_per_lag, r.alpha, r.spectrum,
                            r.draw, a.power ? " = " + wrong_density_note(p.spectrum) : std::string(), r.blocks, r.trials, a.seed);
   if (!pass) throw ChecksFailed{};
 }
 
 void run_convergence(const VerifyArgs& a) {
+  if (!a.shard.empty())
+    throw_bad_value("ropekit verify convergence", "--shard", "'" + a.shard + "'",
+                    "absent: every row carries the log-log slope fitted over all block counts, which no shard has "
+                    "(shard verify master, variance, sampling or content)");
   Prepared p = prepare(a, 4000, "verify convergence");
   if (p.mc.sampling == Sampling::stratified)
     throw InputError("ropekit verify convergence: --sampling stratified has no closed-form variance to compare with "
@@ -348,15 +433,21 @@ void run_convergence(const VerifyArgs& a) {
   if (!r.pass) throw ChecksFailed{};
 }
 
-void run_sampling(const VerifyArgs& a) {
+void run_sampling(const VerifyArgs& a, const CliContext& ctx) {
   Prepared p = prepare(a, 20000, "verify sampling");
+  const LagShard ls = shard_lags("ropekit verify sampling", a.shard, p.lags, true);
   if (p.draw) throw InputError("ropekit verify sampling: compares sampling schemes of one density (no --draw-from/--power)");
   const Content content = prepare_content(a, "random", a.blocks, "ropekit verify sampling", p.mc.trials);
-  check_monte_carlo("ropekit verify sampling", p, static_cast<double>(content.blocks()), 3);
-  Progress progress("ropekit verify sampling");
-  p.mc.progress = [&](double f) { progress.update(f); };
-  const auto rows = compare_sampling(p.spectrum, content, p.lags, p.mc);
-  progress.finish();
+  p.lags = ls.lags;
+  std::vector<SamplingRow> rows;
+  if (p.lags.rows() > 0) {
+    check_monte_carlo("ropekit verify sampling", p, static_cast<double>(content.blocks()), 3);
+    Progress progress("ropekit verify sampling");
+    p.mc.progress = [&](double f) { progress.update(f); };
+    rows = compare_sampling(p.spectrum, content, p.lags, p.mc);
+    progress.finish();
+    ls.restore(rows);
+  }
   Table t;
   t.columns = {"lag", "var_iid_expected", "var_iid", "var_antithetic_expected", "var_antithetic", "var_stratified",
                "ratio_antithetic", "ratio_stratified"};
@@ -366,11 +457,11 @@ void run_sampling(const VerifyArgs& a) {
                std::isfinite(r.var_stratified) ? Cell(r.var_stratified) : Cell(), ratio(r.var_antithetic),
                ratio(r.var_stratified)});
   }
-  emit(a.out, render(t, p.format));
+  emit(a.out, table_text(t, p.format, ls, ctx));
 }
 
 struct ContentArgs {
-  std::string encoding, lags, format = "csv", out;
+  std::string encoding, lags, format = "csv", out, shard;
   double rho = 0.5;
   std::optional<double> assume_rho;
   std::int64_t trials = 20000;
@@ -381,7 +472,7 @@ struct ContentArgs {
 
 // verify content: the encoding's content mean rho tr G and variance ||G||_F^2 + rho^2 tr G^2 (encodings.md
 // section 1) against a Monte Carlo over q, k ~ N(0, I_n), E[q k^T] = rho I.
-void run_content(const ContentArgs& a) {
+void run_content(const ContentArgs& a, const CliContext& ctx) {
   const std::string command = "ropekit verify content";
   const Where where = Where::options(command);
   const Format format = parse_format_option(command, a.format);
@@ -406,6 +497,8 @@ void run_content(const ContentArgs& a) {
   if (a.assume_rho && !(*a.assume_rho >= -1 && *a.assume_rho <= 1))
     throw_bad_value(where, "assume_rho", format_number(*a.assume_rho), "in [-1, 1]");
   const std::size_t L = static_cast<std::size_t>(lags.rows());
+  // Content is drawn per chunk of trials and each lag's operator applied alone: no lag order matters here.
+  const LagShard ls = shard_lags(command, a.shard, lags, false);
   if (!(a.alpha > 0 && a.alpha < 1)) throw_bad_value(where, "alpha", format_number(a.alpha), "in (0, 1)");
   if (!(a.alpha >= min_alpha(2 * L)))
     throw_bad_value(where, "alpha", format_number(a.alpha),
@@ -448,30 +541,38 @@ void run_content(const ContentArgs& a) {
            cost.seconds);
 
   o.encoding = e;
-  o.lags = lags;
+  o.lags = ls.lags;
   o.rho = a.rho;
   o.assumed_rho = a.assume_rho;
   o.alpha = a.alpha;
-  Progress progress(command);
-  o.mc.progress = [&](double f) { progress.update(f); };
-  const ContentVerifyReport r = verify_content(o, where);
-  progress.finish();
+  o.bonferroni_lags = L;
+  ContentVerifyReport r;
+  if (o.lags.rows() > 0) {
+    Progress progress(command);
+    o.mc.progress = [&](double f) { progress.update(f); };
+    r = verify_content(o, where);
+    progress.finish();
+  }
 
   Table t;
   t.columns = {"lag", "mean_expected", "mean_observed", "z_mean", "var_expected", "var_observed", "z_var", "verdict"};
   for (const auto& l : r.lags)
     t.add_row({lag_cell(l.lag), l.mean_expected, l.mean_observed, l.z_mean, l.var_expected, l.var_observed, l.z_var,
                std::string(l.pass() ? "PASS" : "FAIL")});
-  emit(a.out, render(t, format));
+  emit(a.out, table_text(t, format, ls, ctx));
+  if (r.lags.empty()) {
+    std::cerr << "verify content" << ls.note() << ": no lags in this shard\n";
+    return;
+  }
   const std::string rho_text =
       a.assume_rho ? fmt::format("rho = {} sampled, expected values at --assume-rho {}", format_number(r.rho),
                                  format_number(r.assumed_rho))
                    : fmt::format("rho = {}", format_number(r.rho));
-  std::cerr << fmt::format("verify content: {} ({} lags, max |z_mean| = {:.3g}, max |z_var| = {:.3g}, bound {:.3g} = "
+  std::cerr << fmt::format("verify content{}: {} ({} lags, max |z_mean| = {:.3g}, max |z_var| = {:.3g}, bound {:.3g} = "
                            "two-sided normal at false-alarm rate {:g} per check: {:g} over {} checks (mean and variance "
                            "at each lag), Bonferroni); encoding {}, n = {}, {}, N = {}, seed {}\n",
-                           r.pass ? "PASS" : "FAIL", r.lags.size(), r.max_abs_z_mean, r.max_abs_z_var, r.z_critical,
-                           r.alpha_per_check, r.alpha, 2 * r.lags.size(), r.encoding, r.dim, rho_text, r.trials, a.seed);
+                           ls.note(), r.pass ? "PASS" : "FAIL", r.lags.size(), r.max_abs_z_mean, r.max_abs_z_var, r.z_critical,
+                           r.alpha_per_check, r.alpha, 2 * L, r.encoding, r.dim, rho_text, r.trials, a.seed);
   if (!r.pass) throw ChecksFailed{};
 }
 
@@ -508,11 +609,12 @@ void add_verify_options(CLI::App* c, const std::string& cmd, VerifyArgs& a, cons
         ->capture_default_str();
   c->add_option("--format", a.format, "csv, md, json or latex")->capture_default_str();
   c->add_option("--out", a.out, "output file (default: stdout); written only if the run succeeds");
+  c->add_option("--shard", a.shard, kShardHelp);
 }
 
 }  // namespace
 
-void add_rf_rope_commands(CLI::App& app, const CliContext&) {
+void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
   {
     auto a = std::make_shared<KernelArgs>();
     auto* k = app.add_subcommand("kernel", "Print an RF-RoPE spectral kernel (Phi, Phi2, Var[cos], Var[sin]) or any "
@@ -540,7 +642,7 @@ void add_rf_rope_commands(CLI::App& app, const CliContext&) {
     auto a = std::make_shared<VerifyArgs>();
     auto* c = verify->add_subcommand("master", "Theorem 2: E[S] = (q . k) Phi(Dp), z-test per lag");
     add_verify_options(c, "ropekit verify master", *a, "20000");
-    c->callback([a] { run_verify(*a, false); });
+    c->callback([a, &ctx] { run_verify(*a, false, ctx); });
   }
   {
     const std::string cmd = "ropekit verify content";
@@ -566,13 +668,14 @@ void add_rf_rope_commands(CLI::App& app, const CliContext&) {
         ->capture_default_str();
     c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
-    c->callback([a] { run_content(*a); });
+    c->add_option("--shard", a->shard, kShardHelp);
+    c->callback([a, &ctx] { run_content(*a, ctx); });
   }
   {
     auto a = std::make_shared<VerifyArgs>();
     auto* c = verify->add_subcommand("variance", "Proposition 4: Var(S), z-test of the sample variance per lag");
     add_verify_options(c, "ropekit verify variance", *a, "20000");
-    c->callback([a] { run_verify(*a, true); });
+    c->callback([a, &ctx] { run_verify(*a, true, ctx); });
   }
   {
     auto a = std::make_shared<VerifyArgs>();
@@ -585,7 +688,7 @@ void add_rf_rope_commands(CLI::App& app, const CliContext&) {
     auto a = std::make_shared<VerifyArgs>();
     auto* c = verify->add_subcommand("sampling", "variance of i.i.d., antithetic and stratified draws, side by side");
     add_verify_options(c, "ropekit verify sampling", *a, "20000", true, false, false);
-    c->callback([a] { run_sampling(*a); });
+    c->callback([a, &ctx] { run_sampling(*a, ctx); });
   }
 }
 

@@ -121,7 +121,7 @@ std::string read_file(const std::string& path, std::string_view what, std::uint6
     ::close(r.front().fd);
     r.erase(r.begin());
   }
-  r.push_back({st.st_dev, st.st_ino, fd, InputFile{std::string(what), path}});
+  r.push_back({st.st_dev, st.st_ino, fd, InputFile{std::string(what), path, fnv1a64(text)}});
   guard.fd = -1;
   return text;
 }
@@ -135,6 +135,21 @@ std::optional<InputFile> input_file_at(const std::string& path) {
   for (const auto& e : r)
     if (e.dev == st.st_dev && e.ino == st.st_ino) return e.file;
   return std::nullopt;
+}
+
+std::vector<InputFile> input_files_read() {
+  const std::lock_guard lock(registry_mutex());
+  auto& r = registry();
+  prune(r);
+  std::vector<InputFile> out;
+  for (const auto& e : r) out.push_back(e.file);
+  return out;
+}
+
+std::uint64_t fnv1a64(std::string_view bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
 }
 
 }  // namespace ropekit

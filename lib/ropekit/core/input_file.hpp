@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ropekit {
 
@@ -24,12 +25,19 @@ std::string read_file(const std::string& path, std::string_view what, std::uint6
 
 /// An input this process read with read_file.
 struct InputFile {
-  std::string what;  ///< as given to read_file, e.g. "config"
-  std::string path;  ///< the name it was read under
+  std::string what;         ///< as given to read_file, e.g. "config"
+  std::string path;         ///< the name it was read under
+  std::uint64_t digest = 0; ///< FNV-1a 64 of the content read (a shard's header names its run's inputs by it)
 };
 
 /// The input read earlier that is the same file as `path` (same device and inode, so another spelling,
 /// a symlink or a hard link is found too), if any.
 std::optional<InputFile> input_file_at(const std::string& path);
+
+/// The inputs this process read with read_file, oldest first (at most the 64 most recent; deleted ones dropped).
+std::vector<InputFile> input_files_read();
+
+/// FNV-1a 64-bit hash of bytes: a cheap fingerprint, not a cryptographic one.
+std::uint64_t fnv1a64(std::string_view bytes);
 
 }  // namespace ropekit

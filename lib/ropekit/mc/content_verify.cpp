@@ -121,7 +121,8 @@ ContentVerifyReport verify_content(const ContentVerifyOptions& o, const Where& w
     throw_bad_value(where, "alpha", format_number(o.alpha),
                     fmt::format("in [{}, 1) for {} checks: alpha / (2 checks) must be a normal float64 number",
                                 format_number(min_alpha(2 * L)), 2 * L));
-  const double z_critical = bonferroni_z(o.alpha, 2 * L);
+  const std::size_t checks = 2 * (o.bonferroni_lags > 0 ? o.bonferroni_lags : L);
+  const double z_critical = bonferroni_z(o.alpha, checks);
 
   // The operators, once per lag, and the closed forms (kernel_rows) at the assumed correlation.
   std::vector<Eigen::MatrixXd> G(L);
@@ -146,7 +147,7 @@ ContentVerifyReport verify_content(const ContentVerifyOptions& o, const Where& w
   r.rho = o.rho;
   r.assumed_rho = assumed;
   r.alpha = o.alpha;
-  r.alpha_per_check = o.alpha / static_cast<double>(2 * L);
+  r.alpha_per_check = o.alpha / static_cast<double>(checks);
   r.z_critical = z_critical;
   r.encoding = spelling(o.encoding);
   const double n = static_cast<double>(r.dim);

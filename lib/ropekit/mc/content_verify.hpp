@@ -34,6 +34,9 @@ struct ContentVerifyOptions {
                                       ///< one must fail, which shows the check has power
   McOptions mc;                       ///< trials, seed, threads, progress (mc.sampling is not used)
   double alpha = 1e-6;                ///< false-alarm rate of the whole verdict, in (0, 1)
+  /// Lags the verdict's checks are counted over (Bonferroni over 2 checks per lag); 0: lags.rows(). A shard of a
+  /// run (`--shard`) checks some of its lags at the whole run's per-check rate.
+  std::size_t bonferroni_lags = 0;
 };
 
 struct ContentLagCheck {

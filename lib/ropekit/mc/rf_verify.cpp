@@ -81,8 +81,9 @@ VerifyReport verify(const VerifyOptions& o) {
   r.blocks = o.content.blocks();
   r.trials = o.mc.trials;
   r.alpha = o.alpha;
-  r.alpha_per_lag = o.alpha / static_cast<double>(o.lags.rows());
-  r.z_critical = bonferroni_z(o.alpha, static_cast<std::size_t>(o.lags.rows()));
+  const std::size_t checks = o.bonferroni_lags > 0 ? o.bonferroni_lags : static_cast<std::size_t>(o.lags.rows());
+  r.alpha_per_lag = o.alpha / static_cast<double>(checks);
+  r.z_critical = bonferroni_z(o.alpha, checks);
   r.spectrum = spelling(o.spectrum);
   r.draw = spelling(draw);
   const double round = score_rounding(c);

@@ -32,6 +32,9 @@ struct VerifyOptions {
   Eigen::MatrixXd lags;          ///< rows = lags, cols = k
   McOptions mc;
   double alpha = 1e-6;           ///< false-alarm rate of each check over all lags, in (0, 1)
+  /// Lags the false-alarm rate is split over (Bonferroni); 0: lags.rows(). A shard of a run (`--shard`) checks
+  /// some of the run's lags at the whole run's per-lag rate, so that its rows equal the unsharded run's.
+  std::size_t bonferroni_lags = 0;
 };
 
 struct LagCheck {
