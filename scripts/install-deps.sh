@@ -7,6 +7,9 @@ packages=(
   build-essential cmake pkg-config
   libeigen3-dev libboost-math-dev libceres-dev libfmt-dev doctest-dev
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libsleef-dev
+  # The Python module (pybind11), its tests (pytest, pandas, Dask's distributed) and pip install from the checkout.
+  python3-dev pybind11-dev python3-numpy python3-pytest python3-pandas python3-distributed python3-setuptools
+  python3-pip
 )
 [ "${ROPEKIT_BENCH_DEPS:-0}" = 1 ] && packages+=(hyperfine)
 # make fuzz: clang++ with libFuzzer and the sanitizer runtimes (Debian 12's clang 14).

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/cancel.hpp"
 #include "ropekit/core/parallel.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/fit/linear_fit.hpp"
@@ -406,10 +407,14 @@ Boundaries boundaries_of(const std::vector<int>& contexts) {
 }
 
 // Streams f(first, rows) over the windows [0, L), then chunks of kChunk up to t_max, each as a matrix of rows.
+// Stops between windows once the caller's cancel flag is set (cancel.hpp).
 template <class F>
 void for_each_window(Eigen::Index L, Eigen::Index t_max, F&& f) {
   if (L > 0) f(Eigen::Index{0}, std::min(L, t_max));
-  for (Eigen::Index start = L; start < t_max; start += kChunk) f(start, std::min<Eigen::Index>(kChunk, t_max - start));
+  for (Eigen::Index start = L; start < t_max; start += kChunk) {
+    check_cancelled();
+    f(start, std::min<Eigen::Index>(kChunk, t_max - start));
+  }
 }
 
 // The targets on a window of lags: held for the whole grid when it is small (every basis reads the same values;

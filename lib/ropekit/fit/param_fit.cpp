@@ -12,6 +12,7 @@
 #include <ceres/ceres.h>
 #include <fmt/format.h>
 
+#include "ropekit/core/cancel.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/core/rng.hpp"
@@ -250,6 +251,7 @@ TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, 
   result.untuned_cost = varpro_evaluate(t, lags, y, options.ridge, t.start, false).residual.squaredNorm();
   double best = std::numeric_limits<double>::infinity();
   for (std::size_t s = 0; s < starts.size(); ++s) {
+    check_cancelled();  // between starts (cancel.hpp)
     Eigen::VectorXd p = starts[s].second;
     ceres::Problem problem;
     problem.AddResidualBlock(new VarProCost(t, lags, y, options.ridge), nullptr, p.data());

@@ -1,0 +1,120 @@
+"""kernel, frequencies, features and the lists against the command line's output for the same spellings."""
+
+import numpy as np
+import pytest
+
+import ropekit
+from conftest import cli_csv, cli_error, numbers
+
+ENCODINGS = ["rope:dim=8,base=100", "rope:dim=64,base=1e4,scaling=yarn(factor=4,orig=256)", "jordan:m=3,dim=16",
+             "xpos:dim=8", "alibi", "damped:dim=16,gamma=0.01", "direct-sum:[rope(dim=8),alibi]", "jordan_m3",
+             "rf-rope:spectrum=cauchy:b=4,blocks=8,seed=3"]
+
+
+@pytest.mark.parametrize("enc", ENCODINGS)
+def test_kernel_matches_command_line(enc):
+    lags = "0,1,2.5,10,100,1000"
+    got = ropekit.kernel(enc, lags, rho=0.5)
+    want = cli_csv("kernel", "--encoding", enc, "--lags", lags, "--rho", "0.5")
+    assert got["encoding"] == want["encoding"][0]
+    assert list(got) == ["encoding"] + [c for c in want if c != "encoding"]
+    for col in want:
+        if col != "encoding":
+            np.testing.assert_array_equal(got[col], numbers(want[col]), err_msg=col)
+            assert got[col].dtype == np.float64 and got[col].shape == (6,)
+
+
+def test_kernel_array_lags_equal_spelled_lags():
+    a = ropekit.kernel("rope:dim=16", np.array([0.0, 3.0, 7.5]))
+    b = ropekit.kernel("rope:dim=16", "0,3,7.5")
+    for col in ("lag", "kernel", "content_variance"):
+        np.testing.assert_array_equal(a[col], b[col])
+    # Integer and list input convert to float64.
+    np.testing.assert_array_equal(ropekit.kernel("rope:dim=16", [0, 3])["kernel"], b["kernel"][:2])
+
+
+def test_kernel_k_dimensional_lags():
+    enc = "nd:family=axial,dim=8,axes=2"
+    got = ropekit.kernel(enc, "1,0;0,2;3,4")
+    assert got["lag"].shape == (3, 2)
+    want = cli_csv("kernel", "--encoding", enc, "--lags", "1,0;0,2;3,4")
+    np.testing.assert_array_equal(got["kernel"], numbers(want["kernel"]))
+    np.testing.assert_array_equal(ropekit.kernel(enc, np.array([[1, 0], [0, 2], [3, 4]]))["kernel"], got["kernel"])
+
+
+@pytest.mark.parametrize("enc", ["rope:dim=8", "rope:dim=128,scaling=yarn(factor=32,orig=4096)",
+                                 "direct-sum:[rope(dim=8),damped(dim=4)]", "nd:family=axial,dim=8,axes=2"])
+def test_frequencies_match_command_line(enc):
+    got = ropekit.frequencies(enc, float32=True)
+    want = cli_csv("frequencies", "--encoding", enc, "--float32")
+    assert [c for c in got if c != "encoding"] == list(want)
+    for col in want:
+        np.testing.assert_array_equal(np.asarray(got[col], dtype=float), numbers(want[col]), err_msg=col)
+    assert got["i"].dtype == np.int64
+
+
+def test_frequencies_seq_len_and_convention():
+    enc = "rope:dim=16,scaling=yarn(factor=4,orig=64)"
+    got = ropekit.frequencies(enc, seq_len=512, convention="ggml")
+    want = cli_csv("frequencies", "--encoding", enc, "--seq-len", "512", "--convention", "ggml")
+    np.testing.assert_array_equal(got["theta"], numbers(want["theta"]))
+
+
+@pytest.mark.parametrize("enc", ["rope:dim=8", "jordan:m=2,dim=8", "jordan_m3", "poly:k=3", "xpos:dim=8"])
+def test_features_match_command_line(enc):
+    X, names = ropekit.features(enc, "0:50:7")
+    want = cli_csv("features", "--encoding", enc, "--lags", "0:50:7")
+    assert names == list(want)[1:]
+    assert X.dtype == np.float64 and X.shape == (len(want["lag"]), len(names))
+    for j, name in enumerate(names):
+        np.testing.assert_array_equal(X[:, j], numbers(want[name]), err_msg=name)
+
+
+def test_features_reproduce_the_kernel_scale():
+    # An independent route: rope's columns are cos/sin(theta_i d), so the mean of the cosine columns is Phi(d).
+    X, names = ropekit.features("rope:dim=8,base=100", [0, 1, 5])
+    cos = [j for j, n in enumerate(names) if n.startswith("cos")]
+    theta = 100.0 ** (-np.arange(4) / 4)
+    np.testing.assert_allclose(X[:, cos].mean(axis=1), np.cos(np.outer([0, 1, 5], theta)).mean(axis=1), rtol=0,
+                               atol=4e-16)
+    np.testing.assert_allclose(ropekit.kernel("rope:dim=8,base=100", [0, 1, 5])["kernel"], X[:, cos].mean(axis=1),
+                               rtol=0, atol=4e-16)
+
+
+def test_lists_match_command_line():
+    enc = ropekit.list_encodings()
+    want = cli_csv("list", "encodings")
+    assert enc["spelling"] == want["spelling"] and enc["features"] == want["features"]
+    tg = ropekit.list_targets()
+    want = cli_csv("list", "targets")
+    assert tg == want
+    sp = ropekit.list_spectra()
+    want = cli_csv("kernel", "--families")
+    assert sp == want
+
+
+@pytest.mark.parametrize("call, args", [
+    (lambda: ropekit.kernel("rope:dim=63"), ["kernel", "--encoding", "rope:dim=63"]),
+    (lambda: ropekit.kernel("rope", rho=2), ["kernel", "--encoding", "rope", "--rho", "2"]),
+    (lambda: ropekit.kernel("rope", seq_len=-1), ["kernel", "--encoding", "rope", "--seq-len", "-1"]),
+    (lambda: ropekit.kernel("sinusoidal"), ["kernel", "--encoding", "sinusoidal"]),
+    (lambda: ropekit.kernel("nd:family=axial,dim=8,axes=2"), ["kernel", "--encoding", "nd:family=axial,dim=8,axes=2"]),
+    (lambda: ropekit.kernel("rope", "0,nan"), ["kernel", "--encoding", "rope", "--lags", "0,nan"]),
+    (lambda: ropekit.kernel("bogus:x=1"), ["kernel", "--encoding", "bogus:x=1"]),
+    (lambda: ropekit.frequencies("alibi"), ["frequencies", "--encoding", "alibi"]),
+    (lambda: ropekit.frequencies("rope", convention="x"), ["frequencies", "--encoding", "rope", "--convention", "x"]),
+    (lambda: ropekit.features("rope", "-1"), ["features", "--encoding", "rope", "--lags", "-1"]),
+    (lambda: ropekit.features("sinusoidal"), ["features", "--encoding", "sinusoidal"]),
+])
+def test_errors_carry_the_command_line_message(call, args):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert str(e.value) == cli_error(*args)
+    assert "\n" not in str(e.value)
+
+
+def test_bad_lag_shapes_are_refused():
+    with pytest.raises(ValueError, match=r"ropekit.kernel: lags = an array of shape \(2, 3\)"):
+        ropekit.kernel("rope", np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="ropekit.kernel: lags = "):
+        ropekit.kernel("rope", ["a"])

@@ -1,0 +1,121 @@
+"""fit, fit_params and fit_spectrum against the command line's output for the same spellings and options."""
+
+import os
+import tempfile
+
+import numpy as np
+import pytest
+
+import ropekit
+from conftest import cli_csv, cli_error, numbers
+
+INT_COLUMNS = ["seed", "context", "n_features", "n_train", "rank"]
+FLOAT_COLUMNS = ["mse", "r2", "cond"]
+
+
+def assert_rows_equal(got, want):
+    assert list(got) == list(want) == ropekit.FIT_COLUMNS
+    for col in ("target", "method", "split"):
+        assert got[col] == want[col], col
+    for col in INT_COLUMNS:
+        assert got[col].dtype == np.int64
+        np.testing.assert_array_equal(got[col], [int(c) for c in want[col]], err_msg=col)
+    for col in FLOAT_COLUMNS:
+        assert got[col].dtype == np.float64
+        np.testing.assert_array_equal(got[col], numbers(want[col]), err_msg=col)
+
+
+def test_fit_matches_command_line():
+    encs = ["rope", "jordan_m3", "direct-sum:[rope,alibi]", "rope:scaling=yarn(factor=4,orig=256)"]
+    got = ropekit.fit(encs, ["mixed", "phase"], 1024, [2048, 8192])
+    want = cli_csv("fit", "--encoding", *encs, "--target", "mixed", "phase", "--train-context", "1024",
+                   "--eval-contexts", "2048,8192")
+    assert_rows_equal(got, want)
+    assert len(got["mse"]) == 2 * 4 * 3
+
+
+def test_fit_options_match_command_line():
+    got = ropekit.fit("damped", "linear", 256, [512], ridge=1e-3, methods=["rope", "jordan_raw_tau"], seeds=[0, 7],
+                      num_freqs=8, head_dim=32, theta=500, gamma=1e-3, tau="raw", target_freq_index=2,
+                      second_freq_index=4, threads=1)
+    want = cli_csv("fit", "--encoding", "damped", "--target", "linear", "--train-context", "256", "--eval-contexts",
+                   "512", "--ridge", "1e-3", "--methods", "rope", "jordan_raw_tau", "--seed", "0,7", "--num-freqs",
+                   "8", "--head-dim", "32", "--theta", "500", "--gamma", "1e-3", "--tau", "raw",
+                   "--target-freq-index", "2", "--second-freq-index", "4")
+    assert_rows_equal(got, want)
+
+
+def test_fit_default_targets():
+    got = ropekit.fit("rope", None, 128, [256])
+    assert sorted(set(got["target"])) == ["linear", "mixed", "phase"]
+
+
+def test_fit_ridge_solution_independently():
+    # An independent route for one row: numpy's least squares on the augmented system [X; sqrt(l) I] w = [y; 0].
+    L, lam = 256, 1e-4
+    X, _ = ropekit.features("rope:dim=64,F=16", np.arange(L))
+    theta = 1e4 ** (-2 * 3 / 64)   # the targets' frequency idx 3 on the head_dim 64 grid
+    y = np.cos(theta * np.arange(L))  # `phase`
+    A = np.vstack([X, np.sqrt(lam) * np.eye(X.shape[1])])
+    w = np.linalg.lstsq(A, np.concatenate([y, np.zeros(X.shape[1])]), rcond=None)[0]
+    mse = np.mean((X @ w - y) ** 2)
+    got = ropekit.fit("rope", "phase", L, [L])
+    assert got["mse"][0] == pytest.approx(mse, rel=1e-6, abs=1e-14)
+
+
+@pytest.mark.parametrize("call, args", [
+    (lambda: ropekit.fit(["rope:dim=63"], "mixed", 128, [256]),
+     ["fit", "--encoding", "rope:dim=63", "--target", "mixed", "--train-context", "128", "--eval-contexts", "256"]),
+    (lambda: ropekit.fit(["rope"], "nosuch", 128, [256]),
+     ["fit", "--encoding", "rope", "--target", "nosuch", "--train-context", "128", "--eval-contexts", "256"]),
+    (lambda: ropekit.fit(["rope"], "mixed", 128, [256], ridge=float("nan")),
+     ["fit", "--encoding", "rope", "--target", "mixed", "--train-context", "128", "--eval-contexts", "256",
+      "--ridge", "nan"]),
+    (lambda: ropekit.fit(["rope"], "mixed", 128, [256], tau="x"),
+     ["fit", "--encoding", "rope", "--target", "mixed", "--train-context", "128", "--eval-contexts", "256",
+      "--tau", "x"]),
+])
+def test_fit_errors_carry_the_command_line_message(call, args):
+    with pytest.raises(ValueError) as e:
+        call()
+    # The module names the list `encodings` where the command line's option is --encoding.
+    assert str(e.value) == cli_error(*args).replace("ropekit.fit: encoding: ", "ropekit.fit: encodings: ")
+
+
+def test_fit_params_matches_command_line():
+    args = dict(targets=["phase"], train_context=256, eval_contexts=[512], starts=2)
+    rows, summary = ropekit.fit_params("rope:dim=16", ["theta"], **args)
+    want = cli_csv("fit-params", "--encoding", "rope:dim=16", "--free", "theta", "--target", "phase",
+                   "--train-context", "256", "--eval-contexts", "512", "--starts", "2")
+    assert list(rows) == list(want)
+    for col in ("target", "which", "encoding", "split"):
+        assert rows[col] == want[col]
+    for col in ("mse", "r2", "cond"):
+        np.testing.assert_array_equal(rows[col], numbers(want[col]), err_msg=col)
+    assert summary["phase"]["tuned_encoding"] == rows["encoding"][-1]
+    assert summary["phase"]["tuned_cost"] <= summary["phase"]["untuned_cost"]
+
+
+def test_fit_params_errors():
+    with pytest.raises(ValueError) as e:
+        ropekit.fit_params("rope", [])
+    assert str(e.value) == "ropekit.fit_params: free is missing (must name the parameters to tune)"
+    with pytest.raises(ValueError) as e:
+        ropekit.fit_params("rope", "theta", ridge=0)
+    assert str(e.value) == cli_error("fit-params", "--encoding", "rope", "--free", "theta", "--ridge", "0")
+
+
+def test_fit_spectrum_matches_command_line():
+    x = np.linspace(0, 6, 61)
+    y = 1 / (1 + (x / 2.5) ** 2)  # Cauchy kernel, b = 2.5
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "k.csv")
+        with open(path, "w") as f:
+            f.write("lag,value\n" + "".join(f"{a!r},{b!r}\n" for a, b in zip(x, y)))
+        params, summary = ropekit.fit_spectrum("cauchy:b=?", x, y)
+        from_file, _ = ropekit.fit_spectrum("cauchy:b=?", path)
+        want = cli_csv("fit-params", "--spectrum", "cauchy:b=?", "--kernel-data", path)
+    assert params["parameter"] == want["parameter"] == ["b"]
+    np.testing.assert_array_equal(params["estimate"], numbers(want["estimate"]))
+    np.testing.assert_array_equal(from_file["estimate"], params["estimate"])
+    assert params["estimate"][0] == pytest.approx(2.5, rel=1e-9)

@@ -1,0 +1,76 @@
+"""spectrum_kernel, verify_master and design against the command line's output."""
+
+import numpy as np
+import pytest
+
+import ropekit
+from conftest import cli_csv, cli_error, numbers
+
+
+@pytest.mark.parametrize("spec", ["gaussian:sigma=2", "cauchy:b=4", "matern:nu=2.5,l=3", "sinc:W=1,2"])
+def test_spectrum_kernel_matches_command_line(spec):
+    got = ropekit.spectrum_kernel(spec)
+    want = cli_csv("kernel", "--spectrum", spec)
+    for col in ("phi", "phi2", "var_cos", "var_sin"):
+        np.testing.assert_array_equal(got[col], numbers(want[col]), err_msg=col)
+
+
+def test_spectrum_kernel_closed_form():
+    # Independent route: the Gaussian kernel exp(-Dp^2 / (2 sigma^2)) and Var[cos u] = (1 + Phi2)/2 - Phi^2.
+    x = np.array([0.0, 0.3, 1.0, 4.0])
+    got = ropekit.spectrum_kernel("gaussian:sigma=2", x)
+    phi, phi2 = np.exp(-x ** 2 / 8), np.exp(-(2 * x) ** 2 / 8)
+    np.testing.assert_allclose(got["phi"], phi, rtol=1e-15)
+    np.testing.assert_allclose(got["var_cos"], (1 + phi2) / 2 - phi ** 2, rtol=1e-12, atol=1e-17)
+
+
+def test_verify_master_matches_command_line():
+    rows, s = ropekit.verify_master("cauchy:b=4", blocks=8, trials=4000, seed=5, content="correlated")
+    want = cli_csv("verify", "master", "--spectrum", "cauchy:b=4", "--blocks", "8", "--trials", "4000", "--seed", "5",
+                   "--content", "correlated")
+    for col in ("expected", "mean", "stderr", "z", "var_expected", "var_observed"):
+        np.testing.assert_array_equal(rows[col], numbers(want[col]), err_msg=col)
+    assert list(rows["pass"]) == [c == "true" for c in want["pass"]]
+    assert s["pass"] and s["trials"] == 4000 and rows["pass"].dtype == bool
+
+
+def test_verify_master_power_check_fails():
+    rows, s = ropekit.verify_master("cauchy:b=4", blocks=8, trials=20000, power=True, content="aligned")
+    assert not s["pass"]
+
+
+def test_verify_master_errors():
+    with pytest.raises(ValueError) as e:
+        ropekit.verify_master("cauchy:b=4", alpha=2)
+    assert str(e.value) == cli_error("verify", "master", "--spectrum", "cauchy:b=4", "--alpha", "2")
+    with pytest.raises(ValueError) as e:
+        ropekit.verify_master("nosuch:x=1")
+    assert str(e.value) == cli_error("verify", "master", "--spectrum", "nosuch:x=1")
+
+
+@pytest.mark.parametrize("kernel, extra", [
+    ("gaussian:sigma=2", ["--lags", "0:65"]),
+    ("kernel:rope:dim=16", ["--lags", "0:65"]),
+    ("kernel:xpos:dim=8", ["--lags", "0:33"]),
+])
+@pytest.mark.parametrize("sampling", ["quantile", "iid"])
+def test_design_matches_command_line(kernel, extra, sampling):
+    seed = None if sampling == "quantile" else 11
+    rows, s = ropekit.design(kernel, 16, sampling=sampling, seed=seed, lags=extra[1])
+    args = ["design", "--kernel", kernel, "--blocks", "16", "--sampling", sampling, *extra]
+    if seed is not None:
+        args += ["--seed", str(seed)]
+    want = cli_csv(*args)
+    assert list(rows) == list(want)
+    for col in want:
+        np.testing.assert_array_equal(rows[col], numbers(want[col]), err_msg=col)
+    if kernel.startswith("kernel:xpos"):
+        assert not s["positive_definite"]  # xPos's kernel is not even
+    else:
+        assert s["positive_definite"]
+
+
+def test_design_error():
+    with pytest.raises(ValueError) as e:
+        ropekit.design("gaussian:sigma=2", 8, seed=3)
+    assert str(e.value) == cli_error("design", "--kernel", "gaussian:sigma=2", "--blocks", "8", "--seed", "3")
