@@ -527,6 +527,10 @@ extern "C" __attribute__((visibility("default"))) const ropekit::ParamFitModule*
   static const ropekit::ParamFitModule table{ropekit::kParamFitModuleAbi, ropekit::param_fit_struct_sizes(),
                                              &ropekit::tunable_features, &ropekit::varpro_evaluate,
                                              &ropekit::periodogram_peaks, &ropekit::tune_encoding,
-                                             &ropekit::score_encoding, &ropekit::fit_spectrum};
+                                             &ropekit::score_encoding, &ropekit::fit_spectrum,
+                                             [](const std::atomic<bool>* flag, void (*call)(void*), void* context) {
+                                               const ropekit::CancelScope scope(flag);
+                                               call(context);
+                                             }};
   return &table;
 }

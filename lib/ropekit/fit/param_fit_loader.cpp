@@ -5,11 +5,13 @@
 
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "ropekit/core/cancel.hpp"
 #include "ropekit/fit/param_fit_module.hpp"
 
 namespace ropekit {
@@ -46,34 +48,60 @@ const ParamFitModule& load_module() {
   return *module;
 }
 
+// Calls f(module) with this thread's cancel flag handed to the module (param_fit_module.hpp with_cancel_flag);
+// exceptions (InputError, Cancelled) cross back unchanged.
+template <class F>
+auto forward(F&& f) {
+  const ParamFitModule& m = load_module();
+  using R = decltype(f(m));
+  std::optional<R> result;
+  std::exception_ptr error;
+  struct Call {
+    F& f;
+    const ParamFitModule& m;
+    std::optional<R>& result;
+    std::exception_ptr& error;
+  } call{f, m, result, error};
+  m.with_cancel_flag(current_cancel_flag(), [](void* p) {
+    auto& c = *static_cast<Call*>(p);
+    try {
+      c.result.emplace(c.f(c.m));
+    } catch (...) {
+      c.error = std::current_exception();
+    }
+  }, &call);
+  if (error) std::rethrow_exception(error);
+  return std::move(*result);
+}
+
 }  // namespace
 
 Eigen::MatrixXd tunable_features(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& p) {
-  return load_module().tunable_features_fn(t, lags, p);
+  return forward([&](const ParamFitModule& m) { return m.tunable_features_fn(t, lags, p); });
 }
 
 VarProEvaluation varpro_evaluate(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
                                  double ridge, const Eigen::VectorXd& p, bool with_jacobian) {
-  return load_module().varpro_evaluate_fn(t, lags, y, ridge, p, with_jacobian);
+  return forward([&](const ParamFitModule& m) { return m.varpro_evaluate_fn(t, lags, y, ridge, p, with_jacobian); });
 }
 
 std::vector<double> periodogram_peaks(const Eigen::VectorXd& lags, const Eigen::VectorXd& y, int count) {
-  return load_module().periodogram_peaks_fn(lags, y, count);
+  return forward([&](const ParamFitModule& m) { return m.periodogram_peaks_fn(lags, y, count); });
 }
 
 TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
                          const TuneOptions& options) {
-  return load_module().tune_encoding_fn(t, lags, y, options);
+  return forward([&](const ParamFitModule& m) { return m.tune_encoding_fn(t, lags, y, options); });
 }
 
 std::vector<EncodingScore> score_encoding(const Encoding& e, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
                                           int train_context, const std::vector<int>& eval_contexts, double ridge) {
-  return load_module().score_encoding_fn(e, lags, y, train_context, eval_contexts, ridge);
+  return forward([&](const ParamFitModule& m) { return m.score_encoding_fn(e, lags, y, train_context, eval_contexts, ridge); });
 }
 
 SpectralFitResult fit_spectrum(std::string_view spelling, const KernelTable& data, std::string_view where,
                                int max_iterations) {
-  return load_module().fit_spectrum_fn(spelling, data, where, max_iterations);
+  return forward([&](const ParamFitModule& m) { return m.fit_spectrum_fn(spelling, data, where, max_iterations); });
 }
 
 }  // namespace ropekit

@@ -3,12 +3,14 @@
 // libropekit_ceres.so, loaded on first use by fit/param_fit_loader.cpp: every command that does not fit
 // parameters starts without loading Ceres and its 15 shared libraries (about 2 ms of process start-up).
 
+#include <atomic>
+
 #include "ropekit/fit/param_fit.hpp"
 
 namespace ropekit {
 
 /// Bumped when a signature or a result struct changes; the loader refuses a module built from other sources.
-inline constexpr int kParamFitModuleAbi = 1;
+inline constexpr int kParamFitModuleAbi = 2;
 
 struct ParamFitModule {
   int abi = kParamFitModuleAbi;
@@ -19,6 +21,9 @@ struct ParamFitModule {
   decltype(&tune_encoding) tune_encoding_fn = nullptr;
   decltype(&score_encoding) score_encoding_fn = nullptr;
   decltype(&fit_spectrum) fit_spectrum_fn = nullptr;
+  /// Runs `call` with the module's copy of this thread's cancel flag (cancel.hpp) set to `flag`: the module links
+  /// its own ropekit_lib, so the caller's CancelScope must be handed over for Ctrl-C to reach tune_encoding's loops.
+  void (*with_cancel_flag)(const std::atomic<bool>* flag, void (*call)(void*), void* context) = nullptr;
 };
 
 /// A fingerprint of the layouts that cross the module boundary.
