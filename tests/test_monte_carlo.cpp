@@ -9,6 +9,7 @@
 #include "ropekit/core/error.hpp"
 #include "ropekit/mc/monte_carlo.hpp"
 #include "ropekit/core/rng.hpp"
+#include "ropekit/core/vecmath.hpp"
 #include "support.hpp"
 
 using namespace ropekit;
@@ -59,7 +60,7 @@ TEST_CASE("Moments: add and merge in any split equal two-pass central moments") 
   CHECK(z.stderr_variance() == doctest::Approx(std::sqrt(2.0 / 19999)).epsilon(0.05));  // sampling error of m4 ~ 3%
 }
 
-TEST_CASE("the same seed gives bit-identical moments with 1 and 2 threads") {
+TEST_CASE("the same seed gives bit-identical moments with 1 and 2 threads, on every SIMD path") {
   const std::uint64_t seed = test_seed();
   CAPTURE(seed);
   struct Case {
@@ -77,7 +78,18 @@ TEST_CASE("the same seed gives bit-identical moments with 1 and 2 threads") {
       {"gaussian:sigma=0.5", Sampling::stratified, column(grid)},
       {"exponential:l=1,dims=2", Sampling::iid, lags2},
   };
-  for (const auto& c : cases) {
+  struct Restore {  // the path active before, even when a REQUIRE fails
+    SimdPath saved = simd_path();
+    ~Restore() { set_simd_path(saved); }
+  } restore;
+  std::vector<std::pair<SimdPath, const Case*>> runs;
+  for (SimdPath p : supported_simd_paths())
+    for (const auto& k : cases) runs.emplace_back(p, &k);
+  for (const auto& run : runs) {
+    const SimdPath path = run.first;
+    const Case& c = *run.second;
+    set_simd_path(path);
+    CAPTURE(simd_path_name(path));
     CAPTURE(c.spectrum);
     const Spectrum s = parse_spectrum(c.spectrum);
     const Coefficients coef = coefficients(make_content(ContentKind::random, 24, seed));

@@ -1,11 +1,53 @@
 #pragma once
-// Vectorised double-precision sine and cosine over arrays (SLEEF, max error 1.0 ulp), with a
-// scalar std::sin/std::cos fallback when the build targets a CPU without AVX; plus the fused
-// RF-RoPE score kernels sum_i a_i cos(t w_i) + b_i sin(t w_i) that the Monte Carlo runs spend their time in.
+// Vectorised double-precision sin, cos and log over arrays, and the fused RF-RoPE score kernels
+// sum_i a_i cos(t w_i) + b_i sin(t w_i) that the Monte Carlo runs spend their time in.
+//
+// Three implementations of every kernel, compiled in separate translation units with their own ISA flags
+// (vecmath_scalar.cpp, vecmath_avx2.cpp with -mavx2 -mfma, vecmath_avx512.cpp with -mavx512f -mavx512dq),
+// one of them chosen at run time from the CPU, once: AVX-512 (F+DQ) if present, else AVX2+FMA, else
+// scalar. So a build without -march=native runs the best path of whatever x86-64 runs it. The environment
+// variable ROPEKIT_SIMD=scalar|avx2|avx512 forces a path (tests and benchmarks).
+//
+// Error bounds per path, in ulp of the exact result (SLEEF's documented bounds; glibc's manual lists 1 ulp for
+// sin, cos and log on x86-64); tests/test_vecmath.cpp checks each path against long double:
+//
+//   kernel                                 scalar              avx2, avx512
+//   sincos_array, cos_array                glibc, 1 ulp        SLEEF u10, 1.0 ulp
+//   log_array                              glibc, 1 ulp        SLEEF u10, 1.0 ulp
+//   sincospi_array                         2 ulp (see below)   SLEEF u05, 0.506 ulp
+//   sincos_array_fast, the fused kernels   glibc, 1 ulp        SLEEF u35, 3.5 ulp
+//
+// The fused kernels use SLEEF's 3.5-ulp sincos: a Monte Carlo mean over 20000 trials has a relative
+// statistical error near 1e-2, so a few ulp per term cannot be seen. Measured against long double over
+// |x| <= 1e9 (2^18 random angles per range): at most 2.97 ulp and 1.9e-16 absolute; next to multiples of
+// pi/2 at most 1.1 ulp of the tiny result. SLEEF u35 replaced ropekit's own Cody-Waite + Taylor polynomial
+// (1.45 ulp), which was faster (dot_cos_sin 1.17 against 1.51 ns per angle on AVX-512, 1.59 against 2.58 on
+// AVX2, this machine, /tmp bench, best of 15) but is a polynomial of our own where a library's meets the need.
 
 #include <cstddef>
+#include <string_view>
+#include <vector>
 
 namespace ropekit {
+
+/// The kernel implementations, by the widest instruction set they use.
+enum class SimdPath { scalar, avx2, avx512 };
+
+/// The path the kernels run (the CPU's best, or ROPEKIT_SIMD's). Chosen on the first call of any kernel.
+/// @throws InputError if ROPEKIT_SIMD is set to an unknown name or to a path this CPU lacks.
+SimdPath simd_path();
+/// "scalar", "avx2" or "avx512" (the words of ROPEKIT_SIMD).
+std::string_view simd_path_name(SimdPath path);
+/// True if this CPU (and its OS) runs `path`: scalar always; avx2 needs AVX2 and FMA; avx512 needs AVX-512 F and DQ.
+bool simd_path_supported(SimdPath path);
+/// The supported paths, narrowest first.
+std::vector<SimdPath> supported_simd_paths();
+/// Forces `path` for every later kernel call in every thread (tests and benchmarks loop over the paths with it;
+/// do not call it while kernels run in other threads).
+/// @throws InputError "simd path: path = avx512 (must be supported by this CPU: scalar or avx2)".
+void set_simd_path(SimdPath path);
+/// The active path's register width in doubles (8: avx512, 4: avx2, 1: scalar).
+int simd_width();
 
 /// s[i] = sin(x[i]), c[i] = cos(x[i]) for i < n. Any of the arrays may alias none of the others.
 void sincos_array(const double* x, double* s, double* c, std::size_t n);
@@ -13,25 +55,22 @@ void sincos_array(const double* x, double* s, double* c, std::size_t n);
 /// c[i] = cos(x[i]) for i < n (c may equal x).
 void cos_array(const double* x, double* c, std::size_t n);
 
-/// y[i] = log(x[i]) for i < n (SLEEF, 1 ulp; y may equal x).
+/// y[i] = log(x[i]) for i < n (y may equal x).
 void log_array(const double* x, double* y, std::size_t n);
 
-/// s[i] = sin(pi x[i]), c[i] = cos(pi x[i]) for i < n (SLEEF, 0.5 ulp: the phase pi x is never rounded).
+/// s[i] = sin(pi x[i]), c[i] = cos(pi x[i]) for i < n. The phase pi x is never rounded as a whole: SLEEF
+/// reduces x exactly; the scalar path subtracts the nearest multiple of 1/2 exactly (Sterbenz), then rounds
+/// pi r once (|r| <= 1/4, 0.5 ulp) before glibc's 1-ulp sin/cos: at most 2 ulp, exact zeros at the multiples.
 void sincospi_array(const double* x, double* s, double* c, std::size_t n);
 
-/// Up to this |x| the fused kernels below use ropekit's own AVX-512 sincos (Cody-Waite reduction by a
-/// three-part pi/2 with FMA, Taylor polynomials of degree 17 and 18 on [-pi/4, pi/4]). Measured against
-/// long double over |x| <= 2e9 (tests/test_vecmath.cpp): absolute error below 1.4e-16, at most 1.5 ulp where
-/// |result| > 1e-3 (SLEEF u10: 0.9 ulp), four times faster than SLEEF u10. Beyond kFastSincosMax, and for
-/// inf/NaN, SLEEF's 1-ulp sincos. Builds without AVX-512DQ use SLEEF or std:: throughout.
-constexpr double kFastSincosMax = 0x1p30;
-
-/// s[i], c[i] = sin, cos of x[i] by the fused kernels' sincos (see kFastSincosMax), for tests and benchmarks.
+/// s[i], c[i] = sin, cos of x[i] by the fused kernels' sincos (SLEEF u35 or glibc, see above), for the
+/// normal sampler, tests and benchmarks.
 void sincos_array_fast(const double* x, double* s, double* c, std::size_t n);
 
 /// sum_i a[i] cos(t w[i]) + b[i] sin(t w[i]) over i < n: one RF-RoPE score (spec rf-rope.md section 1,
-/// S = sum_i A_i cos u_i + B_i sin u_i with u_i = t w_i). The summation order depends on n only
-/// (eight lane sums, then a fixed reduction), never on threads or alignment.
+/// S = sum_i A_i cos u_i + B_i sin u_i with u_i = t w_i). Every path sums in eight lanes (term i into lane
+/// i mod 8, by FMA) and then reduces ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7)): the order depends on n only,
+/// never on threads or alignment.
 double dot_cos_sin(double t, const double* w, const double* a, const double* b, std::size_t n);
 
 /// The same with the phases given: sum_i a[i] cos(u[i]) + b[i] sin(u[i]).
@@ -39,7 +78,7 @@ double dot_cos_sin(const double* u, const double* a, const double* b, std::size_
 
 /// out[m] = dot_cos_sin(t[m], w, a, b, n) for m < count on an evenly spaced grid t[m] = t[0] + m h,
 /// by the angle-addition recurrence (cos, sin)(t[m+1] w) = rotation of (cos, sin)(t[m] w) by h w,
-/// re-anchored with exact sincos every kAnchor steps so that rounding cannot accumulate beyond
+/// re-anchored with a direct sincos every kAnchor steps so that rounding cannot accumulate beyond
 /// about kAnchor * 2 eps per term. `scratch` holds count * 8 doubles. Requires count >= 2 and
 /// t[m] == t[0] + m (t[1] - t[0]) exactly (see is_even_grid).
 void dot_cos_sin_grid(const double* t, std::size_t count, const double* w, const double* a, const double* b,
@@ -48,8 +87,5 @@ constexpr std::size_t kAnchor = 32;
 
 /// True if count >= 2 and every t[m] equals t[0] + m (t[1] - t[0]) exactly, with t[1] != t[0].
 bool is_even_grid(const double* t, std::size_t count);
-
-/// The SIMD width in doubles this build uses (8: AVX-512, 4: AVX/AVX2, 1: scalar fallback).
-int simd_width();
 
 }  // namespace ropekit

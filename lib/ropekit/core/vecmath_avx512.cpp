@@ -1,0 +1,130 @@
+// vecmath's AVX-512 path (compiled with -mavx512f -mavx512dq -mavx2 -mfma; run only where the CPU has them):
+// SLEEF's avx512f functions, eight doubles per register, tails by masked loads and stores (a lane past n
+// reads 0 and is never stored). Includes no header with inline functions (see vecmath_kernels.hpp).
+#include <immintrin.h>
+#include <sleef.h>
+
+#include "ropekit/core/vecmath_kernels.hpp"
+
+namespace ropekit::detail {
+
+namespace {
+
+inline __mmask8 tail_mask(std::size_t left) { return left >= 8 ? 0xFF : static_cast<__mmask8>((1u << left) - 1); }
+
+// Eight doubles at p: all of them (inside the array) or the lanes of a tail mask (others read 0, never written).
+struct Whole {
+  __m512d load(const double* p) const { return _mm512_loadu_pd(p); }
+  void store(double* p, __m512d v) const { _mm512_storeu_pd(p, v); }
+};
+struct Masked {
+  __mmask8 m;
+  __m512d load(const double* p) const { return _mm512_maskz_loadu_pd(m, p); }
+  void store(double* p, __m512d v) const { _mm512_mask_storeu_pd(p, m, v); }
+};
+
+// body(i, lanes) for each block of eight from i = 0: whole blocks, then the partial one masked.
+template <class Body>
+inline void blocks(std::size_t n, Body body) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) body(i, Whole{});
+  if (i < n) body(i, Masked{tail_mask(n - i)});
+}
+
+void sincos512(const double* x, double* s, double* c, std::size_t n) {
+  blocks(n, [&](std::size_t i, auto lanes) {
+    const Sleef___m512d_2 r = Sleef_sincosd8_u10avx512f(lanes.load(x + i));
+    lanes.store(s + i, r.x);
+    lanes.store(c + i, r.y);
+  });
+}
+
+void cos512(const double* x, double* c, std::size_t n) {
+  blocks(n, [&](std::size_t i, auto lanes) { lanes.store(c + i, Sleef_cosd8_u10avx512f(lanes.load(x + i))); });
+}
+
+void log512(const double* x, double* y, std::size_t n) {
+  blocks(n, [&](std::size_t i, auto lanes) { lanes.store(y + i, Sleef_logd8_u10avx512f(lanes.load(x + i))); });
+}
+
+// SLEEF's sincospi returns (0, 1) for |x| >= 1e9: x - 2 round(x/2), exact for every double, first.
+void sincospi512(const double* x, double* s, double* c, std::size_t n) {
+  const __m512d half = _mm512_set1_pd(0.5), two = _mm512_set1_pd(2.0);
+  blocks(n, [&](std::size_t i, auto lanes) {
+    const __m512d v = lanes.load(x + i);
+    const __m512d k = _mm512_roundscale_pd(_mm512_mul_pd(v, half), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const Sleef___m512d_2 r = Sleef_sincospid8_u05avx512f(_mm512_fnmadd_pd(two, k, v));
+    lanes.store(s + i, r.x);
+    lanes.store(c + i, r.y);
+  });
+}
+
+// The fused kernels' sincos: SLEEF's 3.5-ulp one (see vecmath.hpp for the measured errors).
+inline Sleef___m512d_2 sincos8(__m512d x) { return Sleef_sincosd8_u35avx512f(x); }
+
+void sincos_fast512(const double* x, double* s, double* c, std::size_t n) {
+  blocks(n, [&](std::size_t i, auto lanes) {
+    const Sleef___m512d_2 r = sincos8(lanes.load(x + i));
+    lanes.store(s + i, r.x);
+    lanes.store(c + i, r.y);
+  });
+}
+
+// Lane l of acc holds the terms i = l mod 8 (lanes past n read a = b = 0 and add nothing); the reduction is
+// ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7)), which the other paths copy.
+template <class Phase>
+double dot512(Phase phase, const double* a, const double* b, std::size_t n) {
+  __m512d acc = _mm512_setzero_pd();
+  blocks(n, [&](std::size_t i, auto lanes) {
+    const Sleef___m512d_2 r = sincos8(phase(i, lanes));
+    acc = _mm512_fmadd_pd(lanes.load(a + i), r.y, acc);
+    acc = _mm512_fmadd_pd(lanes.load(b + i), r.x, acc);
+  });
+  return _mm512_reduce_add_pd(acc);
+}
+
+double dot_t512(double t, const double* w, const double* a, const double* b, std::size_t n) {
+  const __m512d vt = _mm512_set1_pd(t);
+  return dot512([&](std::size_t j, auto lanes) { return _mm512_mul_pd(vt, lanes.load(w + j)); }, a, b, n);
+}
+
+double dot_u512(const double* u, const double* a, const double* b, std::size_t n) {
+  return dot512([&](std::size_t j, auto lanes) { return lanes.load(u + j); }, a, b, n);
+}
+
+void grid512(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+             double* out, double* scratch) {
+  for (std::size_t m = 0; m < count; ++m) _mm512_storeu_pd(scratch + 8 * m, _mm512_setzero_pd());
+  const __m512d vh = _mm512_set1_pd(t[1] - t[0]);
+  for (std::size_t i = 0; i < n; i += 8) {
+    const __mmask8 mask = tail_mask(n - i);
+    const __m512d vw = _mm512_maskz_loadu_pd(mask, w + i);
+    const __m512d va = _mm512_maskz_loadu_pd(mask, a + i);
+    const __m512d vb = _mm512_maskz_loadu_pd(mask, b + i);
+    const Sleef___m512d_2 step = sincos8(_mm512_mul_pd(vh, vw));
+    __m512d c = _mm512_setzero_pd(), s = _mm512_setzero_pd();
+    for (std::size_t m = 0; m < count; ++m) {
+      if (m % kGridAnchor == 0) {
+        const Sleef___m512d_2 r = sincos8(_mm512_mul_pd(_mm512_set1_pd(t[m]), vw));
+        s = r.x;
+        c = r.y;
+      } else {
+        const __m512d c2 = _mm512_fmsub_pd(c, step.y, _mm512_mul_pd(s, step.x));
+        s = _mm512_fmadd_pd(s, step.y, _mm512_mul_pd(c, step.x));
+        c = c2;
+      }
+      __m512d acc = _mm512_loadu_pd(scratch + 8 * m);
+      acc = _mm512_fmadd_pd(va, c, acc);
+      acc = _mm512_fmadd_pd(vb, s, acc);
+      _mm512_storeu_pd(scratch + 8 * m, acc);
+    }
+  }
+  for (std::size_t m = 0; m < count; ++m) out[m] = _mm512_reduce_add_pd(_mm512_loadu_pd(scratch + 8 * m));
+}
+
+}  // namespace
+
+const VecKernels kAvx512Kernels = {"avx512",    8,          sincos512,      cos512,   log512,
+                                   sincospi512, sincos_fast512, dot_t512, dot_u512, grid512};
+
+}  // namespace ropekit::detail

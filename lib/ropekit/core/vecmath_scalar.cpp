@@ -1,0 +1,101 @@
+// vecmath's scalar path (baseline flags): glibc's sin, cos and log, and the fused kernels' eight-lane
+// summation emulated in plain code, so that the order of the sums is the vector paths'.
+#include <cmath>
+
+#include "ropekit/core/vecmath.hpp"
+#include "ropekit/core/vecmath_kernels.hpp"
+
+namespace ropekit::detail {
+
+namespace {
+
+void sincos_scalar(const double* x, double* s, double* c, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const double xi = x[i];
+    s[i] = std::sin(xi);
+    c[i] = std::cos(xi);
+  }
+}
+
+void cos_scalar(const double* x, double* c, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) c[i] = std::cos(x[i]);
+}
+
+void log_scalar(const double* x, double* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = std::log(x[i]);
+}
+
+// sincos(pi x) with an exact phase: reduce x to [-1/4, 1/4] by exact subtraction of a multiple of 1/2
+// (Sterbenz), then one rounding in pi * r (|r| <= 1/4, error <= 0.5 ulp) before glibc's sin and cos.
+void sincospi_one(double x, double* s, double* c) {
+  if (!std::isfinite(x)) {
+    *s = *c = x - x;  // NaN for inf and NaN, as SLEEF
+    return;
+  }
+  const double k = std::nearbyint(2.0 * x);
+  const double r = x - 0.5 * k;
+  const double sr = std::sin(M_PI * r), cr = std::cos(M_PI * r);
+  switch (static_cast<long long>(std::fmod(k, 4.0) + 4) % 4) {
+    case 0: *s = sr; *c = cr; break;
+    case 1: *s = cr; *c = -sr; break;
+    case 2: *s = -sr; *c = -cr; break;
+    default: *s = -cr; *c = sr; break;
+  }
+}
+
+void sincospi_scalar(const double* x, double* s, double* c, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) sincospi_one(x[i], s + i, c + i);
+}
+
+// _mm512_reduce_add_pd's order: (l0+l4 + l2+l6) + (l1+l5 + l3+l7).
+double reduce8(const double* l) { return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7])); }
+
+double dot_u_scalar(const double* u, const double* a, const double* b, std::size_t n) {
+  double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (std::size_t i = 0; i < n; ++i) {
+    lane[i % 8] = std::fma(a[i], std::cos(u[i]), lane[i % 8]);
+    lane[i % 8] = std::fma(b[i], std::sin(u[i]), lane[i % 8]);
+  }
+  return reduce8(lane);
+}
+
+double dot_t_scalar(double t, const double* w, const double* a, const double* b, std::size_t n) {
+  double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (std::size_t i = 0; i < n; ++i) {
+    const double u = t * w[i];
+    lane[i % 8] = std::fma(a[i], std::cos(u), lane[i % 8]);
+    lane[i % 8] = std::fma(b[i], std::sin(u), lane[i % 8]);
+  }
+  return reduce8(lane);
+}
+
+void grid_scalar(const double* t, std::size_t count, const double* w, const double* a, const double* b,
+                 std::size_t n, double* out, double* scratch) {
+  for (std::size_t m = 0; m < 8 * count; ++m) scratch[m] = 0;
+  const double h = t[1] - t[0];
+  for (std::size_t i = 0; i < n; ++i) {
+    const double sh = std::sin(h * w[i]), ch = std::cos(h * w[i]);
+    double c = 0, s = 0;
+    for (std::size_t m = 0; m < count; ++m) {
+      if (m % kAnchor == 0) {
+        c = std::cos(t[m] * w[i]);
+        s = std::sin(t[m] * w[i]);
+      } else {
+        const double c2 = std::fma(c, ch, -(s * sh));
+        s = std::fma(s, ch, c * sh);
+        c = c2;
+      }
+      double& acc = scratch[8 * m + i % 8];
+      acc = std::fma(a[i], c, acc);
+      acc = std::fma(b[i], s, acc);
+    }
+  }
+  for (std::size_t m = 0; m < count; ++m) out[m] = reduce8(scratch + 8 * m);
+}
+
+}  // namespace
+
+const VecKernels kScalarKernels = {"scalar",        1,           sincos_scalar, cos_scalar,  log_scalar,
+                                   sincospi_scalar, sincos_scalar, dot_t_scalar, dot_u_scalar, grid_scalar};
+
+}  // namespace ropekit::detail
