@@ -8,7 +8,7 @@ packages=(
   libeigen3-dev libboost-math-dev libceres-dev libfmt-dev doctest-dev
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libsleef-dev
 )
-[ "${ROPEKIT_BENCH_DEPS:-0}" = 1 ] && packages+=(hyperfine)
+[ "${ROPEKIT_BENCH_DEPS:-0}" = 1 ] && packages+=(hyperfine python3-numpy)
 # make fuzz: clang++ with libFuzzer and the sanitizer runtimes (Debian 12's clang 14).
 [ "${ROPEKIT_FUZZ_DEPS:-0}" = 1 ] && packages+=(clang libclang-rt-14-dev)
 
