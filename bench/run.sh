@@ -44,3 +44,44 @@ echo
 echo "Reference implementation (PyTorch, float32, plots off; times from the issue): Table 3 suite 2.5 s, Table 11 suite 3.4 s."
 awk -v a="$(mean table3)" -v b="$(mean table11)" 'BEGIN {
   printf "Speed-up, whole process: Table 3 %.0fx (%.1f ms), Table 11 %.0fx (%.1f ms); the target is >= 50x.\n", 2500/a, a, 3400/b, b }'
+
+# verify master against a plain numpy version of the same estimator (issue 9): same content, lags, trials and
+# blocks; 2 threads each. Run when /usr/bin/python3 has numpy (Debian's python3-numpy).
+echo
+lags=$(awk 'BEGIN { for (i = 1; i <= 64; i++) printf "%s%d.%d", (i > 1 ? "," : ""), int(i / 10), i % 10 }')
+master="$ropekit verify master --spectrum gaussian:sigma=1 --blocks 64 --trials 20000 --threads 2 --lags $lags"
+numpy="/usr/bin/python3 bench/numpy_verify_master.py --spectrum gaussian:sigma=1 --blocks 64 --trials 20000 --lags $lags"
+echo "## verify master, 64 decimal lags 0.1,...,6.4, D = 64, N = 20000, 2 threads: ropekit vs numpy"
+echo
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  export OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2  # numpy's BLAS on 2 threads, as ropekit's --threads 2
+  $master --out "$out/master.csv" 2>/dev/null
+  $numpy --compare "$out/master.csv" 2>/dev/null | tail -1
+  if command -v hyperfine >/dev/null; then
+    hyperfine -N --warmup 2 --runs 10 --style none --export-markdown "$out/m.md" \
+      -n verify-master "$master" -n numpy "$numpy" >/dev/null
+    cat "$out/m.md"
+    awk -v a="$(mean verify-master)" -v b="$(mean numpy)" 'BEGIN {
+      printf "Speed-up over numpy, whole process: %.1fx (%.1f ms vs %.1f ms); the goal is >= 10x (stretch 30x).\n", b/a, a, b }'
+  else
+    t0=$(date +%s%N); $master >/dev/null 2>&1; t1=$(date +%s%N); $numpy >/dev/null 2>&1; t2=$(date +%s%N)
+    awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
+      printf "One run each: ropekit %.1f ms, numpy %.1f ms: %.1fx; the goal is >= 10x (stretch 30x).\n", (b-a)/1e6, (c-b)/1e6, (c-b)/(b-a) }'
+  fi
+else
+  echo "(numpy not found for /usr/bin/python3: install python3-numpy for the comparison)"
+fi
+# The same command on each forced SIMD path, where this build reads ROPEKIT_SIMD (a bad value must be refused).
+echo
+if ROPEKIT_SIMD=avx2 "$ropekit" --version >/dev/null 2>&1 && ! ROPEKIT_SIMD=no-such-isa "$ropekit" --version >/dev/null 2>&1; then
+  for isa in avx2 scalar; do
+    best=
+    for _ in 1 2 3; do
+      t0=$(date +%s%N); ROPEKIT_SIMD=$isa $master >/dev/null 2>&1; t1=$(date +%s%N)
+      best=$(awk -v a="$t0" -v b="$t1" -v m="$best" 'BEGIN { t = (b-a)/1e6; print (m == "" || t < m) ? t : m }')
+    done
+    printf "verify master with ROPEKIT_SIMD=%s: %.1f ms (best of 3)\n" "$isa" "$best"
+  done
+else
+  echo "(this build does not read ROPEKIT_SIMD: the forced-path timings are skipped)"
+fi

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <numbers>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -22,6 +23,7 @@
 #include "reports/table.hpp"
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/lags.hpp"
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
@@ -217,18 +219,46 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   if (a.lags.empty() && k != 1)
     throw_bad_value(where, "lags", "(missing)",
                     fmt::format("given for {}-D lags, e.g. --lags '1,0;0,2' (no default for k-D encodings)", k));
-  const Lags lags = parse_lags(a.lags.empty() ? "0,1,10,100,1000" : a.lags, k, where, "--lags");
+  // 1-D lags without a plot are streamed block by block (any number of them, memory of one block); a plot holds
+  // every point, and k-D lags are written out in full: those are held (parse_lags, at most 2^20).
+  const std::string lag_spelling = a.lags.empty() ? "0,1,10,100,1000" : a.lags;
+  std::optional<LagStream> stream;
+  Lags lags;
+  if (k == 1 && a.plot.empty()) stream.emplace(lag_spelling, where, "--lags");
+  else lags = parse_lags(lag_spelling, k, where, "--lags");
+  const std::size_t block = static_cast<std::size_t>(a.block_rows);
+  Lags chunk(stream ? static_cast<Eigen::Index>(block) : 0, 1);
+  // The next block of lags into `chunk` (a view of the held lags when there is no stream); false when done.
+  Eigen::Index held_next = 0;
+  auto next_block = [&]() -> Eigen::Index {
+    if (stream) return static_cast<Eigen::Index>(stream->next(chunk.data(), block));
+    const Eigen::Index n = std::min<Eigen::Index>(static_cast<Eigen::Index>(block), lags.rows() - held_next);
+    chunk = lags.middleRows(held_next, n);
+    held_next += n;
+    return n;
+  };
+  auto rewind = [&] {
+    if (stream) stream->rewind();
+    held_next = 0;
+  };
   bool any_rf = false, all_plain = true;
   for (const auto& e : encs) {
     any_rf = any_rf || std::holds_alternative<enc::RfRope>(e.value);
     all_plain = all_plain && plain_rope(e).has_value();
   }
-  if (any_rf)
-    for (Eigen::Index i = 0; i < lags.size(); ++i)
-      if (!(std::fabs(lags.data()[i]) <= kMaxRfLag))
-        throw_bad_value(where, "lags", format_number(lags.data()[i]),
-                        fmt::format("at most {} in magnitude for rf-rope: Phi2 is evaluated at 2 Dp",
-                                    format_number(kMaxRfLag)));
+  std::int64_t lag_count = 0;  // counted, and checked for rf-rope, before any work (a pass over a stream)
+  const double count_bound = stream ? stream->count_bound() : static_cast<double>(lags.rows());
+  if (count_bound > 1e10)  // a pass would take minutes: the time budget below refuses such counts anyway
+    lag_count = static_cast<std::int64_t>(std::min(count_bound, 0x1p62));
+  else
+    for (Eigen::Index n; (n = next_block()) > 0; lag_count += n)
+      if (any_rf)
+        for (Eigen::Index i = 0; i < n * chunk.cols(); ++i)
+          if (!(std::fabs(chunk.data()[i]) <= kMaxRfLag))
+            throw_bad_value(where, "lags", format_number(chunk.data()[i]),
+                            fmt::format("at most {} in magnitude for rf-rope: Phi2 is evaluated at 2 Dp",
+                                        format_number(kMaxRfLag)));
+  rewind();
   if (!a.plot.empty() && k != 1)
     throw_bad_value(where, "plot", a.plot, fmt::format("given with 1-D lags only (these encodings take {}-D lags)", k));
   if (!a.plot.empty() && a.plot == a.out)
@@ -252,50 +282,67 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     seconds_per_lag += columns / 1e6;
   }
   const double E = static_cast<double>(encs.size());
-  auto cost_of = [&](double r) { return Cost{r * E * columns * 150.0, r * seconds_per_lag}; };
-  const double rows = static_cast<double>(lags.rows());
+  const double held_rows = stream ? static_cast<double>(block) : static_cast<double>(lags.rows());
+  auto cost_of = [&](double r) { return Cost{std::min(r, held_rows) * E * columns * 150.0, r * seconds_per_lag}; };
+  const double rows = static_cast<double>(lag_count);
   if (!cost_of(rows).fits())
-    check_cost(where, "lags", fmt::format("{} lags", lags.rows()), cost_of(rows),
-               fmt::format("{} lags", largest_fitting(1, lags.rows(), [&](std::int64_t r) {
+    check_cost(where, "lags", fmt::format("{} lags", lag_count), cost_of(rows),
+               fmt::format("{} lags", largest_fitting(1, lag_count, [&](std::int64_t r) {
                              return cost_of(static_cast<double>(r)).fits();
                            })),
                fmt::format("for {}", fmt::join(a.encodings, " and ")));
-  announce(command, fmt::format("{} lags of {} encoding(s)", lags.rows(), encs.size()), cost_of(rows).seconds);
+  announce(command, fmt::format("{} lags of {} encoding(s)", lag_count, encs.size()), cost_of(rows).seconds);
 
   Table t;
   t.columns = {"encoding", "lag", "kernel", "content_variance"};
   if (any_rf) t.columns.insert(t.columns.end(), {"expected_kernel", "frequency_variance"});
   if (all_plain) t.columns.insert(t.columns.end(), {"sine_residual", "continuum", "continuum_sine"});
   std::vector<PlotSeries> series;
+  std::optional<TableStream> streamed;  // without --plot the rows go out block by block
+  if (a.plot.empty()) streamed.emplace(a.out, format, t.columns);
   for (std::size_t j = 0; j < encs.size(); ++j) {
     const Encoding& e = encs[j];
     const std::string name = spelling(e);
-    const auto kr = for_encoding(command, a.encodings[j], [&] { return kernel_rows(e, lags, rho, seq_len); });
     PlotSeries s;
     s.label = name;
-    for (Eigen::Index i = 0; i < lags.rows(); ++i) {
-      const KernelRow& r = kr[static_cast<std::size_t>(i)];
-      const Eigen::VectorXd lag = lags.row(i).transpose();
-      const std::span<const double> l(lag.data(), static_cast<std::size_t>(lag.size()));
-      if (!std::isfinite(r.kernel) || !std::isfinite(r.content_variance))
-        throw_bad_value(where, "lags", lag_text(l),
-                        fmt::format("lags at which G is finite for '{}' (the kernel or the content variance "
-                                    "overflows float64 there)",
-                                    a.encodings[j]));
-      std::vector<Cell> row = {name, lag_cell(l), r.kernel, r.content_variance};
-      if (any_rf) {
-        row.push_back(number(r.expected_kernel));
-        row.push_back(number(r.frequency_variance));
+    rewind();
+    for (Eigen::Index n; (n = next_block()) > 0;) {
+      const Lags here = chunk.topRows(n);
+      const auto kr = for_encoding(command, a.encodings[j], [&] { return kernel_rows(e, here, rho, seq_len); });
+      for (Eigen::Index i = 0; i < n; ++i) {
+        const KernelRow& r = kr[static_cast<std::size_t>(i)];
+        const Eigen::VectorXd lag = here.row(i).transpose();
+        const std::span<const double> l(lag.data(), static_cast<std::size_t>(lag.size()));
+        if (!std::isfinite(r.kernel) || !std::isfinite(r.content_variance))
+          throw_bad_value(where, "lags", lag_text(l),
+                          fmt::format("lags at which G is finite for '{}' (the kernel or the content variance "
+                                      "overflows float64 there)",
+                                      a.encodings[j]));
+        std::vector<Cell> row = {name, lag_cell(l), r.kernel, r.content_variance};
+        if (any_rf) {
+          row.push_back(number(r.expected_kernel));
+          row.push_back(number(r.frequency_variance));
+        }
+        if (all_plain) {
+          const RopeKernelValues v = rope_kernel(*plain_rope(e), lag[0]);
+          row.insert(row.end(), {v.sine_residual, v.continuum, v.continuum_sine});
+        }
+        t.add_row(std::move(row));
+        if (!a.plot.empty()) {
+          s.x.push_back(here(i, 0));
+          s.y.push_back(r.kernel);
+        }
       }
-      if (all_plain) {
-        const RopeKernelValues v = rope_kernel(*plain_rope(e), lag[0]);
-        row.insert(row.end(), {v.sine_residual, v.continuum, v.continuum_sine});
+      if (streamed) {
+        streamed->add(t);
+        t.rows.clear();
       }
-      t.add_row(std::move(row));
-      s.x.push_back(lags(i, 0));
-      s.y.push_back(r.kernel);
     }
     series.push_back(std::move(s));
+  }
+  if (streamed) {
+    streamed->finish();
+    return;
   }
   std::string svg;
   if (!a.plot.empty()) {

@@ -14,6 +14,7 @@ struct EncodingKernelArgs {
   std::string lags;                    ///< "" : 0,1,10,100,1000 for 1-D encodings; k-D encodings need it
   std::optional<double> rho, seq_len;
   std::string format = "csv", out, plot;
+  int block_rows = 1 << 16;  ///< 1-D lags without --plot are streamed in blocks of this many (memory: one block)
 };
 /// ropekit kernel --encoding E [E...]: encoding,lag,kernel,content_variance (+ rf-rope and plain-RoPE columns).
 void run_encoding_kernel(const EncodingKernelArgs& a);

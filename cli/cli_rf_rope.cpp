@@ -18,6 +18,7 @@
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/vecmath.hpp"
+#include "ropekit/core/lags.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/mc/content_verify.hpp"
 #include "ropekit/mc/rf_verify.hpp"
@@ -40,6 +41,7 @@ struct KernelArgs {
   std::vector<std::string> encodings;
   std::optional<double> rho, seq_len;
   bool families = false;
+  int block_rows = 1 << 16;  // rows evaluated and written at a time (memory: ~1 KB each)
 };
 
 struct VerifyArgs {
@@ -52,6 +54,9 @@ struct VerifyArgs {
   double alpha = 1e-6;
   CLI::Option* blocks_opt = nullptr;  ///< given explicitly: must agree with --q/--k
 };
+
+// Printing a table cell (shortest round trip): measured 1e7 per second, divided by 5 as budget.hpp's rates.
+constexpr double kPrintedCellsPerSecond = 2e6;
 
 // Lags beyond this have 2 Dp (Phi2's argument) outside float64.
 constexpr double kMaxLag = 0x1p1022;
@@ -84,10 +89,9 @@ Cell lag_cell(const std::vector<double>& lag) {
 // verify --shard i/n: a contiguous part of the lags (every lag costs the same). The Monte Carlo streams are per
 // chunk of trials, not per lag: every chunk draws its frequencies (or content) once and scores every lag with them,
 // so a run on some of the lags draws the same numbers and gives those lags the same moments, provided each lag's
-// score is computed alone. It is, except for an evenly spaced grid of >= 8 1-D lags, which score_moments evaluates
-// by one angle-addition recurrence over all of them (monte_carlo.cpp's kMinGridLags, vecmath dot_cos_sin_grid):
+// score is computed alone. It is, except for an evenly spaced grid (up to rounding) of >= 8 1-D lags, which
+// score_moments evaluates by one angle-addition recurrence over all of them (monte_carlo.hpp scores_as_grid):
 // such a run is not sharded, and a shard's own lags are passed in an order that is never such a grid.
-constexpr Eigen::Index kMinGridLags = 8;
 
 struct LagShard {
   std::optional<Shard> shard;
@@ -109,10 +113,6 @@ struct LagShard {
   }
 };
 
-bool even_grid(const Eigen::MatrixXd& lags) {
-  return lags.cols() == 1 && lags.rows() >= 2 && is_even_grid(lags.data(), static_cast<std::size_t>(lags.rows()));
-}
-
 LagShard shard_lags(const std::string& command, const std::string& text, const Eigen::MatrixXd& lags, bool grid_path) {
   LagShard ls;
   ls.total = lags.rows();
@@ -120,7 +120,7 @@ LagShard shard_lags(const std::string& command, const std::string& text, const E
   if (text.empty()) return ls;
   ls.shard = parse_shard(text, command);
   if (ls.shard->count == 1) return ls;  // the whole run, computed as without --shard
-  if (grid_path && lags.rows() >= kMinGridLags && even_grid(lags))
+  if (grid_path && scores_as_grid(lags))
     throw_bad_value(command, "--shard", "'" + text + "'",
                     fmt::format("absent (or 0/1) for --lags an evenly spaced grid of {} 1-D lags: the Monte Carlo "
                                 "scores such a grid (>= {} lags) by one recurrence over all of them, so a shard cannot "
@@ -130,11 +130,11 @@ LagShard shard_lags(const std::string& command, const std::string& text, const E
   const auto [first, last] = shard_range(static_cast<std::size_t>(lags.rows()), *ls.shard);
   ls.first = static_cast<Eigen::Index>(first);
   ls.lags = lags.middleRows(ls.first, static_cast<Eigen::Index>(last - first));
-  // Two lags always form a grid, too short for the recurrence; from three on, swapping the first two breaks it.
-  if (grid_path && ls.lags.rows() >= 3 && even_grid(ls.lags)) {
+  // Swapping the first two lags of an increasing (near) grid leaves no grid of either step.
+  if (grid_path && scores_as_grid(ls.lags)) {
     ls.lags.row(0).swap(ls.lags.row(1));
     ls.swapped = true;
-    if (even_grid(ls.lags)) throw std::logic_error("shard_lags: swapped lags still an even grid");
+    if (scores_as_grid(ls.lags)) throw std::logic_error("shard_lags: swapped lags still a grid");
   }
   return ls;
 }
@@ -160,39 +160,67 @@ void run_kernel(const KernelArgs& a) {
   if (a.spectrum.empty() == a.encodings.empty())
     throw InputError("ropekit kernel: give exactly one of --spectrum SPEC and --encoding ENCODING...");
   if (!a.encodings.empty()) {
-    run_encoding_kernel(EncodingKernelArgs{a.encodings, a.lags, a.rho, a.seq_len, a.format, a.out, a.plot});
+    run_encoding_kernel(EncodingKernelArgs{a.encodings, a.lags, a.rho, a.seq_len, a.format, a.out, a.plot, a.block_rows});
     return;
   }
   // Options of the --encoding path only: refused rather than ignored.
   if (a.rho) throw_bad_value(where, "rho", format_number(*a.rho), "given with --encoding only");
   if (a.seq_len) throw_bad_value(where, "seq_len", format_number(*a.seq_len), "given with --encoding only");
   if (!a.plot.empty()) throw_bad_value(where, "plot", a.plot, "given with --encoding only");
+  const Spectrum s = parse_spectrum(a.spectrum);
+  check_output_path(a.out);
+  const int k = dims(s);
+  const std::string lag_text_in = a.lags.empty() ? (k == 1 ? "0,0.5,1,2,5" : default_lags(k)) : a.lags;
+  // k = 1: the lags are streamed (ranges expand block by block), so any number of them runs in memory of one
+  // block; k-D lags are lists written out in full and are held.
+  std::optional<LagStream> stream;
+  Eigen::MatrixXd listed;
+  if (k == 1) stream.emplace(lag_text_in, where, "--lags");
+  else listed = parse_lags(lag_text_in, k, where, "--lags");
+  const std::size_t block = static_cast<std::size_t>(a.block_rows);
+  // Time by the family's work per lag (a file spectrum's rows, Matern's quadratures); memory: one block's table.
+  auto cost_of = [&](double r) {
+    return Cost{std::min(r, static_cast<double>(block)) * 150.0 * 8,
+                r * (kernel_values_work(s) / kElementsPerSecond + 5 / kPrintedCellsPerSecond)};
+  };
+  const double bound = k == 1 ? stream->count_bound() : static_cast<double>(listed.rows());
+  if (!cost_of(bound).fits())
+    check_cost(where, "lags", fmt::format("{} lags", format_number(bound)), cost_of(bound),
+               fmt::format("{} lags", largest_fitting(1, static_cast<std::int64_t>(std::min(bound, 0x1p62)), [&](std::int64_t r) {
+                             return cost_of(static_cast<double>(r)).fits();
+                           })),
+               fmt::format("for {}", spelling(s)));
+  // Every lag is checked before the first row is written (a pass over the stream: cheap next to Phi).
+  std::vector<double> buf(k == 1 ? block : 0);
+  std::int64_t count = 0;
+  if (k == 1) {
+    for (std::size_t n; (n = stream->next(buf.data(), block)) > 0; count += static_cast<std::int64_t>(n))
+      check_lag_range(where, Eigen::Map<const Eigen::MatrixXd>(buf.data(), static_cast<Eigen::Index>(n), 1));
+    stream->rewind();
+  } else {
+    check_lag_range(where, listed);
+    count = listed.rows();
+  }
+  announce(command, fmt::format("{} lags of {}", count, spelling(s)), cost_of(static_cast<double>(count)).seconds);
+  TableStream out(a.out, format, {"lag", "phi", "phi2", "var_cos", "var_sin"});
   Table t;
-  {
-    const Spectrum s = parse_spectrum(a.spectrum);
-    check_output_path(a.out);
-    const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? (dims(s) == 1 ? "0,0.5,1,2,5" : default_lags(dims(s))) : a.lags,
-                                            dims(s), where, "--lags");
-    check_lag_range(where, lags);
-    // Time by the family's work per lag (a file spectrum's rows, Matern's quadratures); the printed table's memory.
-    auto cost_of = [&](double r) { return Cost{r * 150.0, r * kernel_values_work(s) / kElementsPerSecond}; };
-    const double rows = static_cast<double>(lags.rows());
-    if (!cost_of(rows).fits())
-      check_cost(where, "lags", fmt::format("{} lags", lags.rows()), cost_of(rows),
-                 fmt::format("{} lags", largest_fitting(1, lags.rows(), [&](std::int64_t r) {
-                               return cost_of(static_cast<double>(r)).fits();
-                             })),
-                 fmt::format("for {}", spelling(s)));
-    announce(command, fmt::format("{} lags of {}", lags.rows(), spelling(s)), cost_of(rows).seconds);
-    t.columns = {"lag", "phi", "phi2", "var_cos", "var_sin"};
-    std::vector<double> lag(static_cast<std::size_t>(lags.cols()));
-    for (Eigen::Index i = 0; i < lags.rows(); ++i) {
-      for (Eigen::Index j = 0; j < lags.cols(); ++j) lag[static_cast<std::size_t>(j)] = lags(i, j);
+  t.columns = {"lag", "phi", "phi2", "var_cos", "var_sin"};
+  std::vector<double> lag(static_cast<std::size_t>(k));
+  for (std::int64_t first = 0; first < count;) {
+    t.rows.clear();
+    const std::size_t n = k == 1 ? stream->next(buf.data(), block)
+                                 : static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(block), count - first));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (k == 1) lag[0] = buf[i];
+      else
+        for (int j = 0; j < k; ++j) lag[static_cast<std::size_t>(j)] = listed(first + static_cast<Eigen::Index>(i), j);
       const KernelValues kv = kernel_values(s, lag);
       t.add_row({lag_cell(lag), kv.phi, kv.phi2, kv.var_cos, kv.var_sin});
     }
+    out.add(t);
+    first += static_cast<std::int64_t>(n);
   }
-  emit(a.out, render(t, format));
+  out.finish();
 }
 
 // What every verify subcommand needs, parsed and validated before any work starts.
@@ -630,6 +658,8 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
     add_real_option(k, "ropekit kernel", "--seq-len", a->seq_len,
                     "--encoding: current sequence length T for dynamic and longrope schemes (default: |Dp| + 1)");
     k->add_option("--plot", a->plot, "--encoding: also write the kernels over the lags as an SVG plot to this file");
+    add_integer_option(k, "ropekit kernel", "--block-rows", a->block_rows, "rows per streamed block (tests)", 1, 1 << 24)
+        ->group("");
     k->add_flag("--families", a->families, "list the spectral families, their frequencies and kernels");
     k->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     k->add_option("--out", a->out, "output file (default: stdout)");

@@ -158,6 +158,7 @@ class Staged {
  public:
   Staged(std::string path, fs::path target) : path_(std::move(path)), target_(std::move(target)) {}
   ~Staged() {
+    if (fd_ >= 0) ::close(fd_);
     if (slot_ >= 0) {
       ::unlink(tmp_.c_str());
       g_slots[slot_].state.store(0);
@@ -174,6 +175,13 @@ class Staged {
 
   /// Creates missing parent directories, then writes, syncs and closes the temporary, checking each step.
   void write(std::string_view content, std::optional<mode_t> mode) {
+    open(mode);
+    append(content);
+    finish();
+  }
+
+  /// Creates missing parent directories and the temporary, open for append().
+  void open(std::optional<mode_t> mode) {
     std::error_code ec;
     for (fs::path d = fs::absolute(target_).parent_path(); !d.empty() && !fs::exists(d, ec); d = d.parent_path()) {
       created_dirs_.push_back(d);
@@ -212,11 +220,26 @@ class Staged {
       fail(path_, "no free temporary name beside it");
     }
     if (mode) ::fchmod(fd, *mode);  // a replaced file keeps its permissions
-    int err = write_all(fd, content);
+    fd_ = fd;
+  }
+
+  /// Writes a piece to the open temporary (closing it on failure).
+  void append(std::string_view content) {
+    if (const int err = write_all(fd_, content)) {
+      ::close(fd_);
+      fd_ = -1;
+      fail(path_, std::strerror(err));
+    }
+  }
+
+  /// Syncs and closes the temporary.
+  void finish() {
     // fsync: the data is on disk before the rename makes it the file (a crash leaves old or new, never empty),
     // and a full disk that only shows at writeback is reported here, not lost.
-    if (err == 0 && ::fsync(fd) != 0 && errno != EINVAL) err = errno;
-    if (::close(fd) != 0 && err == 0) err = errno;
+    int err = 0;
+    if (::fsync(fd_) != 0 && errno != EINVAL) err = errno;
+    if (::close(fd_) != 0 && err == 0) err = errno;
+    fd_ = -1;
     if (err != 0) fail(path_, std::strerror(err));
   }
 
@@ -233,6 +256,7 @@ class Staged {
   fs::path target_;
   std::vector<fs::path> created_dirs_;
   int slot_ = -1;
+  int fd_ = -1;
   bool landed_ = false;
 };
 
@@ -302,6 +326,62 @@ void emit(const std::string& path, std::string_view content) {
     return;
   }
   write_file_atomic(path, content);
+}
+
+struct OutputStream::State {
+  std::string path;
+  bool to_stdout = false;
+  std::unique_ptr<Staged> staged;  // a regular file's temporary
+  int direct_fd = -1;              // a non-regular target (/dev/null, a FIFO), written as it comes
+};
+
+OutputStream::OutputStream(const std::string& path) : state_(std::make_unique<State>()) {
+  if (g_batch) throw std::logic_error("OutputStream: not inside an OutputBatch");
+  state_->path = path;
+  if (path.empty() || path == "-") {
+    state_->to_stdout = true;
+    std::cout.flush();
+    std::fflush(stdout);
+    return;
+  }
+  const Target t = resolve(path);
+  if (t.exists && !t.regular) {
+    state_->direct_fd = ::open(t.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (state_->direct_fd < 0) fail(path, std::strerror(errno));
+    return;
+  }
+  state_->staged = std::make_unique<Staged>(path, t.path);
+  state_->staged->open(t.exists ? std::optional<mode_t>(t.mode) : std::nullopt);
+}
+
+OutputStream::~OutputStream() {
+  if (state_->direct_fd >= 0) ::close(state_->direct_fd);
+}  // an uncommitted Staged removes its temporary
+
+void OutputStream::write(std::string_view piece) {
+  if (state_->to_stdout) {
+    if (const int err = write_all(STDOUT_FILENO, piece))
+      throw InputError(fmt::format("cannot write standard output: {}", std::strerror(err)));
+  } else if (state_->direct_fd >= 0) {
+    if (const int err = write_all(state_->direct_fd, piece)) fail(state_->path, std::strerror(err));
+  } else if (state_->staged) {
+    state_->staged->append(piece);
+  } else {
+    throw std::logic_error("OutputStream: write after commit");
+  }
+}
+
+void OutputStream::commit() {
+  if (state_->direct_fd >= 0) {
+    const int fd = state_->direct_fd;
+    state_->direct_fd = -1;
+    if (::close(fd) != 0) fail(state_->path, std::strerror(errno));
+  }
+  if (state_->staged) {
+    state_->staged->finish();
+    state_->staged->land();
+    state_->staged.reset();
+  }
 }
 
 bool flush_stdout() {

@@ -35,6 +35,27 @@ void check_output_path(const std::string& path);
 /// <reason>" on stderr) if anything written to stdout by this process was lost.
 bool flush_stdout();
 
+/// One output written in pieces, for results too long to hold in memory, landing as write_file_atomic's do:
+/// a regular file's pieces go to its temporary (<path>.tmp.<pid>), which commit() syncs and renames into
+/// place; destroyed without commit() (an exception), the temporary is removed and no partial file is left.
+/// Empty path or "-": each piece goes to stdout as it comes. Non-regular targets are written directly.
+/// Not inside an OutputBatch. @throws InputError "cannot write '<path>': <reason>" as write_file_atomic.
+class OutputStream {
+ public:
+  explicit OutputStream(const std::string& path);
+  ~OutputStream();
+  OutputStream(const OutputStream&) = delete;
+  OutputStream& operator=(const OutputStream&) = delete;
+  void write(std::string_view piece);
+  /// Lands the file (sync, rename); nothing may be written after.
+  void commit();
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
 /// A group of files that land together: while a batch is open, write_file_atomic stages each regular
 /// file under its temporary name (written and synced) and holds writes to non-regular targets; commit()
 /// performs the held direct writes, then renames every staged file into place. A batch destroyed without

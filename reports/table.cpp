@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "reports/output.hpp"
 #include "ropekit/core/enum_text.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/overloaded.hpp"
@@ -234,6 +235,62 @@ CsvData parse_csv(std::string_view text, std::string_view source) {
     out.rows.push_back(std::move(records[r]));
   }
   return out;
+}
+
+}  // namespace ropekit
+
+namespace ropekit {
+
+namespace {
+constexpr std::string_view kLatexFoot = "\\bottomrule\n\\end{tabular}\n";
+}  // namespace
+
+struct TableStream::State {
+  OutputStream out;
+  Format format;
+  std::vector<std::string> columns;
+  bool any = false;  // a block with rows written
+  State(const std::string& path, Format f, std::vector<std::string> c) : out(path), format(f), columns(std::move(c)) {}
+};
+
+TableStream::TableStream(const std::string& path, Format format, std::vector<std::string> columns)
+    : state_(std::make_unique<State>(path, format, std::move(columns))) {}
+
+TableStream::~TableStream() = default;
+
+void TableStream::add(const Table& block) {
+  if (block.rows.empty()) return;
+  if (block.columns != state_->columns) throw std::logic_error("TableStream::add: other columns");
+  const std::string text = render(block, state_->format);
+  std::string_view piece = text;
+  // render() of one block is head + rows + foot: write the head once, the rows always, the foot in finish().
+  switch (state_->format) {
+    case Format::csv:
+    case Format::md:
+      if (state_->any) piece.remove_prefix(render(Table{block.columns, {}}, state_->format).size());
+      break;
+    case Format::latex: {
+      const std::string head = render(Table{block.columns, {}}, state_->format);
+      if (state_->any) piece.remove_prefix(head.size() - kLatexFoot.size());
+      piece.remove_suffix(kLatexFoot.size());
+      break;
+    }
+    case Format::json:  // "[\n" rows "\n]\n"; blocks joined by ",\n"
+      piece.remove_suffix(3);
+      piece.remove_prefix(2);
+      if (state_->any) state_->out.write(",\n");
+      else state_->out.write("[\n");
+      break;
+  }
+  state_->out.write(piece);
+  state_->any = true;
+}
+
+void TableStream::finish() {
+  if (!state_->any) state_->out.write(render(Table{state_->columns, {}}, state_->format));
+  else if (state_->format == Format::latex) state_->out.write(kLatexFoot);
+  else if (state_->format == Format::json) state_->out.write("\n]\n");
+  state_->out.commit();
 }
 
 }  // namespace ropekit

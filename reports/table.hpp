@@ -3,6 +3,7 @@
 // for papers' supplementary material), JSON (array of row objects) and LaTeX (booktabs tabular).
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -36,6 +37,22 @@ std::string to_markdown(const Table& t, const MarkdownOptions& options = {});
 std::string to_json(const Table& t);
 std::string to_latex(const Table& t, const MarkdownOptions& options = {});
 std::string render(const Table& t, Format format);
+
+/// A table too long to hold, written block by block to an OutputStream (output.hpp): the bytes are exactly
+/// render() of the whole table. Nothing lands unless finish() is called (stdout excepted).
+class TableStream {
+ public:
+  TableStream(const std::string& path, Format format, std::vector<std::string> columns);
+  ~TableStream();
+  /// Writes block's rows (block.columns must be this stream's).
+  void add(const Table& block);
+  /// Writes the end of the table and lands the file.
+  void finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 /// Formats a real with n significant digits (fixed or scientific, whichever is shorter).
 std::string format_significant(double v, int digits);

@@ -11,7 +11,7 @@ packages=(
   python3-dev pybind11-dev python3-numpy python3-pytest python3-pandas python3-distributed python3-setuptools
   python3-pip
 )
-[ "${ROPEKIT_BENCH_DEPS:-0}" = 1 ] && packages+=(hyperfine)
+[ "${ROPEKIT_BENCH_DEPS:-0}" = 1 ] && packages+=(hyperfine python3-numpy)
 # make fuzz: clang++ with libFuzzer and the sanitizer runtimes (Debian 12's clang 14).
 [ "${ROPEKIT_FUZZ_DEPS:-0}" = 1 ] && packages+=(clang libclang-rt-14-dev)
 

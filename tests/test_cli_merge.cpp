@@ -159,6 +159,10 @@ TEST_CASE("--shard refuses values that are not i/n with 0 <= i < n") {
                  "ropekit verify convergence: --shard = '0/2' (must be absent: every row carries the log-log slope");
   check_rejected("verify master --spectrum gaussian:sigma=1 --trials 100 --lags 0:16 --shard 1/2",
                  "--shard = '1/2' (must be absent (or 0/1) for --lags an evenly spaced grid of 16 1-D lags");
+  // Decimal lags on a grid up to rounding take the same recurrence (lags/near_grid), so they are refused too.
+  check_rejected("verify master --spectrum gaussian:sigma=1 --trials 100 --lags 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9 "
+                 "--shard 1/2",
+                 "--shard = '1/2' (must be absent (or 0/1) for --lags an evenly spaced grid of 9 1-D lags");
 }
 
 TEST_CASE("merge refuses shards of different runs, missing, duplicate or truncated shards, and non-shards") {

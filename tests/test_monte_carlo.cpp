@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/lags.hpp"
+#include "ropekit/core/vecmath.hpp"
 #include "ropekit/mc/monte_carlo.hpp"
 #include "ropekit/core/rng.hpp"
 #include "ropekit/core/vecmath.hpp"
@@ -130,6 +133,49 @@ TEST_CASE("an evenly spaced lag grid (angle-addition recurrence) gives the same 
     CHECK(std::abs(a[i].mean - b[j].mean) <= 100 * 2.2e-16 * mag);
     CHECK(std::abs(a[i].variance() - b[j].variance()) <= 1e-9 * (a[i].variance() + 1e-300) + 1e-20);
   }
+}
+
+TEST_CASE("decimal lags 0.1,...,6.4 (a grid up to rounding) give the direct path's scores within the derived bound") {
+  const std::uint64_t seed = test_seed();
+  CAPTURE(seed);
+  const Spectrum s = parse_spectrum("gaussian:sigma=1");
+  constexpr int D = 64;
+  const Coefficients coef = coefficients(make_content(ContentKind::random, D, seed));
+  std::vector<double> t;
+  for (int i = 1; i <= 64; ++i) t.push_back(std::stod(std::to_string(i / 10) + "." + std::to_string(i % 10)));
+  const auto near = near_grid(t);
+  REQUIRE(near);  // so score_moments takes the grid path (trial by trial, when the shift bound allows)
+  REQUIRE(near->delta > 0);
+  McOptions o;
+  o.trials = 600;
+  o.seed = seed;
+  const auto grid = score_moments(s, coef, column(t), o);
+  o.threads = 1;
+  const auto grid1 = score_moments(s, coef, column(t), o);
+  // Per-trial bound on |S_grid(g_m) - S_direct(t_m)| in units of eps sum_i (|A_i| + |B_i|), each term derived:
+  const double mag = coef.A.cwiseAbs().sum() + coef.B.cwiseAbs().sum(), eps = 0x1p-52;
+  const double w_max = 6;                                   // |w| <= 6 sigma: P(beyond) 2e-9 per draw, 4e4 draws
+  const double recurrence = std::sqrt(2.0) * (2.0 * kAnchor + 4);  // vecmath's contract on the rotated A', B'
+                                                            // (|A'| + |B'| <= sqrt 2 (|A| + |B|)), anchors' sincos
+  const double rotation = 6;                                // A', B': sincos 1.5 ulp, a product and a sum each
+  const double step_phase = (kAnchor - 1) * 0.1 * w_max / 2;  // h w rounded once (1/2 ulp), carried 31 steps
+  const double shift = kNearGridBudget;                     // t to t0 + s: the guard in score_moments
+  const double direct = 1.5 + 6.4 * w_max / 2;              // sincos (1.5 ulp) and t * w rounded (1/2 ulp)
+  const double summation = 2 * (D / 8.0 + 3);               // 8 lanes of D/8 terms, then 3 levels, in each path
+  const double E = (recurrence + rotation + step_phase + shift + direct + summation) * eps * mag;
+  const double N = static_cast<double>(o.trials);
+  bool any_differs = false;
+  for (std::size_t m = 0; m < t.size(); ++m) {
+    CAPTURE(t[m]);
+    CHECK(identical(grid[m], grid1[m]));  // numbers independent of the threads on this path too
+    const auto direct_m = score_moments(s, coef, column({t[m]}), o);  // one lag: the direct path, same draws
+    CHECK(std::abs(grid[m].mean - direct_m[0].mean) <= E);
+    // s^2 of values moved by at most E each: |d s^2| <= 2 s E sqrt(N / (N - 1)) + E^2 N / (N - 1) (Cauchy-Schwarz).
+    CHECK(std::abs(grid[m].variance() - direct_m[0].variance()) <=
+          2 * direct_m[0].sd() * E * std::sqrt(N / (N - 1)) + E * E * N / (N - 1));
+    any_differs = any_differs || !identical(grid[m], direct_m[0]);
+  }
+  CHECK(any_differs);  // the grid path was taken: its rounding differs from the direct path's somewhere
 }
 
 TEST_CASE("the engine refuses what it cannot do, and reports progress") {

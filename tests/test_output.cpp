@@ -139,3 +139,34 @@ TEST_CASE("an OutputBatch lands all its files at commit, or none of them") {
     CHECK(names_in(dir.path()).empty());
   }
 }
+
+TEST_CASE("an OutputStream lands its pieces whole at commit, and leaves nothing (or the old file) without it") {
+  ScratchDir dir("stream");
+  const std::string path = dir.file("out.csv");
+  {
+    OutputStream s(path);
+    s.write("a,b\n");
+    s.write("1,2\n");
+    CHECK_FALSE(fs::exists(path));        // nothing lands before commit
+    CHECK(slurp(tmp_of(path)) == "a,b\n1,2\n");  // the pieces go to the temporary
+    s.commit();
+  }
+  CHECK(slurp(path) == "a,b\n1,2\n");
+  CHECK(names_in(dir.path()) == std::set<std::string>{"out.csv"});
+  {
+    OutputStream s(path);  // an exception before commit: the old file stays, the temporary goes
+    s.write("half");
+  }
+  CHECK(slurp(path) == "a,b\n1,2\n");
+  CHECK(names_in(dir.path()) == std::set<std::string>{"out.csv"});
+  const std::string fresh = dir.file("sub/new.csv");
+  {
+    OutputStream s(fresh);
+    s.write("x");
+  }
+  CHECK_FALSE(fs::exists(dir.file("sub")));  // nor the directory made for it
+  CHECK(error_of([&] { OutputStream s(dir.path().string()); }).find("it is a directory") != std::string::npos);
+  OutputStream null("/dev/null");  // a non-regular target is written directly
+  null.write("anything");
+  null.commit();
+}

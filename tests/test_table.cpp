@@ -1,12 +1,14 @@
 // Report writers: CSV round-trips exactly, JSON parses, Markdown and LaTeX escape their specials.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
 
 #include "reports/table.hpp"
 #include "ropekit/core/error.hpp"
+#include "tests/support.hpp"
 
 using namespace ropekit;
 
@@ -74,4 +76,32 @@ TEST_CASE("formats parse - ragged CSV and unknown formats are rejected") {
   CHECK_THROWS_AS(parse_csv("a,b\n1,2,3\n", "r.csv"), InputError);
   CHECK_THROWS_AS(parse_csv("a,b\n\"1,2\n", "r.csv"), InputError);
   CHECK_THROWS_AS(parse_csv("", "r.csv"), InputError);
+}
+
+TEST_CASE("a TableStream writes exactly render() of the whole table, for any block size and format") {
+  Table whole;
+  whole.columns = {"name", "x", "n", "ok"};
+  for (int i = 0; i < 23; ++i)
+    whole.add_row({std::string(i % 3 ? "a" : "b,|&\"c"), 0.1 * i, std::int64_t{i}, i % 2 == 0});
+  ropekit::test::ScratchDir dir("table-stream");
+  for (Format f : {Format::csv, Format::md, Format::json, Format::latex}) {
+    for (std::size_t block : {std::size_t{1}, std::size_t{5}, std::size_t{23}, std::size_t{100}}) {
+      CAPTURE(static_cast<int>(f));
+      CAPTURE(block);
+      const std::string path = dir.file("t.out");
+      TableStream s(path, f, whole.columns);
+      for (std::size_t first = 0; first < whole.rows.size(); first += block) {
+        Table part{whole.columns, {}};
+        for (std::size_t i = first; i < std::min(first + block, whole.rows.size()); ++i) part.rows.push_back(whole.rows[i]);
+        s.add(part);
+        s.add(Table{whole.columns, {}});  // an empty block adds nothing
+      }
+      s.finish();
+      CHECK(ropekit::test::slurp(path) == render(whole, f));
+    }
+    const std::string empty = dir.file("e.out");  // no rows at all: the empty table
+    TableStream s(empty, f, whole.columns);
+    s.finish();
+    CHECK(ropekit::test::slurp(empty) == render(Table{whole.columns, {}}, f));
+  }
 }

@@ -4,11 +4,14 @@
 #include <atomic>
 #include <cmath>
 #include <mutex>
+#include <limits>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/lags.hpp"
 #include "ropekit/core/parallel.hpp"
 #include "ropekit/core/vecmath.hpp"
 
@@ -16,7 +19,15 @@ namespace ropekit {
 
 namespace {
 constexpr std::uint64_t kStreamFrequencies = 0xF4E9'0E4C;  // the frequencies' stream of a seed
-constexpr std::size_t kMinGridLags = 8;                    // below this the recurrence saves too little
+
+// True if evaluating a trial's scores on the near grid (lags moved by up to delta) changes no score by more
+// than `limit`: delta sum_i |w_i| (|A_i| + |B_i|) <= limit. Exact grids (delta = 0) always fit.
+bool grid_fits(double delta, const double* w, const double* ab, std::size_t D, double limit) {
+  if (delta == 0) return true;
+  double sum = 0;
+  for (std::size_t i = 0; i < D; ++i) sum += std::fabs(w[i]) * ab[i];
+  return delta * sum <= limit;
+}
 }  // namespace
 
 void Moments::add(double x) {
@@ -73,6 +84,11 @@ double angle_evaluations(std::int64_t trials, int blocks, Eigen::Index lags) {
   return static_cast<double>(trials) * blocks * static_cast<double>(lags);
 }
 
+bool scores_as_grid(const Eigen::MatrixXd& lags) {
+  return lags.cols() == 1 && static_cast<std::size_t>(lags.rows()) >= kMinGridLags &&
+         near_grid(std::span<const double>(lags.data(), static_cast<std::size_t>(lags.rows()))).has_value();
+}
+
 std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, const Eigen::MatrixXd& lags,
                                    const McOptions& options) {
   options.validate();
@@ -90,7 +106,24 @@ std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, 
 
   const std::size_t L = static_cast<std::size_t>(lags.rows());
   const std::vector<double> t(lags.data(), lags.data() + (k == 1 ? L : 0));  // 1-D lags, contiguous
-  const bool grid = k == 1 && L >= kMinGridLags && is_even_grid(t.data(), L);
+  // 1-D lags on an even grid up to rounding (decimal input) take the angle-addition path (lags/near_grid):
+  // t[m] = t0 + s[m] + r[m] with s an exact grid from 0 and |r[m]| <= delta <= kNearGridUlps ulp(max|t|).
+  // S(t0 + s) = sum_i A'_i cos(s w_i) + B'_i sin(s w_i) with the coefficients rotated by the anchor's phase,
+  // A' = A cos(t0 w) + B sin(t0 w), B' = B cos(t0 w) - A sin(t0 w) (D sincos per trial), so the grid kernel
+  // runs on s. Dropping r moves S by at most delta sum_i |w_i| (|A_i| + |B_i|) (the derivative in t is bounded
+  // by that sum); rounding t0 w_i adds 1/2 ulp(t0) to delta. A trial takes the grid only if this bound is at most
+  // kNearGridBudget = 32 eps sum_i (|A_i| + |B_i|): half the recurrence's own rounding (about 2 kAnchor = 64 eps
+  // per unit of |A'| + |B'| <= sqrt(2) (|A| + |B|)), so the grid path stays within rf_verify's allowance of
+  // 8 (D + 8) eps per unit of sum |A| + |B| for D >= 8. Other trials (heavy-tailed frequencies, large lags) use
+  // the direct path. For 0.1,0.2,...,6.4: delta <= 1 ulp(6.4) = 4 eps, plus 1/2 ulp(0.1).
+  const std::optional<NearGrid> near = k == 1 && L >= kMinGridLags ? near_grid(t) : std::nullopt;  // scores_as_grid
+  const bool grid = near.has_value();
+  const bool rotate = grid && near->t0 != 0;
+  const double shift = grid ? near->delta + (rotate ? 0.5 * (std::nextafter(std::fabs(near->t0), INFINITY) - std::fabs(near->t0)) : 0.0) : 0.0;
+  const double c_abs = c.A.cwiseAbs().sum() + c.B.cwiseAbs().sum();
+  const double shift_limit = kNearGridBudget * std::numeric_limits<double>::epsilon() * c_abs;
+  std::vector<double> AB(D);  // |A_i| + |B_i|
+  for (std::size_t i = 0; i < D; ++i) AB[i] = std::fabs(c.A[static_cast<Eigen::Index>(i)]) + std::fabs(c.B[static_cast<Eigen::Index>(i)]);
   const QuantileFunction Q = options.sampling == Sampling::stratified ? make_quantile(draw) : QuantileFunction();
   const std::vector<double> A(c.A.data(), c.A.data() + D), B(c.B.data(), c.B.data() + D);
 
@@ -101,12 +134,22 @@ std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, 
     const std::int64_t first = static_cast<std::int64_t>(chunk) * kTrialsPerChunk;
     const std::int64_t count = std::min<std::int64_t>(kTrialsPerChunk, N - first);
     std::vector<double> w(D * k), half((D + 1) / 2 * k), u(D), S(L), scratch(grid ? 8 * L : 0);
+    std::vector<double> A2(rotate ? D : 0), B2(rotate ? D : 0), sn(rotate ? D : 0), cs(rotate ? D : 0);
     std::vector<std::size_t> perm(D);
     std::vector<ShiftedSums> sums(L);
     for (std::int64_t trial = 0; trial < count; ++trial) {
       draw_frequencies(draw, options.sampling, Q, rng, D, w.data(), half, perm);
-      if (grid) {
-        dot_cos_sin_grid(t.data(), L, w.data(), A.data(), B.data(), D, S.data(), scratch.data());
+      if (grid && grid_fits(shift, w.data(), AB.data(), D, shift_limit)) {
+        if (rotate) {
+          for (std::size_t i = 0; i < D; ++i) u[i] = near->t0 * w[i];
+          sincos_array(u.data(), sn.data(), cs.data(), D);
+          for (std::size_t i = 0; i < D; ++i) {
+            A2[i] = A[i] * cs[i] + B[i] * sn[i];
+            B2[i] = B[i] * cs[i] - A[i] * sn[i];
+          }
+        }
+        dot_cos_sin_grid(near->s.data(), L, w.data(), rotate ? A2.data() : A.data(), rotate ? B2.data() : B.data(), D,
+                         S.data(), scratch.data());
       } else if (k == 1) {
         for (std::size_t l = 0; l < L; ++l) S[l] = dot_cos_sin(t[l], w.data(), A.data(), B.data(), D);
       } else {

@@ -74,10 +74,20 @@ struct McOptions {
 };
 
 constexpr std::int64_t kTrialsPerChunk = 256;
+/// The most a near-grid shift may move a score, in eps sum_i (|A_i| + |B_i|) (see score_moments).
+constexpr double kNearGridBudget = 32;
+
+/// A 1-D lag list of at least this many lags that is a grid up to rounding is scored by the recurrence.
+constexpr std::size_t kMinGridLags = 8;
+/// True if score_moments may score `lags` by the grid recurrence (see below): its rows' last digits then depend on
+/// the whole list, so a part of the list (a shard) does not reproduce them.
+bool scores_as_grid(const Eigen::MatrixXd& lags);
 
 /// Moments of S over N trials at each lag (rows of `lags`, cols = dims(draw)), frequencies drawn from
-/// `draw` with options.sampling. A 1-D lag list on an evenly spaced grid of >= 8 lags uses the
-/// angle-addition recurrence (vecmath dot_cos_sin_grid), other lags one SLEEF sincos per (lag, block).
+/// `draw` with options.sampling. A 1-D lag list on an evenly spaced grid of >= 8 lags, exact or up to
+/// rounding (lags/near_grid: "0.1,0.2,...,6.4"), uses the angle-addition recurrence (vecmath
+/// dot_cos_sin_grid) on that grid in every trial where moving the lags onto it changes no score by more
+/// than kNearGridBudget eps sum_i (|A_i| + |B_i|); other lags and trials one sincos per (lag, block).
 /// @throws InputError for bad options, a lag dimension that is not dims(draw), stratified sampling of a
 /// k > 1 density, or a score that overflows (non-finite lag * frequency).
 std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, const Eigen::MatrixXd& lags,
