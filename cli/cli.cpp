@@ -12,6 +12,7 @@
 #include "reports/output.hpp"
 #include "reports/table.hpp"
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/vecmath.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/version.hpp"
 
@@ -164,6 +165,8 @@ int run_cli(int argc, char** argv) {
   }
 
   try {
+    // ROPEKIT_SIMD (vecmath.hpp) is read here, so a bad value fails every command, not only those with sincos.
+    (void)simd_path();
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return finish(print(e));

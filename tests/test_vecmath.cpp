@@ -134,6 +134,12 @@ TEST_CASE("ROPEKIT_SIMD: a path by name, and an unknown name is one error line w
   CHECK(bad.exit_code == 2);
   CHECK(bad.err == "error: environment: ROPEKIT_SIMD = 'sse9' (must be scalar, avx2 or avx512)\n");
   CHECK(bad.out.empty());
+  // Checked at start-up (cli.cpp), also by a command that computes no sine.
+  ::setenv("ROPEKIT_SIMD", "sse9", 1);
+  const auto listing = run_ropekit("list encodings");
+  ::unsetenv("ROPEKIT_SIMD");
+  CHECK(listing.exit_code == 2);
+  CHECK(listing.out.empty());
 }
 
 TEST_CASE("sin, cos, log and sin/cos(pi x) of every path agree with long double to the documented ulp bound") {

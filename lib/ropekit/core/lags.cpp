@@ -113,8 +113,11 @@ LagStream::LagStream(std::string_view text, const Where& where, std::string_view
       if (parts.size() < 2 || parts.size() > 3) bad(item, "a range start:stop[:step]");
       it = Item{parts[0], parts[1], parts.size() == 3 ? parts[2] : 1.0, true};
       if (!(it.step > 0)) bad(item, "a range with step > 0");
-      const double n = std::max(0.0, std::ceil((it.stop - it.start) / it.step)) + 1;
+      double n = std::max(0.0, std::ceil((it.stop - it.start) / it.step));
       if (!(n <= 0x1p53)) bad(item, "a range of at most 2^53 values (start + i step with i exact in float64)");
+      // The exact count of next()'s values start + i step < stop: the quotient's rounding can be one off.
+      while (n > 0 && !(it.start + (n - 1) * it.step < it.stop)) n -= 1;
+      while (it.start + n * it.step < it.stop) n += 1;
       count_bound_ += n;
       any = any || it.start < it.stop;
     }

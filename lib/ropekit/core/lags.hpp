@@ -49,7 +49,7 @@ class LagStream {
  public:
   /// Checks every item before any lag is produced. @throws InputError as parse_lags, naming `where` and `what`.
   LagStream(std::string_view text, const Where& where, std::string_view what);
-  /// At least the number of lags (a range's ceil((stop - start) / step) can be one over); for cost estimates.
+  /// The number of lags next() produces (for cost estimates and messages).
   double count_bound() const { return count_bound_; }
   /// Writes the next lags, at most max of them, into out. @returns how many (0: the stream is done).
   std::size_t next(double* out, std::size_t max);
