@@ -183,17 +183,14 @@ void run_kernel(const KernelArgs& a) {
     return Cost{std::min(r, static_cast<double>(block)) * 150.0 * 8,
                 r * (kernel_values_work(s) / kElementsPerSecond + 5 / kPrintedCellsPerSecond)};
   };
-  const double bound = k == 1 ? stream->count_bound() : static_cast<double>(listed.rows());
-  if (!cost_of(bound).fits())
-    check_cost(where, "lags", fmt::format("{} lags", format_number(bound)), cost_of(bound),
-               fmt::format("{} lags", largest_fitting(1, static_cast<std::int64_t>(std::min(bound, 0x1p62)), [&](std::int64_t r) {
-                             return cost_of(static_cast<double>(r)).fits();
-                           })),
-               fmt::format("for {}", spelling(s)));
-  // Every lag is checked before the first row is written (a pass over the stream: cheap next to Phi).
+  // Every lag is counted and checked before the first row is written (a pass over the stream, cheap next to Phi),
+  // unless there are so many that the time budget refuses them anyway.
   std::vector<double> buf(k == 1 ? block : 0);
   std::int64_t count = 0;
-  if (k == 1) {
+  const double bound = k == 1 ? stream->count_bound() : static_cast<double>(listed.rows());
+  if (bound > 1e10) {
+    count = static_cast<std::int64_t>(std::min(bound, 0x1p62));
+  } else if (k == 1) {
     for (std::size_t n; (n = stream->next(buf.data(), block)) > 0; count += static_cast<std::int64_t>(n))
       check_lag_range(where, Eigen::Map<const Eigen::MatrixXd>(buf.data(), static_cast<Eigen::Index>(n), 1));
     stream->rewind();
@@ -201,6 +198,13 @@ void run_kernel(const KernelArgs& a) {
     check_lag_range(where, listed);
     count = listed.rows();
   }
+  const double rows = static_cast<double>(count);
+  if (!cost_of(rows).fits())
+    check_cost(where, "lags", fmt::format("{} lags", count), cost_of(rows),
+               fmt::format("{} lags", largest_fitting(1, count, [&](std::int64_t r) {
+                             return cost_of(static_cast<double>(r)).fits();
+                           })),
+               fmt::format("for {}", spelling(s)));
   announce(command, fmt::format("{} lags of {}", count, spelling(s)), cost_of(static_cast<double>(count)).seconds);
   TableStream out(a.out, format, {"lag", "phi", "phi2", "var_cos", "var_sin"});
   Table t;
@@ -210,6 +214,7 @@ void run_kernel(const KernelArgs& a) {
     t.rows.clear();
     const std::size_t n = k == 1 ? stream->next(buf.data(), block)
                                  : static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(block), count - first));
+    if (n == 0) break;
     for (std::size_t i = 0; i < n; ++i) {
       if (k == 1) lag[0] = buf[i];
       else
