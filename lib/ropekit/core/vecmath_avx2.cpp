@@ -115,36 +115,55 @@ double dot_u256(const double* u, const double* a, const double* b, std::size_t n
   return dot256([&](std::size_t j, auto lanes) { return lanes.load(u + j); }, a, b, n);
 }
 
-// Four lanes of the grid recurrence (the AVX-512 kernel's, half as wide); lanes `half` = 0 or 4 of scratch.
-void grid_half(const double* t, std::size_t count, __m256d vw, __m256d va, __m256d vb, double* scratch, int half) {
-  const Sleef___m256d_2 step = sincos4(_mm256_mul_pd(_mm256_set1_pd(t[1] - t[0]), vw));
-  __m256d c = _mm256_setzero_pd(), s = _mm256_setzero_pd();
+// G groups of four lanes of the grid recurrence at once (groups g = 0..G-1 are lanes i + 4g; group g adds into half
+// 4 ((i/4 + g) % 2) of each 8-lane scratch slot). Independent chains hide the rotation's multiply-add latency;
+// each slot still receives its groups' terms in increasing block order, so the sums are those of one group at a time.
+template <int G>
+void grid_groups(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+                 std::size_t i, double* scratch) {
+  __m256d vw[G], va[G], vb[G], sx[G], sy[G], c[G], s[G];
+  int half[G];
+  const __m256d vh = _mm256_set1_pd(t[1] - t[0]);
+  for (int g = 0; g < G; ++g) {
+    const __m256i mask = tail_mask(remaining(n, i + 4 * g));
+    vw[g] = _mm256_maskload_pd(w + i + 4 * g, mask);
+    va[g] = _mm256_maskload_pd(a + i + 4 * g, mask);
+    vb[g] = _mm256_maskload_pd(b + i + 4 * g, mask);
+    const Sleef___m256d_2 step = sincos4(_mm256_mul_pd(vh, vw[g]));
+    sx[g] = step.x;
+    sy[g] = step.y;
+    half[g] = static_cast<int>((i + 4 * g) % 8);
+  }
   for (std::size_t m = 0; m < count; ++m) {
     if (m % kGridAnchor == 0) {
-      const Sleef___m256d_2 r = sincos4(_mm256_mul_pd(_mm256_set1_pd(t[m]), vw));
-      s = r.x;
-      c = r.y;
+      for (int g = 0; g < G; ++g) {
+        const Sleef___m256d_2 r = sincos4(_mm256_mul_pd(_mm256_set1_pd(t[m]), vw[g]));
+        s[g] = r.x;
+        c[g] = r.y;
+      }
     } else {
-      const __m256d c2 = _mm256_fmsub_pd(c, step.y, _mm256_mul_pd(s, step.x));
-      s = _mm256_fmadd_pd(s, step.y, _mm256_mul_pd(c, step.x));
-      c = c2;
+      for (int g = 0; g < G; ++g) {
+        const __m256d c2 = _mm256_fmsub_pd(c[g], sy[g], _mm256_mul_pd(s[g], sx[g]));
+        s[g] = _mm256_fmadd_pd(s[g], sy[g], _mm256_mul_pd(c[g], sx[g]));
+        c[g] = c2;
+      }
     }
-    double* slot = scratch + 8 * m + half;
-    __m256d acc = _mm256_loadu_pd(slot);
-    acc = _mm256_fmadd_pd(va, c, acc);
-    acc = _mm256_fmadd_pd(vb, s, acc);
-    _mm256_storeu_pd(slot, acc);
+    for (int g = 0; g < G; ++g) {
+      double* slot = scratch + 8 * m + half[g];
+      __m256d acc = _mm256_loadu_pd(slot);
+      acc = _mm256_fmadd_pd(va[g], c[g], acc);
+      acc = _mm256_fmadd_pd(vb[g], s[g], acc);
+      _mm256_storeu_pd(slot, acc);
+    }
   }
 }
 
 void grid256(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
              double* out, double* scratch) {
   for (std::size_t m = 0; m < 2 * count; ++m) _mm256_storeu_pd(scratch + 4 * m, _mm256_setzero_pd());
-  for (std::size_t i = 0; i < n; i += 4) {
-    const __m256i mask = tail_mask(remaining(n, i));
-    grid_half(t, count, _mm256_maskload_pd(w + i, mask), _mm256_maskload_pd(a + i, mask),
-              _mm256_maskload_pd(b + i, mask), scratch, static_cast<int>(i % 8));
-  }
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) grid_groups<4>(t, count, w, a, b, n, i, scratch);
+  for (; i < n; i += 4) grid_groups<1>(t, count, w, a, b, n, i, scratch);
   for (std::size_t m = 0; m < count; ++m)
     out[m] = reduce8(_mm256_loadu_pd(scratch + 8 * m), _mm256_loadu_pd(scratch + 8 * m + 4));
 }

@@ -92,33 +92,51 @@ double dot_u512(const double* u, const double* a, const double* b, std::size_t n
   return dot512([&](std::size_t j, auto lanes) { return lanes.load(u + j); }, a, b, n);
 }
 
+// G registers of eight blocks at once: independent chains hide the rotation's multiply-add latency; each scratch
+// slot still receives the registers' terms in increasing block order, so the sums are those of one at a time.
+template <int G>
+void grid_groups(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+                 std::size_t i, double* scratch) {
+  __m512d vw[G], va[G], vb[G], sx[G], sy[G], c[G], s[G];
+  const __m512d vh = _mm512_set1_pd(t[1] - t[0]);
+  for (int g = 0; g < G; ++g) {
+    const __mmask8 mask = tail_mask(n - (i + 8 * g));
+    vw[g] = _mm512_maskz_loadu_pd(mask, w + i + 8 * g);
+    va[g] = _mm512_maskz_loadu_pd(mask, a + i + 8 * g);
+    vb[g] = _mm512_maskz_loadu_pd(mask, b + i + 8 * g);
+    const Sleef___m512d_2 step = sincos8(_mm512_mul_pd(vh, vw[g]));
+    sx[g] = step.x;
+    sy[g] = step.y;
+  }
+  for (std::size_t m = 0; m < count; ++m) {
+    if (m % kGridAnchor == 0) {
+      for (int g = 0; g < G; ++g) {
+        const Sleef___m512d_2 r = sincos8(_mm512_mul_pd(_mm512_set1_pd(t[m]), vw[g]));
+        s[g] = r.x;
+        c[g] = r.y;
+      }
+    } else {
+      for (int g = 0; g < G; ++g) {
+        const __m512d c2 = _mm512_fmsub_pd(c[g], sy[g], _mm512_mul_pd(s[g], sx[g]));
+        s[g] = _mm512_fmadd_pd(s[g], sy[g], _mm512_mul_pd(c[g], sx[g]));
+        c[g] = c2;
+      }
+    }
+    __m512d acc = _mm512_loadu_pd(scratch + 8 * m);
+    for (int g = 0; g < G; ++g) {
+      acc = _mm512_fmadd_pd(va[g], c[g], acc);
+      acc = _mm512_fmadd_pd(vb[g], s[g], acc);
+    }
+    _mm512_storeu_pd(scratch + 8 * m, acc);
+  }
+}
+
 void grid512(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
              double* out, double* scratch) {
   for (std::size_t m = 0; m < count; ++m) _mm512_storeu_pd(scratch + 8 * m, _mm512_setzero_pd());
-  const __m512d vh = _mm512_set1_pd(t[1] - t[0]);
-  for (std::size_t i = 0; i < n; i += 8) {
-    const __mmask8 mask = tail_mask(n - i);
-    const __m512d vw = _mm512_maskz_loadu_pd(mask, w + i);
-    const __m512d va = _mm512_maskz_loadu_pd(mask, a + i);
-    const __m512d vb = _mm512_maskz_loadu_pd(mask, b + i);
-    const Sleef___m512d_2 step = sincos8(_mm512_mul_pd(vh, vw));
-    __m512d c = _mm512_setzero_pd(), s = _mm512_setzero_pd();
-    for (std::size_t m = 0; m < count; ++m) {
-      if (m % kGridAnchor == 0) {
-        const Sleef___m512d_2 r = sincos8(_mm512_mul_pd(_mm512_set1_pd(t[m]), vw));
-        s = r.x;
-        c = r.y;
-      } else {
-        const __m512d c2 = _mm512_fmsub_pd(c, step.y, _mm512_mul_pd(s, step.x));
-        s = _mm512_fmadd_pd(s, step.y, _mm512_mul_pd(c, step.x));
-        c = c2;
-      }
-      __m512d acc = _mm512_loadu_pd(scratch + 8 * m);
-      acc = _mm512_fmadd_pd(va, c, acc);
-      acc = _mm512_fmadd_pd(vb, s, acc);
-      _mm512_storeu_pd(scratch + 8 * m, acc);
-    }
-  }
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) grid_groups<4>(t, count, w, a, b, n, i, scratch);
+  for (; i < n; i += 8) grid_groups<1>(t, count, w, a, b, n, i, scratch);
   for (std::size_t m = 0; m < count; ++m) out[m] = _mm512_reduce_add_pd(_mm512_loadu_pd(scratch + 8 * m));
 }
 
