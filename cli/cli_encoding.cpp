@@ -38,22 +38,6 @@ namespace {
 // Lags beyond this have 2 Dp (rf-rope's Phi2 argument) outside float64.
 constexpr double kMaxRfLag = 0x1p1022;
 
-// A library message without the command's name ("ropekit::frequencies: seq_len = ...", "lag = inf (must be
-// finite)", "encoding '...' has no frequencies") re-thrown as "<command>: encoding '<text>': <message>".
-template <class F>
-auto for_encoding(const std::string& command, const std::string& text, F&& f) {
-  try {
-    return f();
-  } catch (const InputError& e) {
-    std::string what = e.what();
-    if (what.rfind(command + ":", 0) == 0) throw;
-    for (const char* prefix : {"ropekit::frequencies: ", "ropekit::long_term_decay_bound: "})
-      if (what.rfind(prefix, 0) == 0) what = what.substr(std::strlen(prefix));
-    if (what.rfind("encoding '", 0) == 0) throw InputError(fmt::format("{}: {}", command, what));
-    throw InputError(fmt::format("{}: encoding '{}': {}", command, text, what));
-  }
-}
-
 Encoding parse_option_encoding(const std::string& command, const std::string& text) {
   // Where(command), not Where::options: the keys of a spelling (seed, dim) are not options of the command.
   // for_encoding: the spelling grammar's own messages ("encoding '...': dim = 'odd' (must be an integer)") get
@@ -246,19 +230,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     any_rf = any_rf || std::holds_alternative<enc::RfRope>(e.value);
     all_plain = all_plain && plain_rope(e).has_value();
   }
-  std::int64_t lag_count = 0;  // counted, and checked for rf-rope, before any work (a pass over a stream)
-  const double count_bound = stream ? stream->count_bound() : static_cast<double>(lags.rows());
-  if (count_bound > 1e10)  // a pass would take minutes: the time budget below refuses such counts anyway
-    lag_count = static_cast<std::int64_t>(std::min(count_bound, 0x1p62));
-  else
-    for (Eigen::Index n; (n = next_block()) > 0; lag_count += n)
-      if (any_rf)
-        for (Eigen::Index i = 0; i < n * chunk.cols(); ++i)
-          if (!(std::fabs(chunk.data()[i]) <= kMaxRfLag))
-            throw_bad_value(where, "lags", format_number(chunk.data()[i]),
-                            fmt::format("at most {} in magnitude for rf-rope: Phi2 is evaluated at 2 Dp",
-                                        format_number(kMaxRfLag)));
-  rewind();
+  const std::int64_t lag_count = stream ? stream->count() : static_cast<std::int64_t>(lags.rows());  // exact
   if (!a.plot.empty() && k != 1)
     throw_bad_value(where, "plot", a.plot, fmt::format("given with 1-D lags only (these encodings take {}-D lags)", k));
   if (!a.plot.empty() && a.plot == a.out)
@@ -291,6 +263,16 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
                              return cost_of(static_cast<double>(r)).fits();
                            })),
                fmt::format("for {}", fmt::join(a.encodings, " and ")));
+  // rf-rope's lags are checked before any row is written (a pass over a stream), once the budget has let them in.
+  if (any_rf) {
+    for (Eigen::Index n; (n = next_block()) > 0;)
+      for (Eigen::Index i = 0; i < n * chunk.cols(); ++i)
+        if (!(std::fabs(chunk.data()[i]) <= kMaxRfLag))
+          throw_bad_value(where, "lags", format_number(chunk.data()[i]),
+                          fmt::format("at most {} in magnitude for rf-rope: Phi2 is evaluated at 2 Dp",
+                                      format_number(kMaxRfLag)));
+    rewind();
+  }
   announce(command, fmt::format("{} lags of {} encoding(s)", lag_count, encs.size()), cost_of(rows).seconds);
 
   Table t;

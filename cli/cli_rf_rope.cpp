@@ -37,7 +37,7 @@ const char* kLagsHelp =
     "lags: k = 1: 0.5,1,2 or start:stop[:step]; k-D: vectors separated by ';', components by ',' (\"1,0;0,2\")";
 
 struct KernelArgs {
-  std::string spectrum, lags, format = "csv", out, plot;  // lags default: 0,0.5,1,2,5 (k-D: see default_lags)
+  std::string spectrum, lags, format = "csv", out, plot;  // lags default: default_lag_text(k, 5)
   std::vector<std::string> encodings;
   std::optional<double> rho, seq_len;
   bool families = false;
@@ -66,18 +66,6 @@ void check_lag_range(const Where& where, const Eigen::MatrixXd& lags) {
     if (!(std::fabs(lags.data()[i]) <= kMaxLag))
       throw_bad_value(where, "lags", format_number(lags.data()[i]),
                       fmt::format("at most {} in magnitude: Phi2 is evaluated at 2 Dp", format_number(kMaxLag)));
-}
-
-// Default lags: 0, 0.5, 1, 2, 4 for k = 1; for k >= 2 the origin, the first axis, the last axis and the diagonal.
-std::string default_lags(int k) {
-  if (k == 1) return "0,0.5,1,2,4";
-  auto vec = [&](auto f) {
-    std::string s;
-    for (int j = 0; j < k; ++j) s += (j ? "," : "") + format_number(f(j));
-    return s;
-  };
-  return vec([](int) { return 0.0; }) + ";" + vec([](int j) { return j == 0 ? 1.0 : 0.0; }) + ";" +
-         vec([&](int j) { return j == k - 1 ? 2.0 : 0.0; }) + ";" + vec([](int) { return 0.5; });
 }
 
 // A double column that is a number for k = 1 and text "1,0" for k >= 2.
@@ -170,7 +158,7 @@ void run_kernel(const KernelArgs& a) {
   const Spectrum s = parse_spectrum(a.spectrum);
   check_output_path(a.out);
   const int k = dims(s);
-  const std::string lag_text_in = a.lags.empty() ? (k == 1 ? "0,0.5,1,2,5" : default_lags(k)) : a.lags;
+  const std::string lag_text_in = a.lags.empty() ? default_lag_text(k, 5) : a.lags;
   // k = 1: the lags are streamed (ranges expand block by block), so any number of them runs in memory of one
   // block; k-D lags are lists written out in full and are held.
   std::optional<LagStream> stream;
@@ -183,21 +171,10 @@ void run_kernel(const KernelArgs& a) {
     return Cost{std::min(r, static_cast<double>(block)) * 150.0 * 8,
                 r * (kernel_values_work(s) / kElementsPerSecond + 5 / kPrintedCellsPerSecond)};
   };
-  // Every lag is counted and checked before the first row is written (a pass over the stream, cheap next to Phi),
-  // unless there are so many that the time budget refuses them anyway.
+  // The count is exact without a pass (LagStream::count), so the budget refuses first; then every lag is checked
+  // before the first row is written (a pass over the stream, cheap next to Phi).
   std::vector<double> buf(k == 1 ? block : 0);
-  std::int64_t count = 0;
-  const double bound = k == 1 ? stream->count_bound() : static_cast<double>(listed.rows());
-  if (bound > 1e10) {
-    count = static_cast<std::int64_t>(std::min(bound, 0x1p62));
-  } else if (k == 1) {
-    for (std::size_t n; (n = stream->next(buf.data(), block)) > 0; count += static_cast<std::int64_t>(n))
-      check_lag_range(where, Eigen::Map<const Eigen::MatrixXd>(buf.data(), static_cast<Eigen::Index>(n), 1));
-    stream->rewind();
-  } else {
-    check_lag_range(where, listed);
-    count = listed.rows();
-  }
+  const std::int64_t count = k == 1 ? stream->count() : listed.rows();
   const double rows = static_cast<double>(count);
   if (!cost_of(rows).fits())
     check_cost(where, "lags", fmt::format("{} lags", count), cost_of(rows),
@@ -205,6 +182,13 @@ void run_kernel(const KernelArgs& a) {
                              return cost_of(static_cast<double>(r)).fits();
                            })),
                fmt::format("for {}", spelling(s)));
+  if (k == 1) {
+    for (std::size_t n; (n = stream->next(buf.data(), block)) > 0;)
+      check_lag_range(where, Eigen::Map<const Eigen::MatrixXd>(buf.data(), static_cast<Eigen::Index>(n), 1));
+    stream->rewind();
+  } else {
+    check_lag_range(where, listed);
+  }
   announce(command, fmt::format("{} lags of {}", count, spelling(s)), cost_of(static_cast<double>(count)).seconds);
   TableStream out(a.out, format, {"lag", "phi", "phi2", "var_cos", "var_sin"});
   Table t;
@@ -258,7 +242,7 @@ Prepared prepare(const VerifyArgs& a, std::int64_t default_trials, const std::st
       throw_bad_value(command, "--draw-from", fmt::format("'{}' (dims {})", a.draw_from, dims(*p.draw)),
                       fmt::format("of --spectrum's dims, {}", dims(p.spectrum)));
   }
-  p.lags = parse_lags(a.lags.empty() ? default_lags(dims(p.spectrum)) : a.lags, dims(p.spectrum), where, "--lags");
+  p.lags = parse_lags(a.lags.empty() ? default_lag_text(dims(p.spectrum), 4) : a.lags, dims(p.spectrum), where, "--lags");
   check_lag_range(where, p.lags);
   if (a.power) {
     p.draw = wrong_density(p.spectrum);
@@ -523,7 +507,7 @@ void run_content(const ContentArgs& a, const CliContext& ctx) {
   if (a.lags.empty() && k > 1)
     throw_bad_value(where, "lags", "none", fmt::format("given for {}: its lags are {}-D vectors, separated by ';' "
                                                        "(e.g. --lags '{}'); there is no default for k > 1",
-                                                       a.encoding, k, default_lags(k)));
+                                                       a.encoding, k, default_lag_text(k, 4)));
   const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? "0,1,10,100" : a.lags, k, where, "--lags");
   for (Eigen::Index i = 0; i < lags.size(); ++i) check_finite(where, "lags", lags.data()[i]);
   if (!(a.rho >= -1 && a.rho <= 1)) throw_bad_value(where, "rho", format_number(a.rho), "in [-1, 1]");

@@ -83,3 +83,18 @@ TEST_CASE("near_grid refuses lists that are not even grids") {
   REQUIRE(g);
   CHECK(g->delta == 2 * ulp(7.5));
 }
+
+TEST_CASE("LagStream::count is the number of lags next() produces, without expanding the ranges") {
+  // The count comes from the quotient (stop - start) / step, corrected where its rounding is one off; the lags come
+  // from start + i step < stop one by one. Ranges whose quotient rounds across an integer, decimal steps, a step below
+  // ulp(start) (values repeat), and lists of several items.
+  for (const std::string text : {"0:1048576", "0:1:0.1", "0.1:6.45:0.1", "1:7.35:0.1", "0:0.3:0.1", "0:0.7:0.1",
+                                 "10000000000000000:10000000000000004:0.5", "3,0:10:3,2.5", "1,5:5", "0:1e-300:1e-301"}) {
+    CAPTURE(text);
+    LagStream s(text, Where("test"), "--lags");
+    std::vector<double> buf(1000);
+    std::int64_t produced = 0;
+    for (std::size_t n; (n = s.next(buf.data(), buf.size())) > 0;) produced += static_cast<std::int64_t>(n);
+    CHECK(s.count() == produced);
+  }
+}

@@ -1244,4 +1244,13 @@ const std::vector<EncodingFamilyInfo>& encoding_families() {
   return table;
 }
 
+void rethrow_for_encoding(const std::string& command, const std::string& text, const InputError& e) {
+  std::string what = e.what();
+  if (what.rfind(command + ":", 0) == 0) throw e;
+  for (const char* prefix : {"ropekit::frequencies: ", "ropekit::long_term_decay_bound: "})
+    if (what.rfind(prefix, 0) == 0) what = what.substr(std::char_traits<char>::length(prefix));
+  if (what.rfind("encoding '", 0) == 0) throw InputError(fmt::format("{}: {}", command, what));
+  throw InputError(fmt::format("{}: encoding '{}': {}", command, text, what));
+}
+
 }  // namespace ropekit

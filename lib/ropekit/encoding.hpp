@@ -179,4 +179,20 @@ struct EncodingFamilyInfo {
 };
 const std::vector<EncodingFamilyInfo>& encoding_families();
 
+/// A library message re-thrown as a command's, for the command line and the Python module alike:
+/// "<command>: encoding '<text>': <message>"; a message that already names the command is rethrown as is, one that
+/// starts with "encoding '...'" gets the command only, and the prefixes "ropekit::frequencies: " and
+/// "ropekit::long_term_decay_bound: " are dropped.
+[[noreturn]] void rethrow_for_encoding(const std::string& command, const std::string& text, const InputError& e);
+
+/// f() with its InputError re-thrown by rethrow_for_encoding.
+template <class F>
+auto for_encoding(const std::string& command, const std::string& text, F&& f) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    rethrow_for_encoding(command, text, e);
+  }
+}
+
 }  // namespace ropekit

@@ -178,21 +178,6 @@ py::array lag_column(const Lags& lags) {
 // ---------------------------------------------------------------------------------------------
 // Encodings: kernel, frequencies, features
 
-// A library message re-thrown as the command line's cli_encoding.cpp does: "<command>: encoding '<text>': <msg>".
-template <class F>
-auto for_encoding(const std::string& command, const std::string& text, F&& f) {
-  try {
-    return f();
-  } catch (const InputError& e) {
-    std::string what = e.what();
-    if (what.rfind(command + ":", 0) == 0) throw;
-    for (const char* prefix : {"ropekit::frequencies: ", "ropekit::long_term_decay_bound: "})
-      if (what.rfind(prefix, 0) == 0) what = what.substr(std::strlen(prefix));
-    if (what.rfind("encoding '", 0) == 0) throw InputError(fmt::format("{}: {}", command, what));
-    throw InputError(fmt::format("{}: encoding '{}': {}", command, text, what));
-  }
-}
-
 Encoding parse_for(const std::string& command, const std::string& text) {
   return for_encoding(command, text, [&] { return parse_encoding(text, Where(command)); });
 }
@@ -635,17 +620,6 @@ py::tuple py_fit_spectrum(const std::string& spectrum, const py::object& lags_in
 // ---------------------------------------------------------------------------------------------
 // RF-RoPE: spectrum_kernel, verify_master
 
-std::string default_spectrum_lags(int k, bool verify) {
-  if (k == 1) return verify ? "0,0.5,1,2,4" : "0,0.5,1,2,5";
-  auto vec = [&](auto f) {
-    std::string s;
-    for (int j = 0; j < k; ++j) s += (j ? "," : "") + format_number(f(j));
-    return s;
-  };
-  return vec([](int) { return 0.0; }) + ";" + vec([](int j) { return j == 0 ? 1.0 : 0.0; }) + ";" +
-         vec([&](int j) { return j == k - 1 ? 2.0 : 0.0; }) + ";" + vec([](int) { return 0.5; });
-}
-
 void check_rf_lags(const Where& where, const Lags& lags) {
   for (Eigen::Index i = 0; i < lags.size(); ++i)
     if (!(std::fabs(lags.data()[i]) <= kMaxRfLag))
@@ -657,7 +631,7 @@ py::dict py_spectrum_kernel(const std::string& text, const py::object& lags_in) 
   const std::string command = "ropekit kernel";
   const Where where = Where::options(command);
   const Spectrum s = parse_spectrum(text);
-  const Lags lags = lags_in.is_none() ? parse_lags(default_spectrum_lags(dims(s), false), dims(s), where, "--lags")
+  const Lags lags = lags_in.is_none() ? parse_lags(default_lag_text(dims(s), 5), dims(s), where, "--lags")
                                       : to_lags(lags_in, dims(s), command);
   check_rf_lags(where, lags);
   const Eigen::Index n = lags.rows();
@@ -699,7 +673,7 @@ py::tuple py_verify_master(const std::string& spectrum, int blocks, std::int64_t
       throw_bad_value(command, "--draw-from", fmt::format("'{}' (dims {})", text, dims(*o.draw)),
                       fmt::format("of --spectrum's dims, {}", k));
   }
-  o.lags = lags_in.is_none() ? parse_lags(default_spectrum_lags(k, true), k, where, "--lags") : to_lags(lags_in, k, command);
+  o.lags = lags_in.is_none() ? parse_lags(default_lag_text(k, 4), k, where, "--lags") : to_lags(lags_in, k, command);
   check_rf_lags(where, o.lags);
   if (power) {
     o.draw = wrong_density(o.spectrum);

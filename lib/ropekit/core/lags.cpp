@@ -97,7 +97,7 @@ LagStream::LagStream(std::string_view text, const Where& where, std::string_view
       if (!v) bad(item, "a number (list: a,b,c; range: start:stop[:step])");
       if (!std::isfinite(*v)) bad(item, "finite");
       it.start = *v;
-      count_bound_ += 1;
+      count_ += 1;
       any = true;
     } else {
       std::vector<double> parts;
@@ -118,7 +118,7 @@ LagStream::LagStream(std::string_view text, const Where& where, std::string_view
       // The exact count of next()'s values start + i step < stop: the quotient's rounding can be one off.
       while (n > 0 && !(it.start + (n - 1) * it.step < it.stop)) n -= 1;
       while (it.start + n * it.step < it.stop) n += 1;
-      count_bound_ += n;
+      count_ += n;
       any = any || it.start < it.stop;
     }
     items_.push_back(it);
@@ -153,6 +153,17 @@ std::string lag_text(std::span<const double> lag) {
   std::string out;
   for (double v : lag) out += (out.empty() ? "" : ",") + format_number(v);
   return out;
+}
+
+std::string default_lag_text(int k, double last) {
+  if (k == 1) return "0,0.5,1,2," + format_number(last);
+  auto vec = [&](auto f) {
+    std::string s;
+    for (int j = 0; j < k; ++j) s += (j ? "," : "") + format_number(f(j));
+    return s;
+  };
+  return vec([](int) { return 0.0; }) + ";" + vec([](int j) { return j == 0 ? 1.0 : 0.0; }) + ";" +
+         vec([&](int j) { return j == k - 1 ? 2.0 : 0.0; }) + ";" + vec([](int) { return 0.5; });
 }
 
 }  // namespace ropekit

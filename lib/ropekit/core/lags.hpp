@@ -1,6 +1,7 @@
 #pragma once
 // Lags: rows = lags, cols = k (the dimension of positions), the one lag type of every command, and its parser.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -49,8 +50,8 @@ class LagStream {
  public:
   /// Checks every item before any lag is produced. @throws InputError as parse_lags, naming `where` and `what`.
   LagStream(std::string_view text, const Where& where, std::string_view what);
-  /// The number of lags next() produces (for cost estimates and messages).
-  double count_bound() const { return count_bound_; }
+  /// The number of lags next() produces, counted without expanding the ranges (for cost estimates and messages).
+  std::int64_t count() const { return static_cast<std::int64_t>(std::min(count_, 0x1p62)); }
   /// Writes the next lags, at most max of them, into out. @returns how many (0: the stream is done).
   std::size_t next(double* out, std::size_t max);
   /// Starts again from the first lag.
@@ -62,10 +63,14 @@ class LagStream {
     bool range = false;
   };
   std::vector<Item> items_;
-  double count_bound_ = 0;
+  double count_ = 0;  ///< exact: at most 2^53 per range
   std::size_t item_ = 0;
   std::uint64_t index_ = 0;  ///< the next value's index i within the current range
 };
+
+/// The default lags of `kernel --spectrum` (last = 5) and `verify` (last = 4), as parse_lags text: 0, 0.5, 1, 2, last
+/// for k = 1; for k >= 2 the origin, the first axis, twice the last axis and the diagonal (0.5, ..., 0.5).
+std::string default_lag_text(int k, double last);
 
 /// The text of one lag as parse_lags reads it: "2.5" (k = 1), "1,0" (k = 2).
 std::string lag_text(std::span<const double> lag);

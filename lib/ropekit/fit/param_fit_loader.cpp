@@ -48,29 +48,14 @@ const ParamFitModule& load_module() {
   return *module;
 }
 
-// Calls f(module) with this thread's cancel flag handed to the module (param_fit_module.hpp with_cancel_flag);
-// exceptions (InputError, Cancelled) cross back unchanged.
+// Calls f(module) with this thread's cancel flag handed to the module (param_fit_module.hpp with_cancel_flag).
+// Exceptions (InputError, Cancelled) unwind through the module's frames back to the caller.
 template <class F>
 auto forward(F&& f) {
   const ParamFitModule& m = load_module();
-  using R = decltype(f(m));
-  std::optional<R> result;
-  std::exception_ptr error;
-  struct Call {
-    F& f;
-    const ParamFitModule& m;
-    std::optional<R>& result;
-    std::exception_ptr& error;
-  } call{f, m, result, error};
-  m.with_cancel_flag(current_cancel_flag(), [](void* p) {
-    auto& c = *static_cast<Call*>(p);
-    try {
-      c.result.emplace(c.f(c.m));
-    } catch (...) {
-      c.error = std::current_exception();
-    }
-  }, &call);
-  if (error) std::rethrow_exception(error);
+  std::optional<decltype(f(m))> result;
+  auto call = [&] { result.emplace(f(m)); };
+  m.with_cancel_flag(current_cancel_flag(), [](void* c) { (*static_cast<decltype(call)*>(c))(); }, &call);
   return std::move(*result);
 }
 
