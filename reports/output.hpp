@@ -14,7 +14,7 @@
 
 namespace ropekit {
 
-/// Writes content to path atomically (temporary file + fsync + rename); creates missing parent directories.
+/// Writes content to path atomically (temporary file + rename, no fsync); creates missing parent directories.
 /// A symlink is written through (its target is replaced, the link kept); an existing file keeps its mode.
 /// Non-regular targets (/dev/null, a FIFO, a device) are written directly, with every write checked.
 /// Inside an OutputBatch the file is staged and lands only when the batch commits.

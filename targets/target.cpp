@@ -264,10 +264,11 @@ Eigen::VectorXd target_values(const Target& t, const TargetParams& p, const Eige
             const double c = v.c.value_or(p.scaled_c);
             Eigen::ArrayXd envelope = x.pow(v.r) * (-c * x).exp();
             // Where e^{-c x} underflows or x^r overflows, x^r e^{-c x} may still be a normal number:
-            // form it in logarithms there (relative error about (r |ln x| + c x) eps).
+            // form it in logarithms there (relative error about (r |ln x| + c x) eps). r ln x > 650 is
+            // x > e^{650/r}: one exp for the threshold instead of a log per lag.
+            const double x_big = std::exp(650.0 / v.r);
             for (Eigen::Index i = 0; i < x.size(); ++i)
-              if (c * x[i] > 650.0 || v.r * std::log(x[i]) > 650.0)
-                envelope[i] = std::exp(v.r * std::log(x[i]) - c * x[i]);
+              if (c * x[i] > 650.0 || x[i] > x_big) envelope[i] = std::exp(v.r * std::log(x[i]) - c * x[i]);
             return envelope * cos_w(omega);
           },
       },

@@ -372,11 +372,12 @@ std::pair<RidgeFit, Eigen::MatrixXd> fit_and_predict(const FeatureRows& rows, Ei
   return {std::move(fit), std::move(pred)};
 }
 
-// Every target of the config on the given lags; rows = lags, cols = targets.
-Eigen::MatrixXd target_matrix(const FitConfig& config, const Eigen::VectorXd& lags) {
+// Every target of the config on the given lags; rows = lags, cols = targets, one task per target.
+Eigen::MatrixXd target_matrix(const FitConfig& config, const Eigen::VectorXd& lags, int threads = 1) {
   Eigen::MatrixXd Y(lags.size(), static_cast<Eigen::Index>(config.targets.size()));
-  for (Eigen::Index j = 0; j < Y.cols(); ++j)
-    Y.col(j) = target_values(parse_target(config.targets[static_cast<std::size_t>(j)]), config.target, lags);
+  parallel_for(config.targets.size(), threads, [&](std::size_t j) {
+    Y.col(static_cast<Eigen::Index>(j)) = target_values(parse_target(config.targets[j]), config.target, lags);
+  });
   return Y;
 }
 
@@ -421,9 +422,9 @@ void for_each_window(Eigen::Index L, Eigen::Index t_max, F&& f) {
 // up to 2^23 doubles, 64 MiB), else computed per window (long grids: memory stays bounded).
 class TargetWindows {
  public:
-  TargetWindows(const FitConfig& config, Eigen::Index t_max) : config_(config) {
+  TargetWindows(const FitConfig& config, Eigen::Index t_max, int threads) : config_(config) {
     if (static_cast<double>(t_max) * static_cast<double>(config.targets.size()) <= kHeldTargetValues)
-      all_ = target_matrix(config, lag_window(0, t_max));
+      all_ = target_matrix(config, lag_window(0, t_max), threads);
   }
   Eigen::MatrixXd operator()(Eigen::Index first, Eigen::Index count) const {
     if (all_.size() > 0) return all_.middleRows(first, count);
@@ -531,7 +532,7 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
   std::vector<Basis> bases;
   std::optional<BasisEvaluator> shared;
   if (!config.methods.empty() && 2.0 * config.basis.num_freqs * static_cast<double>(t_max) <= kSharedTableEntries)
-    shared.emplace(config.basis, lag_window(0, t_max));
+    shared.emplace(config.basis, lag_window(0, t_max), threads);
   for (const auto& m : config.methods) {
     const Method method = parse_method(m);
     bases.push_back({m, n_features(method, config.basis),
@@ -544,9 +545,9 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
     bases.push_back({config.encodings[i], p, encoding_rows(std::move(e), names.where, encoding_key(config, i))});
   }
   const Eigen::Index nt = static_cast<Eigen::Index>(config.targets.size());
-  const Eigen::MatrixXd YL = target_matrix(config, lag_window(0, L));  // the training lags 0..L-1
   const Boundaries bounds = boundaries_of(config.eval_contexts);
-  const TargetWindows targets(config, t_max);
+  const TargetWindows targets(config, t_max, threads);
+  const Eigen::MatrixXd YL = targets(0, L);  // the training lags 0..L-1
   const auto variances = target_variances(targets, bounds, nt, L);
 
   // Seeds that draw the same training lags (always, when train_points = L) share one fit.
