@@ -306,7 +306,7 @@ std::vector<int> training_lags(int train_context, int train_points, std::int64_t
 
 namespace {
 
-constexpr Eigen::Index kChunk = 1024;  // lags per prediction chunk: 1024 x 129 doubles = 1 MiB
+constexpr Eigen::Index kChunk = 1024;
 
 struct Qualities {
   FitQuality train;

@@ -20,6 +20,42 @@ void householder_r_inplace(Eigen::MatrixXd& a) {
   Eigen::VectorXd temp(a.cols());
   Eigen::internal::householder_qr_inplace_blocked<Eigen::MatrixXd, Eigen::VectorXd>::run(a, h, 16, temp.data());
 }
+
+// Householder QR of the (2p x p) matrix [R; s I], R upper triangular, skipping its known zeros, and the same
+// reflections applied to [b; 0] (p x k on top, zeros below). At step j only row j of R and ridge rows 0..j
+// are nonzero in column j (ridge row j still holds s alone, rows < j hold earlier fill-in), so the reflector
+// has j + 2 entries: 2p^3/3 flops instead of the dense 10p^3/3 (p = 97: 0.65 -> ~0.1 ms). Same reflections
+// as a dense Householder QR of the stacked matrix, so the same backward stability.
+// On return R holds R2 (upper triangular, [R; s I] = Q2 [R2; 0]) and b the top p rows of Q2^T [b; 0].
+void ridge_qr_inplace(Eigen::MatrixXd& R, Eigen::MatrixXd& b, double s) {
+  const Eigen::Index p = R.rows(), k = b.cols();
+  Eigen::MatrixXd ridge = Eigen::MatrixXd::Zero(p, p);  // ridge rows (row i starts as s e_i)
+  Eigen::MatrixXd z = Eigen::MatrixXd::Zero(p, k);      // the ridge rows of the right-hand side
+  ridge.diagonal().setConstant(s);
+  Eigen::VectorXd v(p);
+  for (Eigen::Index j = 0; j < p; ++j) {
+    const Eigen::Index m = j + 1;  // ridge rows 0..j
+    // x = [R(j,j); ridge(0..j, j)] -> [beta; 0] (Eigen's makeHouseholder convention: v = [1; tail]).
+    const double x0 = R(j, j);
+    const double tail2 = ridge.col(j).head(m).squaredNorm();
+    if (tail2 == 0) continue;  // nothing to annihilate (s = 0 is handled by the caller)
+    const double beta = x0 >= 0 ? -std::sqrt(x0 * x0 + tail2) : std::sqrt(x0 * x0 + tail2);
+    const double tau = (beta - x0) / beta;
+    v.head(m) = ridge.col(j).head(m) / (x0 - beta);
+    R(j, j) = beta;
+    ridge.col(j).head(m).setZero();
+    for (Eigen::Index c = j + 1; c < p; ++c) {
+      const double w = tau * (R(j, c) + v.head(m).dot(ridge.col(c).head(m)));
+      R(j, c) -= w;
+      ridge.col(c).head(m) -= w * v.head(m);
+    }
+    for (Eigen::Index c = 0; c < k; ++c) {
+      const double w = tau * (b(j, c) + v.head(m).dot(z.col(c).head(m)));
+      b(j, c) -= w;
+      z.col(c).head(m) -= w * v.head(m);
+    }
+  }
+}
 }  // namespace
 
 RidgeFit fit_ridge(const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y, const RidgeOptions& options) {
@@ -42,8 +78,8 @@ RidgeFit fit_ridge(const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y, const Rid
   const Eigen::MatrixXd& packed = XY;
   Eigen::MatrixXd R = Eigen::MatrixXd::Zero(p, p);
   R.topRows(r) = packed.topLeftCorner(r, p).triangularView<Eigen::Upper>();
-  Eigen::MatrixXd B = Eigen::MatrixXd::Zero(2 * p, k);  // [Q^T Y (first p rows); 0]
-  B.topRows(r) = packed.block(0, p, r, k);
+  Eigen::MatrixXd QtY = Eigen::MatrixXd::Zero(p, k);  // first p rows of Q^T Y
+  QtY.topRows(r) = packed.block(0, p, r, k);
 
   RidgeFit fit;
   const double lam = options.lambda;
@@ -55,22 +91,19 @@ RidgeFit fit_ridge(const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y, const Rid
   rrqr.setThreshold(tol_factor);
   fit.rank = static_cast<int>(rrqr.rank());
 
-  // Stage 2: [R; sqrt(lambda) I] w = B. Full column rank when lambda > 0 (plain QR); when lambda = 0
-  // a complete orthogonal decomposition gives the minimum-norm least-squares solution.
-  Eigen::MatrixXd A(2 * p, p);
-  A.topRows(p) = R;
-  A.bottomRows(p) = std::sqrt(lam) * Eigen::MatrixXd::Identity(p, p);
-  Eigen::MatrixXd G;  // X^T X + lambda I = A^T A = R2^T R2
+  // Stage 2: [R; sqrt(lambda) I] w = [Q^T Y; 0]. Full column rank when lambda > 0 (QR skipping the known
+  // zeros); when lambda = 0 a complete orthogonal decomposition gives the minimum-norm least-squares solution.
+  Eigen::MatrixXd G;  // X^T X + lambda I = R2^T R2
   if (lam > 0) {
-    Eigen::HouseholderQR<Eigen::MatrixXd> qr2(A);
-    fit.weights = qr2.solve(B);
-    const Eigen::MatrixXd R2 = qr2.matrixQR().topRows(p).triangularView<Eigen::Upper>();
+    Eigen::MatrixXd R2 = R;
+    ridge_qr_inplace(R2, QtY, std::sqrt(lam));
+    fit.weights = R2.triangularView<Eigen::Upper>().solve(QtY);
     G = R2.transpose() * R2;
   } else {
-    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(A.rows(), A.cols());
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(R.rows(), R.cols());
     cod.setThreshold(tol_factor);  // before compute(): the rank decided there shapes the solution
-    cod.compute(A);
-    fit.weights = cod.solve(B);
+    cod.compute(R);
+    fit.weights = cod.solve(QtY);
     G = R.transpose() * R;
   }
   // cond(X^T X + lambda I) from the eigenvalues of G. Their absolute error is about eps * sigma_max^2,
