@@ -245,8 +245,11 @@ class Staged {
     if (err != 0) fail(path_, std::strerror(err));
   }
 
-  /// Renames the temporary onto the target.
+  /// Renames the temporary onto the target. The old file is unlinked first: ext4 (auto_da_alloc) starts the new
+  /// file's writeback when a rename replaces a file, 0.1-0.4 ms per output; signals wait for both steps.
   void land() {
+    const SignalsHeld held;
+    if (::unlink(target_.c_str()) != 0 && errno != ENOENT) fail(path_, std::strerror(errno));
     if (::rename(tmp_.c_str(), target_.c_str()) != 0) fail(path_, std::strerror(errno));
     g_slots[slot_].state.store(0);
     slot_ = -1;
