@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/finite.hpp"
 #include "ropekit/encodings/frequencies.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/core/vecmath.hpp"
@@ -273,7 +274,7 @@ Eigen::VectorXd target_values(const Target& t, const TargetParams& p, const Eige
           },
       },
       t);
-  if (!y.allFinite()) throw InputError("target evaluation: a value is not finite (see check_target_range)");
+  if (!all_finite(y)) throw InputError("target evaluation: a value is not finite (see check_target_range)");
   return y.matrix();
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/finite.hpp"
 #include "ropekit/core/parallel.hpp"
 #include "ropekit/encodings/frequencies.hpp"
 #include "ropekit/core/vecmath.hpp"
@@ -315,7 +316,7 @@ Eigen::MatrixXd BasisEvaluator::features(const Method& method, Eigen::Index firs
              },
              method);
   Eigen::MatrixXd X = std::move(out).finish();
-  if (!X.allFinite()) {  // callers refuse such lags up front (find_lag_overflow); this is the safety net
+  if (!all_finite(X)) {  // callers refuse such lags up front (find_lag_overflow); this is the safety net
     const auto o = find_lag_overflow(method, p, lags_.segment(first, count));
     throw_bad_value("basis evaluation", "lag", o ? format_number(o->lag) : "?",
                     fmt::format("at most {} for {}: beyond it a column leaves the float64 range",

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/finite.hpp"
 #include "ropekit/core/cancel.hpp"
 #include "ropekit/core/parallel.hpp"
 #include "ropekit/core/spelling.hpp"
@@ -213,7 +214,7 @@ void FitConfig::validate() const {
       } catch (const InputError& err) {
         throw_bad_value(where, key, value, fmt::format("an encoding with a fixed feature basis: {}", err.what()));
       }
-      if (!f.values.allFinite())
+      if (!all_finite(f.values))
         throw_bad_value(where, key, value,
                         fmt::format("finite on lags 0..{0}: at lag {0} a column leaves the float64 range (shorten {1})",
                                     max_length() - 1, keys.name("eval_contexts")));
@@ -348,7 +349,7 @@ FeatureRows encoding_rows(Encoding encoding, std::string where, std::string key)
   return [e = std::move(encoding), where = std::move(where), key = std::move(key)](Eigen::Index first,
                                                                                   Eigen::Index count) {
     Features f = features(e, Lags(lag_window(first, count)));
-    if (!f.values.allFinite())  // validate() checked the last lag; a safety net, as BasisEvaluator has
+    if (!all_finite(f.values))  // validate() checked the last lag; a safety net, as BasisEvaluator has
       throw InputError(fmt::format("{}: {}: a feature column leaves the float64 range on lags {}..{}", where, key,
                                    first, first + count - 1));
     return std::move(f.values);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/finite.hpp"
 
 namespace ropekit {
 
@@ -64,8 +65,8 @@ RidgeFit fit_ridge(const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y, const Rid
   if (X.rows() == 0 || X.cols() == 0) throw_bad_value(kWhere, "X", "empty", "at least one row and one column");
   if (Y.rows() != X.rows())
     throw_bad_value(kWhere, "Y.rows()", std::to_string(Y.rows()), fmt::format("X.rows() = {}", X.rows()));
-  if (!X.allFinite()) throw_bad_value(kWhere, "X", "non-finite entries", "finite");
-  if (!Y.allFinite()) throw_bad_value(kWhere, "Y", "non-finite entries", "finite");
+  if (!all_finite(X)) throw_bad_value(kWhere, "X", "non-finite entries", "finite");
+  if (!all_finite(Y)) throw_bad_value(kWhere, "Y", "non-finite entries", "finite");
 
   const Eigen::Index n = X.rows(), p = X.cols(), k = Y.cols();
   const Eigen::Index r = std::min(n, p);
