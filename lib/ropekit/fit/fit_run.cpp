@@ -321,46 +321,47 @@ struct MethodFit {
   std::vector<Qualities> per_target;
 };
 
-// The feature rows of lags first..first+count-1 of one basis (a method or an encoding), computed alone: evaluation
-// is streamed, so no table or matrix of the whole lag grid is ever held (issue 9: lengths to 2^27 and beyond).
-using FeatureRows = std::function<Eigen::MatrixXd(Eigen::Index first, Eigen::Index count)>;
-
 Eigen::VectorXd lag_window(Eigen::Index first, Eigen::Index count) {
   return Eigen::VectorXd::LinSpaced(count, static_cast<double>(first), static_cast<double>(first + count - 1));
 }
 
-// A method's rows from its own trigonometric table of the window. The vectorised sin/cos treat the last
-// (window length mod the vector width) lags with the scalar libm, so windows of lengths that are multiples of 8
-// (L and kChunk in the paper's runs) give the bits of one table of the whole grid.
-FeatureRows method_rows(const BasisParams& params, const Method& method) {
-  return [&params, method](Eigen::Index first, Eigen::Index count) {
-    return BasisEvaluator(params, lag_window(first, count)).features(method);
-  };
+// A window of lags first..first+count-1 and, when the run has methods, its trigonometric table, computed once and
+// read by every method (issue 9: the methods share the sin/cos work; no table of the whole grid is ever held).
+// The vectorised sin/cos treat the last (length mod the vector width) lags with the scalar libm, so windows of
+// lengths that are multiples of 8 (L and kChunk in the paper's runs) give the bits of one table of the whole grid.
+struct Window {
+  Eigen::Index first = 0, count = 0;
+  std::optional<BasisEvaluator> table;
+
+  Window(const BasisParams& params, Eigen::Index first_, Eigen::Index count_, bool with_table)
+      : first(first_), count(count_) {
+    if (with_table) table.emplace(params, lag_window(first, count));
+  }
+};
+
+// The feature rows of one basis (a method or an encoding) on a window.
+using FeatureRows = std::function<Eigen::MatrixXd(const Window&)>;
+
+FeatureRows method_rows(const Method& method) {
+  return [method](const Window& w) { return w.table->features(method); };
 }
-// The same from one table of the whole grid that every method shares (short grids: the paper's suites).
-FeatureRows method_rows(const BasisEvaluator& shared, const Method& method) {
-  return [&shared, method](Eigen::Index first, Eigen::Index count) { return shared.features(method, first, count); };
-}
-// Grids up to this many table entries (2F per lag) share one table: 2^23 doubles, 64 MiB.
-constexpr double kSharedTableEntries = 1 << 23;
 
 // An encoding's rows from features(encoding, lags) on the same windows.
 FeatureRows encoding_rows(Encoding encoding, std::string where, std::string key) {
-  return [e = std::move(encoding), where = std::move(where), key = std::move(key)](Eigen::Index first,
-                                                                                  Eigen::Index count) {
-    Features f = features(e, Lags(lag_window(first, count)));
+  return [e = std::move(encoding), where = std::move(where), key = std::move(key)](const Window& w) {
+    Features f = features(e, Lags(lag_window(w.first, w.count)));
     if (!all_finite(f.values))  // validate() checked the last lag; a safety net, as BasisEvaluator has
       throw InputError(fmt::format("{}: {}: a feature column leaves the float64 range on lags {}..{}", where, key,
-                                   first, first + count - 1));
+                                   w.first, w.first + w.count - 1));
     return std::move(f.values);
   };
 }
 
 // Fits a basis on the rows `idx` (inside 0..L-1) of Y and predicts every lag 0..t_max-1 (predict(), for plots).
-std::pair<RidgeFit, Eigen::MatrixXd> fit_and_predict(const FeatureRows& rows, Eigen::Index t_max,
+std::pair<RidgeFit, Eigen::MatrixXd> fit_and_predict(const BasisParams& params, const FeatureRows& rows, Eigen::Index t_max,
                                                      const Eigen::MatrixXd& Y, const std::vector<int>& idx, int L,
                                                      double ridge) {
-  const Eigen::MatrixXd XL = rows(0, L);  // rows = lags 0..L-1, cols = features
+  const Eigen::MatrixXd XL = rows(Window(params, 0, L, true));  // rows = lags 0..L-1, cols = features
   const bool prefix = idx.size() == static_cast<std::size_t>(L);
   RidgeFit fit = prefix ? fit_ridge(XL, Y.topRows(L), RidgeOptions{ridge})
                         : fit_ridge(XL(idx, Eigen::all), Y(idx, Eigen::all), RidgeOptions{ridge});
@@ -368,7 +369,7 @@ std::pair<RidgeFit, Eigen::MatrixXd> fit_and_predict(const FeatureRows& rows, Ei
   pred.topRows(L).noalias() = XL * fit.weights;
   for (Eigen::Index start = L; start < t_max; start += kChunk) {
     const Eigen::Index len = std::min<Eigen::Index>(kChunk, t_max - start);
-    pred.middleRows(start, len).noalias() = rows(start, len) * fit.weights;
+    pred.middleRows(start, len).noalias() = rows(Window(params, start, len, true)) * fit.weights;
   }
   return {std::move(fit), std::move(pred)};
 }
@@ -438,23 +439,33 @@ class TargetWindows {
   Eigen::MatrixXd all_;
 };
 
-// Running sums of a column over lags 0..t-1, read off at the scored lengths: each window's part below the next
-// boundary is summed by Eigen (vectorised) and added to a compensated sum, so the error stays a few ulps of the
-// window sums whatever the number of windows.
+// Calls f(a, n, at_boundary) for the consecutive segments [a, a + n) of the window [first, first + count) (a counted
+// from first) split at the scored lengths inside it; at_boundary: the segment ends at a scored length.
+template <class F>
+void for_each_segment(const Boundaries& b, Eigen::Index first, Eigen::Index count, F&& f) {
+  Eigen::Index pos = 0;
+  for (auto it = std::upper_bound(b.ends.begin(), b.ends.end(), first); it != b.ends.end() && *it <= first + count;
+       ++it) {
+    f(pos, *it - first - pos, true);
+    pos = *it - first;
+  }
+  if (pos < count) f(pos, count - pos, false);
+}
+
+// Running sums of a column over lags 0..t-1, read off at the scored lengths: each window's segments (split at the
+// scored lengths) are summed by Eigen (vectorised) and added, window after window, to a compensated sum, so the error
+// stays a few ulps of the segment sums whatever the number of windows.
 class PrefixSums {
  public:
   PrefixSums(const Boundaries& b) : b_(b), at_(b.ends.size(), 0.0) {}
-  /// values(r) for the lags first + r, r < count; part(a, n) must return the sum over rows [a, a + n).
+  /// Adds the window [first, first + count) of the lags, which must follow the last one added; part(a, n) is the sum
+  /// over its rows [a, a + n), called for each segment in order.
   template <class Part>
   void add(Eigen::Index first, Eigen::Index count, Part&& part) {
-    Eigen::Index pos = 0;
-    while (next_ < b_.ends.size() && b_.ends[next_] <= first + count) {
-      const Eigen::Index upto = b_.ends[next_] - first;
-      running_.add(part(pos, upto - pos));
-      pos = upto;
-      at_[next_++] = running_.value();
-    }
-    if (pos < count) running_.add(part(pos, count - pos));
+    for_each_segment(b_, first, count, [&](Eigen::Index a, Eigen::Index n, bool at_boundary) {
+      running_.add(part(a, n));
+      if (at_boundary) at_[next_++] = running_.value();
+    });
   }
   double at(std::size_t c) const { return at_[c]; }
 
@@ -514,7 +525,7 @@ Predictions predict(const FitConfig& config, const std::vector<std::string>& met
   const std::vector<int> idx = training_lags(L, config.train_points, seed);
   Predictions out{lags.head(context), Y.topRows(context), {}};
   for (const auto& m : methods)
-    out.pred.push_back(fit_and_predict(method_rows(config.basis, parse_method(m)), t_max, Y, idx, L, config.ridge)
+    out.pred.push_back(fit_and_predict(config.basis, method_rows(parse_method(m)), t_max, Y, idx, L, config.ridge)
                            .second.topRows(context));
   return out;
 }
@@ -531,13 +542,9 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
     FeatureRows rows;
   };
   std::vector<Basis> bases;
-  std::optional<BasisEvaluator> shared;
-  if (!config.methods.empty() && 2.0 * config.basis.num_freqs * static_cast<double>(t_max) <= kSharedTableEntries)
-    shared.emplace(config.basis, lag_window(0, t_max), threads);
   for (const auto& m : config.methods) {
     const Method method = parse_method(m);
-    bases.push_back({m, n_features(method, config.basis),
-                     shared ? method_rows(*shared, method) : method_rows(config.basis, method)});
+    bases.push_back({m, n_features(method, config.basis), method_rows(method)});
   }
   const Names names = names_of(config);
   for (std::size_t i = 0; i < config.encodings.size(); ++i) {
@@ -545,6 +552,7 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
     const int p = n_features(e);
     bases.push_back({config.encodings[i], p, encoding_rows(std::move(e), names.where, encoding_key(config, i))});
   }
+  const bool with_table = !config.methods.empty();
   const Eigen::Index nt = static_cast<Eigen::Index>(config.targets.size());
   const Boundaries bounds = boundaries_of(config.eval_contexts);
   const TargetWindows targets(config, t_max, threads);
@@ -560,58 +568,95 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
     set_of_seed.push_back(static_cast<std::size_t>(it - train_sets.begin()));
     if (it == train_sets.end()) train_sets.push_back(std::move(t));
   }
+  const std::size_t ns = train_sets.size();
 
-  std::vector<std::vector<MethodFit>> fits(train_sets.size(), std::vector<MethodFit>(bases.size()));
-  // Bases are independent: fit them on both cores. Largest first, so the slowest fit starts early.
+  // Squared residuals per (basis, training set, target), read off at each scored length. Each window's segment
+  // sums are computed by whichever thread takes the window, then added here in window order, so the rows do not
+  // depend on the thread count.
+  std::vector<PrefixSums> sse(bases.size() * ns * static_cast<std::size_t>(nt), PrefixSums(bounds));
+  // Appends a window's segment sums of R (rows = the window's lags, cols = targets) to parts, in the order add_parts
+  // reads them back.
+  auto append_parts = [&](const Eigen::MatrixXd& R, Eigen::Index first, std::vector<double>& parts) {
+    for (Eigen::Index j = 0; j < nt; ++j)
+      for_each_segment(bounds, first, R.rows(), [&](Eigen::Index a, Eigen::Index n, bool) {
+        parts.push_back(R.col(j).segment(a, n).squaredNorm());
+      });
+  };
+  auto add_parts = [&](std::size_t mi, std::size_t si, Eigen::Index first, Eigen::Index count, const double*& part) {
+    for (Eigen::Index j = 0; j < nt; ++j)
+      sse[(mi * ns + si) * static_cast<std::size_t>(nt) + static_cast<std::size_t>(j)].add(
+          first, count, [&](Eigen::Index, Eigen::Index) { return *part++; });
+  };
+
+  // 1. Fits, one task per basis, largest first so the slowest starts early: the training design (lags 0..L-1, the
+  // first scored window) stays in memory for the fit, the training scores and that window's residuals.
+  std::vector<std::vector<MethodFit>> fits(ns, std::vector<MethodFit>(bases.size()));
+  std::vector<std::vector<Eigen::MatrixXd>> weights(bases.size(), std::vector<Eigen::MatrixXd>(ns));
+  std::vector<std::vector<double>> first_parts(bases.size());
   std::vector<std::size_t> order(bases.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return bases[a].n_features > bases[b].n_features; });
+  const Window train_window(config.basis, 0, L, with_table);
   parallel_for(order.size(), threads, [&](std::size_t task) {
     const std::size_t mi = order[task];
-    const Eigen::MatrixXd XL = bases[mi].rows(0, L);  // the training design stays in memory
-    // Every training set's weights first, so that the evaluation lags are streamed once for all of them.
-    std::vector<RidgeFit> ridge;
-    for (const auto& idx : train_sets)
-      ridge.push_back(idx.size() == static_cast<std::size_t>(L)
-                          ? fit_ridge(XL, YL, RidgeOptions{config.ridge})
-                          : fit_ridge(XL(idx, Eigen::all), YL(idx, Eigen::all), RidgeOptions{config.ridge}));
-    // Squared residuals, per training set and target, read off at each scored length.
-    std::vector<std::vector<PrefixSums>> sse(train_sets.size(),
-                                             std::vector<PrefixSums>(static_cast<std::size_t>(nt), PrefixSums(bounds)));
-    for_each_window(L, t_max, [&](Eigen::Index first, Eigen::Index count) {
-      // The first window is the training lags: their features and targets are already held.
-      const Eigen::MatrixXd X = first == 0 ? Eigen::MatrixXd() : bases[mi].rows(first, count);
-      const Eigen::MatrixXd Y = first == 0 ? Eigen::MatrixXd() : targets(first, count);
-      for (std::size_t si = 0; si < train_sets.size(); ++si) {
-        const Eigen::MatrixXd R = first == 0 ? Eigen::MatrixXd(XL.topRows(count) * ridge[si].weights - YL.topRows(count))
-                                             : Eigen::MatrixXd(X * ridge[si].weights - Y);
-        for (Eigen::Index j = 0; j < nt; ++j)
-          sse[si][static_cast<std::size_t>(j)].add(first, count, [&](Eigen::Index a, Eigen::Index n) {
-            return R.col(j).segment(a, n).squaredNorm();
-          });
-      }
-    });
-    for (std::size_t si = 0; si < train_sets.size(); ++si) {
+    const Eigen::MatrixXd XL = bases[mi].rows(train_window);
+    for (std::size_t si = 0; si < ns; ++si) {
       const auto& idx = train_sets[si];
-      const RidgeFit& fit = ridge[si];
+      const RidgeFit fit = idx.size() == static_cast<std::size_t>(L)
+                               ? fit_ridge(XL, YL, RidgeOptions{config.ridge})
+                               : fit_ridge(XL(idx, Eigen::all), YL(idx, Eigen::all), RidgeOptions{config.ridge});
       const Eigen::MatrixXd predL = XL * fit.weights;
+      append_parts(predL - YL, 0, first_parts[mi]);
       MethodFit& mf = fits[si][mi];
       mf.n_features = static_cast<int>(fit.weights.rows());
       mf.cond = fit.cond;
       mf.rank = fit.rank;
-      for (Eigen::Index j = 0; j < nt; ++j) {
-        Qualities s;
-        s.train = fit_quality(predL(idx, j), YL(idx, j));
-        for (std::size_t k = 0; k < config.eval_contexts.size(); ++k) {
-          const std::size_t c = bounds.of_context[k];
-          const double mse = sse[si][static_cast<std::size_t>(j)].at(c) / static_cast<double>(bounds.ends[c]);
-          s.eval.push_back({mse, 1.0 - mse / std::max(variances[static_cast<std::size_t>(j)][c], kVarianceFloor)});
-        }
-        mf.per_target.push_back(std::move(s));
-      }
+      for (Eigen::Index j = 0; j < nt; ++j) mf.per_target.push_back({fit_quality(predL(idx, j), YL(idx, j)), {}});
+      weights[mi][si] = fit.weights;
     }
   });
+  for (std::size_t mi = 0; mi < bases.size(); ++mi) {
+    const double* part = first_parts[mi].data();
+    for (std::size_t si = 0; si < ns; ++si) add_parts(mi, si, 0, L, part);
+  }
+
+  // 2. The evaluation lags L..t_max-1 in windows of kChunk, one task per window: its trigonometric table once for
+  // every method, then each basis's features, predictions and residuals. Windows go in batches, so the held segment
+  // sums stay bounded at any length (2^27 lags).
+  constexpr std::size_t kBatch = 64;
+  const Eigen::Index n_windows = (t_max - L + kChunk - 1) / kChunk;
+  for (Eigen::Index batch = 0; batch < n_windows; batch += static_cast<Eigen::Index>(kBatch)) {
+    const std::size_t in_batch = static_cast<std::size_t>(std::min<Eigen::Index>(kBatch, n_windows - batch));
+    std::vector<std::vector<double>> parts(in_batch);
+    auto first_of = [&](std::size_t w) { return L + (batch + static_cast<Eigen::Index>(w)) * kChunk; };
+    auto count_of = [&](std::size_t w) { return std::min<Eigen::Index>(kChunk, t_max - first_of(w)); };
+    parallel_for(in_batch, threads, [&](std::size_t w) {
+      const Window window(config.basis, first_of(w), count_of(w), with_table);
+      const Eigen::MatrixXd Y = targets(window.first, window.count);
+      for (std::size_t mi = 0; mi < bases.size(); ++mi) {
+        const Eigen::MatrixXd X = bases[mi].rows(window);
+        for (std::size_t si = 0; si < ns; ++si) append_parts(X * weights[mi][si] - Y, window.first, parts[w]);
+      }
+    });
+    for (std::size_t w = 0; w < in_batch; ++w) {
+      const double* part = parts[w].data();
+      for (std::size_t mi = 0; mi < bases.size(); ++mi)
+        for (std::size_t si = 0; si < ns; ++si) add_parts(mi, si, first_of(w), count_of(w), part);
+    }
+  }
+
+  for (std::size_t si = 0; si < ns; ++si)
+    for (std::size_t mi = 0; mi < bases.size(); ++mi)
+      for (Eigen::Index j = 0; j < nt; ++j) {
+        const PrefixSums& sums = sse[(mi * ns + si) * static_cast<std::size_t>(nt) + static_cast<std::size_t>(j)];
+        Qualities& s = fits[si][mi].per_target[static_cast<std::size_t>(j)];
+        for (std::size_t k = 0; k < config.eval_contexts.size(); ++k) {
+          const std::size_t c = bounds.of_context[k];
+          const double mse = sums.at(c) / static_cast<double>(bounds.ends[c]);
+          s.eval.push_back({mse, 1.0 - mse / std::max(variances[static_cast<std::size_t>(j)][c], kVarianceFloor)});
+        }
+      }
 
   std::vector<FitRow> rows;
   for (std::size_t k = 0; k < config.seeds.size(); ++k) {
