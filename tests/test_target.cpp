@@ -48,6 +48,10 @@ TEST_CASE("every target equals its formula at lags 0 .. 8191") {
       {"high_jet_r1", [&](double d) { return d / L * std::cos(w * d); }},
       {"high_jet_r3", [&](double d) { return std::pow(d / L, 3) * std::cos(w * d); }},
       {"high_jet_r7", [&](double d) { return std::pow(d / L, 7) * std::cos(w * d); }},
+      // Integer powers by repeated squaring (target.cpp int_power): every bit pattern, up to 64.
+      {"high_jet_r5", [&](double d) { return std::pow(d / L, 5) * std::cos(w * d); }},
+      {"high_jet_r64", [&](double d) { return std::pow(d / L, 64) * std::cos(w * d); }},
+      {"scaled_high_jet_r6", [&](double d) { return std::pow(d / L, 6) * std::exp(-0.1 * d / L) * std::cos(w * d); }},
       {"scaled_high_jet_r1", [&](double d) { return d / L * std::exp(-0.1 * d / L) * std::cos(w * d); }},
       {"scaled_high_jet_r2", [&](double d) { return std::pow(d / L, 2) * std::exp(-0.1 * d / L) * std::cos(w * d); }},
       {"scaled-high-jet:r=2,c=0.5",

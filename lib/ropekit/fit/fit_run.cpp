@@ -307,7 +307,7 @@ std::vector<int> training_lags(int train_context, int train_points, std::int64_t
 
 namespace {
 
-constexpr Eigen::Index kChunk = 1024;
+constexpr Eigen::Index kChunk = 512;  // lags per evaluation window: 512 x 129 doubles = 0.5 MiB; 14 windows for 8192 lags
 
 struct Qualities {
   FitQuality train;
