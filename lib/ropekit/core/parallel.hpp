@@ -1,6 +1,9 @@
 #pragma once
 // A minimal parallel loop over independent tasks. Results must not depend on the thread count:
 // each task writes only its own outputs, so scheduling order never changes a number.
+// The loops run on a process-wide pool of sleeping workers (started on first use, kept to the end), placed on the
+// CPUs other than the caller's before each loop; a loop started while the pool is busy (nested, or from a second
+// thread) starts threads of its own.
 
 #include <cstddef>
 #include <functional>
