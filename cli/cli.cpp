@@ -93,6 +93,19 @@ CLI::Option* add_real_option(CLI::App* cmd, const std::string& command, const st
   return cmd->add_option(name, value, help)->transform(real_transform(command, name));
 }
 
+const std::vector<CommandGroup>& command_groups() {
+  static const std::vector<CommandGroup> groups = {
+      {add_fixed_basis_commands, {"fit", "features", "list", "probe"}},
+      {add_rf_rope_commands, {"kernel", "verify"}},
+      {add_lie_commands, {"lie", "jordan"}},
+      {add_encoding_commands, {"frequencies", "check"}},
+      {add_fit_params_commands, {"fit-params"}},
+      {add_design_commands, {"design"}},
+      {add_merge_command, {"merge"}},
+  };
+  return groups;
+}
+
 int run_cli(int argc, char** argv) {
   // Keep freed feature matrices (megabytes each) in the heap for reuse instead of returning them to
   // the kernel: re-faulting fresh pages cost about a sixth of a fixed-basis run.
@@ -124,13 +137,14 @@ int run_cli(int argc, char** argv) {
   app.set_version_flag("--version", std::string(kVersion));
   app.require_subcommand(1);
   app.fallthrough(false);
-  add_fixed_basis_commands(app, ctx);
-  add_rf_rope_commands(app, ctx);
-  add_lie_commands(app, ctx);
-  add_encoding_commands(app, ctx);
-  add_fit_params_commands(app, ctx);
-  add_design_commands(app, ctx);
-  add_merge_command(app, ctx);
+  // The group of the command typed, or every group (--help, --version, a typo, nothing: help lists them all).
+  const CommandGroup* only = nullptr;
+  if (argc > 1)
+    for (const auto& g : command_groups())
+      for (const auto& name : g.commands)
+        if (name == argv[1]) only = &g;
+  for (const auto& g : command_groups())
+    if (!only || only == &g) g.add(app, ctx);
 
   // Whatever reached stdout must not be lost (a full disk, a closed descriptor): a run that printed
   // its result into the void fails with exit code 2.

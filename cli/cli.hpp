@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -66,6 +67,15 @@ inline constexpr int kMaxThreads = 1024;
 /// parse_format with the message naming the command and --format.
 enum class Format;
 Format parse_format_option(const std::string& command, const std::string& text);
+
+/// A command group: its registration function and the top-level commands it registers.
+struct CommandGroup {
+  void (*add)(CLI::App& app, const CliContext& ctx);
+  std::vector<std::string> commands;
+};
+/// Every group, in help order. run_cli registers only the group of the command typed: building the whole tree of
+/// options takes 0.4 ms, a twentieth of a fixed-basis suite (tests check each group registers exactly `commands`).
+const std::vector<CommandGroup>& command_groups();
 
 /// Parses and runs. Returns the process exit code: 0 ok, 3 a verification check failed (output
 /// complete), 2 bad input, 1 internal failure.

@@ -308,3 +308,31 @@ TEST_CASE("features never prints a NaN or inf: extreme valid parameters give fin
     CHECK(r.out.find("inf") == std::string::npos);
   }
 }
+
+#include <set>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/cli.hpp"
+
+TEST_CASE("each command group registers exactly the commands run_cli looks up, and --help lists them all") {
+  // run_cli builds only the typed command's group (cli.hpp, command_groups): a name missing from the table would
+  // make that command unknown unless every group is registered, and a stale one would register the wrong group.
+  const ropekit::CliContext ctx{"ropekit", "ropekit"};
+  std::set<std::string> all;
+  for (const auto& g : ropekit::command_groups()) {
+    CLI::App app;
+    g.add(app, ctx);
+    std::set<std::string> registered;
+    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) registered.insert(sub->get_name());
+    CHECK(registered == std::set<std::string>(g.commands.begin(), g.commands.end()));
+    for (const auto& name : g.commands) CHECK(all.insert(name).second);  // no command in two groups
+  }
+  const auto help = run_ropekit("--help");
+  CHECK(help.exit_code == 0);
+  for (const auto& name : all) {
+    CAPTURE(name);
+    CHECK(help.out.find("  " + name) != std::string::npos);
+    CHECK(run_ropekit(name + " --help").exit_code == 0);
+  }
+}
