@@ -47,7 +47,7 @@ void fixed_basis_suite() {
         Eigen::internal::householder_qr_inplace_blocked<Eigen::MatrixXd, Eigen::VectorXd>::run(a, h, panel, temp.data());
       }, 50);
     }
-    fmt::print("| {}{} | {:.3f} | {:.3f} |\n", panel, panel == 16 ? " (used)" : panel == 48 ? " (Eigen's default)" : "",
+    fmt::print("| {}{} | {:.3f} | {:.3f} |\n", panel, panel == 8 ? " (used)" : panel == 48 ? " (Eigen's default)" : "",
                ms[0], ms[1]);
   }
 }

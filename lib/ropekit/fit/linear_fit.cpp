@@ -13,13 +13,14 @@ namespace ropekit {
 
 namespace {
 // Householder QR in place (R and the reflectors packed in `a`, as Eigen::HouseholderQR) with a blocked
-// panel of 16 columns instead of Eigen's 48: the fixed-basis designs are tall and narrow (1024 x 30..140),
+// panel of 8 columns instead of Eigen's 48: the fixed-basis designs are tall and narrow (1024 x 30..140),
 // where a narrower panel spends less in the unblocked panel factorisation (measured by ropekit_bench
-// "QR panel width": 1024 x 133, 1.1 ms at 16 against 1.6 ms at 48). Same reflectors, same rounding class.
+// "QR panel width", AMD EPYC AVX-512: 1024 x 133 in 1.25 ms at 8, 1.35 at 16, 1.68 at 48; 4 and 6 are slower
+// again). Same reflectors, same rounding class.
 void householder_r_inplace(Eigen::MatrixXd& a) {
   Eigen::VectorXd h(std::min(a.rows(), a.cols()));
   Eigen::VectorXd temp(a.cols());
-  Eigen::internal::householder_qr_inplace_blocked<Eigen::MatrixXd, Eigen::VectorXd>::run(a, h, 16, temp.data());
+  Eigen::internal::householder_qr_inplace_blocked<Eigen::MatrixXd, Eigen::VectorXd>::run(a, h, 8, temp.data());
 }
 
 // Householder QR of the (2p x p) matrix [R; s I], R upper triangular, skipping its known zeros, and the same
