@@ -24,7 +24,7 @@
 namespace ropekit {
 
 struct FitConfig {
-  /// Longest lag grid: any int. Evaluation is streamed in windows of 1024 lags (only the training design of L lags
+  /// Longest lag grid: any int. Evaluation is streamed in windows of 512 lags (only the training design of L lags
   /// is held), so memory does not grow with the evaluation length and time grows linearly; cost() refuses runs over
   /// the time budget.
   static constexpr int kMaxLength = std::numeric_limits<int>::max();
