@@ -95,24 +95,6 @@ Format parse_format(std::string_view name) {
   throw_bad_value("ropekit", "format", fmt::format("'{}'", name), "one of csv, md, json, latex");
 }
 
-std::string format_significant(double v, int digits) {
-  if (!std::isfinite(v)) return format_number(v);
-  if (v == 0) return "0";
-  const double a = std::fabs(v);
-  if (a >= 1e-4 && a < 1e7) {
-    const int exponent = static_cast<int>(std::floor(std::log10(a)));
-    const int decimals = std::max(0, digits - 1 - exponent);
-    std::string out = fmt::format("{:.{}f}", v, decimals);
-    // Trailing zeros carry no information here: 1.00000 -> 1, 9.510 -> 9.51.
-    if (out.find('.') != std::string::npos) {
-      out.erase(out.find_last_not_of('0') + 1);
-      if (out.back() == '.') out.pop_back();
-    }
-    return out;
-  }
-  return fmt::format("{:.{}e}", v, digits - 1);
-}
-
 // Appends a cell's CSV text to `out` without temporaries: a table of 10^4 rows renders in about a millisecond
 // (fit's output; format_number's shortest round-trip text, formatted in place).
 void append_csv_cell(fmt::memory_buffer& out, const Cell& c) {

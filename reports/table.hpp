@@ -9,6 +9,8 @@
 #include <variant>
 #include <vector>
 
+#include "ropekit/core/error.hpp"  // format_significant, which reports use with tables
+
 namespace ropekit {
 
 /// Empty, text, real, integer or boolean. Reals print shortest round-trip in CSV/JSON.
@@ -53,9 +55,6 @@ class TableStream {
   struct State;
   std::unique_ptr<State> state_;
 };
-
-/// Formats a real with n significant digits (fixed or scientific, whichever is shorter).
-std::string format_significant(double v, int digits);
 
 /// Reads CSV text with a header line (RFC 4180 quoting). Cells stay text.
 struct CsvData {

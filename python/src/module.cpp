@@ -39,6 +39,7 @@
 #include "ropekit/lie/lie.hpp"
 #include "ropekit/mc/rf_verify.hpp"
 #include "ropekit/spectral/design.hpp"
+#include "ropekit/spectral/inverse_design.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 #include "ropekit/version.hpp"
 #include "targets/kernel_table.hpp"
@@ -752,169 +753,45 @@ py::tuple py_verify_master(const std::string& spectrum, int blocks, std::int64_t
 }
 
 // ---------------------------------------------------------------------------------------------
-// design (cli/cli_design.cpp's three inputs with their default options)
+// design (spectral/inverse_design.hpp, as `ropekit design`)
 
-py::tuple py_design(const std::string& k, int blocks, const std::string& sampling_text, const py::object& seed_in,
-                    const py::object& lags_in) {
+py::tuple py_design(const std::string& k, int blocks, const std::string& sampling, const py::object& seed_in,
+                    const py::object& lags_in, const std::string& taper, std::int64_t wpoints,
+                    const std::optional<double>& wmax, const std::optional<double>& tolerance,
+                    const std::string& spectrum_route) {
   const std::string command = "ropekit design";
-  const Where where = Where::options(command);
-  const DesignSampling sampling = parse_design_sampling(sampling_text, command);
-  if (sampling == DesignSampling::quantile && !seed_in.is_none())
-    throw_bad_value(where, "seed", py::str(seed_in).cast<std::string>(),
-                    "absent with --sampling quantile (the quantile grid is deterministic; use iid or antithetic)");
-  check_in_range(where, "blocks", blocks, 1, std::int64_t{1} << 24);
-  const std::uint64_t seed = seed_in.is_none() ? kDefaultSeed : seed_in.cast<std::uint64_t>();
-  auto bad_kernel = [&](const std::string& why) { throw_bad_value(where, "kernel", "'" + k + "'", why); };
+  DesignRequest r;
+  r.kernel = k;
+  r.blocks = blocks;
+  r.sampling = sampling;
+  r.seed_given = !seed_in.is_none();
+  if (r.seed_given) r.seed = seed_in.cast<std::uint64_t>();
   // Python objects are read here, with the GIL: the work below runs without it.
-  const std::optional<Lags> given = lags_in.is_none() ? std::nullopt : std::optional<Lags>(to_lags(lags_in, 1, command));
-  std::string route, tuned;
-  Eigen::VectorXd lags, target, realised, variance, variance_iid, freqs;
-  bool positive_definite = true;
-  double negative_mass = 0;
-
-  // Table and lines inputs: the rows from the frequencies (design_rows in the command line).
-  auto rows_from = [&](const KernelGrid& t, const Eigen::VectorXd& phi2, auto&& anti) {
-    ExplicitFrequencies x;
-    x.values.assign(freqs.data(), freqs.data() + freqs.size());
-    tuned = spelling(Encoding{enc::Rope{FrequencySchedule{x, scaling::None{}}}});
-    const Eigen::Index N = t.phi.size();
-    lags.resize(N);
-    for (Eigen::Index i = 0; i < N; ++i) lags[i] = t.step * static_cast<double>(i);
-    target = t.phi;
-    realised = realised_kernel(freqs, lags);
-    variance_iid.resize(N);
-    for (Eigen::Index i = 0; i < N; ++i) variance_iid[i] = iid_design_variance(t.phi[i], phi2[i], blocks);
-    if (sampling == DesignSampling::quantile) variance = Eigen::VectorXd::Zero(N);
-    else if (sampling == DesignSampling::iid) variance = variance_iid;
-    else variance = anti();
-  };
-  auto from_table = [&](const KernelGrid& t, const Eigen::VectorXd& phi2) {
-    const DensityEstimate e = estimate_density(t, default_density_points(t.phi.size()), -1.0, 0, command);
-    route = "table";
-    positive_definite = e.positive_definite;
-    negative_mass = e.negative_mass;
-    const MagnitudeDistribution dist = magnitude_distribution(e.w, e.p);
-    freqs = design_frequencies(dist, blocks, sampling, seed);
-    rows_from(t, phi2, [&] { return antithetic_design_variance(dist, lags, blocks, 8192); });
-  };
-
-  interruptible([&] {
-    if (k.rfind("kernel:", 0) == 0) {
-      const std::string text = k.substr(7);
-      Encoding e;
-      try {
-        e = parse_encoding(text, Where(command));
-      } catch (const InputError& err) {
-        bad_kernel(fmt::format("an encoding spelling after kernel: ({})", err.what()));
-      }
-      if (!is_relative(e) || lag_dims(e) != 1)
-        bad_kernel("a relative encoding of 1-D lags after kernel: (its kernel must be a function of Dp alone)");
-      const Lags grid = given ? *given : parse_lags("0:4097", 1);
-      const Eigen::VectorXd x = grid.col(0);
-      const Eigen::Index n = x.size();
-      if (n < 2 || x[0] != 0) throw_bad_value(where, "lags", "(given)", "an even grid from 0 with at least 2 lags");
-      const double h = x[n - 1] / static_cast<double>(n - 1);
-      for (Eigen::Index i = 0; i < n; ++i)
-        if (!(h > 0) || !(std::fabs(x[i] - static_cast<double>(i) * h) <= kEvenGridTolerance * x[n - 1]))
-          throw_bad_value(where, "lags", format_number(x[i]), "an even grid k h from 0");
-      KernelGrid t;
-      t.step = h;
-      Eigen::VectorXd phi2;
-      try {
-        t.phi = kernel(e, grid);
-        phi2 = kernel(e, Lags(2 * grid));
-      } catch (const InputError& err) {
-        bad_kernel(fmt::format("an encoding whose kernel is defined on the lags ({})", err.what()));
-      }
-      for (Eigen::Index i = 0; i < n; ++i) {
-        if (!std::isfinite(t.phi[i]))
-          throw_bad_value(where, "lags", format_number(x[i]), fmt::format("lags at which the kernel of '{}' is finite", text));
-        if (!std::isfinite(phi2[i])) phi2[i] = NAN;
-      }
-      std::optional<LineSpectrum> lines = line_spectrum(e);
-      if (lines && !((line_kernel(*lines, x) - t.phi).cwiseAbs().maxCoeff() <= line_identity_tolerance(*lines)))
-        lines.reset();
-      if (lines) {
-        route = "lines";
-        freqs = design_frequencies(*lines, blocks, sampling, seed);
-        rows_from(t, phi2, [&] { return antithetic_design_variance(*lines, lags, blocks); });
-      } else {
-        from_table(t, phi2);
-        const Eigen::VectorXd mirrored = kernel(e, Lags(-grid));  // Bochner needs an even kernel
-        for (Eigen::Index i = 0; i < n; ++i)
-          if (!(std::abs(mirrored[i] - t.phi[i]) <= 1e-12 * std::max(1.0, std::abs(t.phi[i])))) {
-            positive_definite = false;
-            break;
-          }
-      }
-    } else if (k.rfind("data:", 0) == 0) {
-      if (given) throw_bad_value(where, "lags", "(given)", "absent for data: inputs (the table's lags are the grid)");
-      const KernelGrid t = kernel_grid(read_kernel_table(k.substr(5), command + ": --kernel"), command);
-      Eigen::VectorXd phi2(t.phi.size());
-      for (Eigen::Index i = 0; i < t.phi.size(); ++i) phi2[i] = 2 * i < t.phi.size() ? t.phi[2 * i] : NAN;
-      from_table(t, phi2);
-    } else {
-      route = "closed form";
-      Spectrum s;
-      try {
-        s = parse_spectrum(k);
-      } catch (const InputError& err) {
-        bad_kernel(fmt::format("a 1-D spectral family (gaussian:sigma=2, cauchy:b=1, matern:nu=2.5,l=3, ...), "
-                               "kernel:ENCODING or data:FILE.csv ({})",
-                               err.what()));
-      }
-      if (dims(s) != 1) bad_kernel(fmt::format("a 1-D spectral family (this one has dims = {})", dims(s)));
-      if (std::holds_alternative<spectral::Empirical>(s))
-        bad_kernel("a spectral family with a density (a file: spectrum is point masses; use kernel:rf-rope:... or "
-                   "data:FILE.csv)");
-      try {
-        check_samplable(s, command);
-      } catch (const InputError& err) {
-        bad_kernel(fmt::format("a spectral family with a density that can be sampled ({})", err.what()));
-      }
-      const Lags grid = given ? *given : parse_lags("0:4097", 1);
-      check_rf_lags(where, grid);
-      SampledFrequencies sf;
-      sf.spectrum = s;
-      sf.count = blocks;
-      if (sampling != DesignSampling::quantile) {
-        sf.seed = seed;
-        sf.sampling = sampling == DesignSampling::iid ? Sampling::iid : Sampling::antithetic;
-      }
-      freqs = frequencies(FrequencySchedule{sf, scaling::None{}}).theta.col(0);
-      tuned = spelling(Encoding{enc::RfRope{sf}});
-      const Eigen::Index n = grid.rows();
-      lags = grid.col(0);
-      target.resize(n), variance.resize(n), variance_iid.resize(n);
-      realised = realised_kernel(freqs, lags);
-      const double D = blocks, anti = (4.0 * (blocks / 2) + blocks % 2) / (D * D);
-      for (Eigen::Index i = 0; i < n; ++i) {
-        const KernelValues v = kernel_values(s, std::span<const double>(&lags[i], 1));
-        target[i] = v.phi;
-        variance_iid[i] = v.var_cos / D;
-        variance[i] = sampling == DesignSampling::quantile ? 0.0 : sampling == DesignSampling::iid ? v.var_cos / D
-                                                                                                  : anti * v.var_cos;
-      }
-    }
-    return 0;
-  });
-  const Eigen::VectorXd err = realised - target;
-  py::dict d;
-  d["lag"] = column(lags);
-  d["target"] = column(target);
-  d["realised"] = column(realised);
-  d["error"] = column(err);
-  d["prop4_variance"] = column(variance);
-  d["prop4_variance_iid"] = column(variance_iid);
+  if (py::isinstance<py::str>(lags_in)) r.lags_text = lags_in.cast<std::string>();
+  else if (!lags_in.is_none()) r.lags = to_lags(lags_in, 1, command);
+  r.taper = taper;
+  r.wpoints = wpoints;
+  r.wmax = wmax;
+  r.tolerance = tolerance;
+  r.spectrum_route = spectrum_route;
+  const DesignResult d = interruptible([&] { return inverse_design(r); });
+  const Eigen::VectorXd err = d.realised - d.target;
+  py::dict rows;
+  rows["lag"] = column(d.lags);
+  rows["target"] = column(d.target);
+  rows["realised"] = column(d.realised);
+  rows["error"] = column(err);
+  rows["prop4_variance"] = column(d.variance);
+  rows["prop4_variance_iid"] = column(d.variance_iid);
   py::dict s;
-  s["route"] = route;
-  s["tuned_encoding"] = tuned;
-  s["frequencies"] = column(freqs);
-  s["positive_definite"] = positive_definite;
-  s["negative_mass"] = negative_mass;
-  s["max_abs_error"] = err.cwiseAbs().maxCoeff();
-  s["rms_error"] = std::sqrt(err.squaredNorm() / static_cast<double>(err.size()));
-  return py::make_tuple(d, s);
+  s["route"] = d.route;
+  s["tuned_encoding"] = d.tuned;
+  s["frequencies"] = column(d.freqs);
+  s["positive_definite"] = d.est.positive_definite;
+  s["negative_mass"] = d.est.negative_mass;
+  s["max_abs_error"] = d.max_abs;
+  s["rms_error"] = d.rms;
+  return py::make_tuple(rows, s);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1043,7 +920,8 @@ PYBIND11_MODULE(_ropekit, m) {
         "alpha"_a = 1e-6, "draw_from"_a = py::none(), "power"_a = false, "q"_a = py::none(), "k"_a = py::none(),
         "threads"_a = 0);
   m.def("design", &py_design, doc_design, "kernel"_a, "blocks"_a, "sampling"_a = "quantile", "seed"_a = py::none(),
-        "lags"_a = py::none());
+        "lags"_a = py::none(), py::kw_only(), "taper"_a = "none", "wpoints"_a = 0, "wmax"_a = py::none(),
+        "tolerance"_a = py::none(), "spectrum_route"_a = "");
   m.def("lie_check", &py_lie_check, doc_lie_check, "generators"_a, "mixing"_a = py::none(), py::kw_only(),
         "window"_a = 32, "pairs"_a = 256, "max_exp"_a = 2048, "seed"_a = std::uint64_t{0x5EED}, "route"_a = "auto");
   m.def("list_encodings", &py_list_encodings, doc_list_encodings);

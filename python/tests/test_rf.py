@@ -70,7 +70,32 @@ def test_design_matches_command_line(kernel, extra, sampling):
         assert s["positive_definite"]
 
 
+@pytest.mark.parametrize("kernel, options, flags", [
+    ("kernel:rope:dim=16", {"spectrum_route": "table", "taper": "fejer", "wpoints": 513},
+     ["--spectrum-route", "table", "--taper", "fejer", "--wpoints", "513"]),
+    ("kernel:rope:dim=16", {"spectrum_route": "table", "tolerance": 1e-6}, ["--spectrum-route", "table", "--tolerance", "1e-6"]),
+    ("gaussian:sigma=2", {"wmax": 20.0, "wpoints": 257}, ["--wmax", "20", "--wpoints", "257"]),
+])
+def test_design_options_match_command_line(kernel, options, flags):
+    # The keyword-only options are the command line's, through the same library function (inverse_design).
+    rows, s = ropekit.design(kernel, 16, lags="0:65", **options)
+    want = cli_csv("design", "--kernel", kernel, "--blocks", "16", "--lags", "0:65", *flags)
+    for col in want:
+        np.testing.assert_array_equal(rows[col], numbers(want[col]), err_msg=col)
+    assert s["route"] == ("closed form" if kernel.startswith("gaussian") else "table")
+
+
+def test_design_with_lags_as_an_array_equals_the_text():
+    a, _ = ropekit.design("kernel:rope:dim=16", 8, lags=np.arange(0.0, 65.0))
+    b, _ = ropekit.design("kernel:rope:dim=16", 8, lags="0:65")
+    for col in b:
+        np.testing.assert_array_equal(a[col], b[col], err_msg=col)
+
+
 def test_design_error():
     with pytest.raises(ValueError) as e:
         ropekit.design("gaussian:sigma=2", 8, seed=3)
     assert str(e.value) == cli_error("design", "--kernel", "gaussian:sigma=2", "--blocks", "8", "--seed", "3")
+    with pytest.raises(ValueError) as e:
+        ropekit.design("gaussian:sigma=2", 8, taper="fejer")
+    assert str(e.value) == cli_error("design", "--kernel", "gaussian:sigma=2", "--blocks", "8", "--taper", "fejer")

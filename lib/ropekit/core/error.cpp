@@ -1,5 +1,6 @@
 #include "ropekit/core/error.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -24,6 +25,24 @@ std::string format_number(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   return fmt::format("{}", v);
+}
+
+std::string format_significant(double v, int digits) {
+  if (!std::isfinite(v)) return format_number(v);
+  if (v == 0) return "0";
+  const double a = std::fabs(v);
+  if (a >= 1e-4 && a < 1e7) {
+    const int exponent = static_cast<int>(std::floor(std::log10(a)));
+    const int decimals = std::max(0, digits - 1 - exponent);
+    std::string out = fmt::format("{:.{}f}", v, decimals);
+    // Trailing zeros carry no information here: 1.00000 -> 1, 9.510 -> 9.51.
+    if (out.find('.') != std::string::npos) {
+      out.erase(out.find_last_not_of('0') + 1);
+      if (out.back() == '.') out.pop_back();
+    }
+    return out;
+  }
+  return fmt::format("{:.{}e}", v, digits - 1);
 }
 
 void throw_bad_value(std::string_view where, std::string_view name, std::string_view value,

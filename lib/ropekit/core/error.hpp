@@ -42,6 +42,9 @@ struct Where {
 /// Formats a double the way errors and CSV cells show it: shortest round-trip, "nan", "inf".
 std::string format_number(double v);
 
+/// Formats a real with n significant digits (fixed or scientific, whichever is shorter), as reports print them.
+std::string format_significant(double v, int digits);
+
 /// @throws InputError "<where>: <name> = <value> (must be <constraint>)".
 [[noreturn]] void throw_bad_value(std::string_view where, std::string_view name, std::string_view value,
                                   std::string_view constraint);
