@@ -76,34 +76,24 @@ FitConfig fit_config_from_options(const FitArgs& a) {
     throw InputError(command + ": --train-context is missing (must be set without --config: the training lags 0..L-1)");
   if (!a.eval_contexts_option->count())
     throw InputError(command + ": --eval-contexts is missing (must be set without --config: lengths T1,T2,... to score)");
-  FitConfig c;
-  c.source = command;
-  c.command_line = true;
-  c.encodings_key = "--encoding";
-  c.section = "toy";
-  c.methods = a.methods;
-  c.encodings = a.encodings;
-  c.targets = a.targets.empty() ? toy_targets() : a.targets;
-  c.basis = a.basis;
+  FitOptions o;
+  o.methods = a.methods;
+  o.encodings = a.encodings;
+  o.targets = a.targets;
+  o.basis = a.basis;
   if (!a.tau.empty()) {
     if (a.tau != "bounded" && a.tau != "raw") throw_bad_value(where, "tau", "'" + a.tau + "'", "bounded or raw");
-    c.basis.bounded_tau = a.tau == "bounded";
+    o.basis.bounded_tau = a.tau == "bounded";
   }
-  c.train_points = c.basis.train_context;
   for (const auto& t : a.eval_contexts)
-    c.eval_contexts.push_back(static_cast<int>(parse_integer_in(t, where, "--eval-contexts", 1, FitConfig::kMaxLength)));
-  if (a.seeds.empty()) c.seeds = {0};
+    o.eval_contexts.push_back(static_cast<int>(parse_integer_in(t, where, "--eval-contexts", 1, FitConfig::kMaxLength)));
+  if (!a.seeds.empty()) o.seeds.clear();
   for (const auto& s : a.seeds)
-    c.seeds.push_back(parse_integer_in(s, where, "--seed", 0, std::numeric_limits<std::int64_t>::max()));
-  c.ridge = a.ridge;
-  c.target.base = c.basis.base;
-  c.target.head_dim = c.basis.head_dim;
-  c.target.train_context = c.basis.train_context;
-  c.target.gamma = c.basis.gamma;
-  c.target.freq_index = a.freq_index;
-  c.target.second_freq_index = a.second_freq_index;
-  c.validate();
-  return c;
+    o.seeds.push_back(parse_integer_in(s, where, "--seed", 0, std::numeric_limits<std::int64_t>::max()));
+  o.ridge = a.ridge;
+  o.freq_index = a.freq_index;
+  o.second_freq_index = a.second_freq_index;
+  return fit_config(o);
 }
 
 // fit --shard i/n: the shard's bases (methods, then encodings, in the run's order), dealt by their estimated cost.

@@ -360,48 +360,39 @@ struct FitRun {
   std::string tau = "bounded";
 };
 
-// `ropekit fit` without --config, from the same options (cli/cli_fixed_basis.cpp fit_config_from_options).
+// `ropekit fit` without --config, from the same options (fit_run.hpp fit_config, as the command line's).
 FitConfig fit_config(const FitRun& a) {
   const std::string command = "ropekit fit";
   const Where where = Where::options(command);
   if (a.encodings.empty() && a.methods.empty())
     throw InputError(command + ": no --encodings or --methods (must give at least one encoding or method)");
-  FitConfig c;
-  c.source = command;
-  c.command_line = true;
-  c.encodings_key = "--encodings";
-  c.section = "toy";
-  c.methods = a.methods;
-  c.encodings = a.encodings;
-  c.targets = a.targets.empty() ? toy_targets() : a.targets;
-  c.basis.num_freqs = a.num_freqs;
-  c.basis.head_dim = a.head_dim;
-  c.basis.base = a.theta;
-  c.basis.gamma = a.gamma;
-  c.basis.train_context = a.train_context;
   if (a.tau != "bounded" && a.tau != "raw") throw_bad_value(where, "tau", "'" + a.tau + "'", "bounded or raw");
-  c.basis.bounded_tau = a.tau == "bounded";
   if (a.train_context < 1)
     throw_bad_value(where, "train_context", std::to_string(a.train_context),
                     fmt::format("an integer in [1, {}]", FitConfig::kMaxLength));
-  c.train_points = a.train_context;
   for (int T : a.eval_contexts)
     if (T < 1)
       throw_bad_value(where, "eval_contexts", std::to_string(T), fmt::format("an integer in [1, {}]", FitConfig::kMaxLength));
-  c.eval_contexts = a.eval_contexts;
   for (auto s : a.seeds)
     if (s < 0) throw_bad_value(where, "seed", std::to_string(s), "an integer in [0, 9223372036854775807]");
-  c.seeds = a.seeds;
-  c.ridge = a.ridge;
-  c.target.base = a.theta;
-  c.target.head_dim = a.head_dim;
-  c.target.train_context = a.train_context;
-  c.target.gamma = a.gamma;
-  c.target.freq_index = a.freq_index;
-  c.target.second_freq_index = a.second_freq_index;
   if (a.threads < 0) throw_bad_value(where, "threads", std::to_string(a.threads), "an integer >= 0 (0: all cores)");
-  c.validate();
-  return c;
+  FitOptions o;
+  o.methods = a.methods;
+  o.encodings = a.encodings;
+  o.targets = a.targets;
+  o.basis.num_freqs = a.num_freqs;
+  o.basis.head_dim = a.head_dim;
+  o.basis.base = a.theta;
+  o.basis.gamma = a.gamma;
+  o.basis.train_context = a.train_context;
+  o.basis.bounded_tau = a.tau == "bounded";
+  o.eval_contexts = a.eval_contexts;
+  o.seeds = a.seeds;
+  o.ridge = a.ridge;
+  o.freq_index = a.freq_index;
+  o.second_freq_index = a.second_freq_index;
+  o.encodings_key = "--encodings";
+  return ropekit::fit_config(o);
 }
 
 py::dict fit_rows_dict(const std::vector<FitRow>& rows) {

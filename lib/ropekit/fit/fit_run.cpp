@@ -264,6 +264,30 @@ void FitConfig::validate() const {
                               for_what, cost.excess()));
 }
 
+FitConfig fit_config(const FitOptions& o) {
+  FitConfig c;
+  c.source = "ropekit fit";
+  c.command_line = true;
+  c.encodings_key = o.encodings_key;
+  c.section = "toy";
+  c.methods = o.methods;
+  c.encodings = o.encodings;
+  c.targets = o.targets.empty() ? toy_targets() : o.targets;
+  c.basis = o.basis;
+  c.train_points = o.basis.train_context;
+  c.eval_contexts = o.eval_contexts;
+  c.seeds = o.seeds;
+  c.ridge = o.ridge;
+  c.target.base = o.basis.base;
+  c.target.head_dim = o.basis.head_dim;
+  c.target.train_context = o.basis.train_context;
+  c.target.gamma = o.basis.gamma;
+  c.target.freq_index = o.freq_index;
+  c.target.second_freq_index = o.second_freq_index;
+  c.validate();
+  return c;
+}
+
 std::string describe(const FitConfig& c) {
   auto join_ints = [](const auto& v) {
     std::string s;

@@ -78,6 +78,21 @@ struct ConfigOverrides {
   std::optional<std::string> section;               ///< "toy" or "benchmarks" when a file has both
 };
 
+/// A run given by options instead of a config file (`ropekit fit --encoding ...`, `ropekit.fit`): the paper
+/// configs' defaults for what is not given (section "toy", targets phase, linear, mixed, every training lag), and
+/// the targets' frequency parameters taken from the basis. Messages name `encodings_key` ("--encoding") and the
+/// options. @throws InputError from FitConfig::validate().
+struct FitOptions {
+  std::vector<std::string> methods, encodings, targets;
+  BasisParams basis;                          ///< its train_context is L, the training lags 0..L-1
+  std::vector<int> eval_contexts;
+  std::vector<std::int64_t> seeds = {0};
+  double ridge = 1e-4;
+  std::optional<int> freq_index, second_freq_index;
+  std::string encodings_key = "--encoding";
+};
+FitConfig fit_config(const FitOptions& options);
+
 /// The run's parameters in one Markdown list, for report headers.
 std::string describe(const FitConfig& config);
 
