@@ -84,10 +84,15 @@ double angle_evaluations(std::int64_t trials, int blocks, Eigen::Index lags) {
   return static_cast<double>(trials) * blocks * static_cast<double>(lags);
 }
 
-bool scores_as_grid(const Eigen::MatrixXd& lags) {
-  return lags.cols() == 1 && static_cast<std::size_t>(lags.rows()) >= kMinGridLags &&
-         near_grid(std::span<const double>(lags.data(), static_cast<std::size_t>(lags.rows()))).has_value();
+namespace {
+// The grid the angle-addition path runs on: 1-D lags, at least kMinGridLags of them, an even grid up to rounding.
+std::optional<NearGrid> score_grid(const Eigen::MatrixXd& lags) {
+  if (lags.cols() != 1 || static_cast<std::size_t>(lags.rows()) < kMinGridLags) return std::nullopt;
+  return near_grid(std::span<const double>(lags.data(), static_cast<std::size_t>(lags.rows())));
 }
+}  // namespace
+
+bool scores_as_grid(const Eigen::MatrixXd& lags) { return score_grid(lags).has_value(); }
 
 std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, const Eigen::MatrixXd& lags,
                                    const McOptions& options) {
@@ -116,7 +121,7 @@ std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, 
   // per unit of |A'| + |B'| <= sqrt(2) (|A| + |B|)), so the grid path stays within rf_verify's allowance of
   // 8 (D + 8) eps per unit of sum |A| + |B| for D >= 8. Other trials (heavy-tailed frequencies, large lags) use
   // the direct path. For 0.1,0.2,...,6.4: delta <= 1 ulp(6.4) = 4 eps, plus 1/2 ulp(0.1).
-  const std::optional<NearGrid> near = k == 1 && L >= kMinGridLags ? near_grid(t) : std::nullopt;  // scores_as_grid
+  const std::optional<NearGrid> near = score_grid(lags);
   const bool grid = near.has_value();
   const bool rotate = grid && near->t0 != 0;
   const double shift = grid ? near->delta + (rotate ? 0.5 * (std::nextafter(std::fabs(near->t0), INFINITY) - std::fabs(near->t0)) : 0.0) : 0.0;
