@@ -35,15 +35,6 @@ namespace ropekit {
 
 namespace {
 
-// Lags beyond this have 2 Dp (rf-rope's Phi2 argument) outside float64.
-constexpr double kMaxRfLag = 0x1p1022;
-
-Encoding parse_option_encoding(const std::string& command, const std::string& text) {
-  // Where(command), not Where::options: the keys of a spelling (seed, dim) are not options of the command.
-  // for_encoding: the spelling grammar's own messages ("encoding '...': dim = 'odd' (must be an integer)") get
-  // the command's name too.
-  return for_encoding(command, text, [&] { return parse_encoding(text, Where(command)); });
-}
 
 Cell lag_cell(std::span<const double> lag) {
   if (lag.size() == 1) return lag.front();
@@ -126,14 +117,6 @@ Size size_of(const Encoding& e) {
 // (scaling and squaring, Pade 13: ~30 n^3).
 double nd_operator_flops(const Encoding& e, double n) { return (has_frequencies(e) ? 4 : 30) * n * n * n; }
 
-// The leaves of a direct sum (the encoding itself otherwise) that have rotary frequencies, in G's order.
-void rotary_leaves(const Encoding& e, std::vector<const Encoding*>& out) {
-  if (const auto* d = std::get_if<enc::DirectSum>(&e.value)) {
-    for (const auto& p : d->parts) rotary_leaves(p, out);
-  } else if (has_frequencies(e)) {
-    out.push_back(&e);
-  }
-}
 
 // The original context L0 of every scheme in the encoding (dynamic, yarn, longrope, llama3).
 void scheme_origs(const Encoding& e, std::vector<double>& out) {
@@ -153,14 +136,6 @@ void scheme_origs(const Encoding& e, std::vector<double>& out) {
              f->scaling);
 }
 
-// RoPE on the standard geometric grid without a scheme: rope_kernel.hpp's sine residual and continuum apply.
-std::optional<RopeGrid> plain_rope(const Encoding& e) {
-  const auto* r = std::get_if<enc::Rope>(&e.value);
-  if (!r || !std::holds_alternative<scaling::None>(r->freqs.scaling)) return std::nullopt;
-  const auto* g = std::get_if<Geometric>(&r->freqs.source);
-  if (!g || g->partial != 1 || !(g->base > 1) || (g->count && *g->count != g->dim / 2)) return std::nullopt;
-  return RopeGrid{g->dim, g->base};
-}
 
 std::optional<double> checked_seq_len(const Where& where, const std::optional<double>& seq_len) {
   if (seq_len) check_positive(where, "seq_len", *seq_len);
@@ -186,7 +161,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   const Format format = parse_format_option(command, a.format);
   std::vector<Encoding> encs;
   for (const auto& text : a.encodings) {
-    encs.push_back(parse_option_encoding(command, text));
+    encs.push_back(parse_encoding_for(command, text));
     if (!is_relative(encs.back()))
       throw_bad_value(where, "encoding", "'" + text + "'",
                       "a relative encoding: sinusoidal is absolute and has no kernel of the lag (`ropekit check` "
@@ -266,11 +241,8 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   // rf-rope's lags are checked before any row is written (a pass over a stream), once the budget has let them in.
   if (any_rf) {
     for (Eigen::Index n; (n = next_block()) > 0;)
-      for (Eigen::Index i = 0; i < n * chunk.cols(); ++i)
-        if (!(std::fabs(chunk.data()[i]) <= kMaxRfLag))
-          throw_bad_value(where, "lags", format_number(chunk.data()[i]),
-                          fmt::format("at most {} in magnitude for rf-rope: Phi2 is evaluated at 2 Dp",
-                                      format_number(kMaxRfLag)));
+      check_rf_lag_range(where, std::span<const double>(chunk.data(), static_cast<std::size_t>(n * chunk.cols())),
+                         " for rf-rope");
     rewind();
   }
   announce(command, fmt::format("{} lags of {} encoding(s)", lag_count, encs.size()), cost_of(rows).seconds);
@@ -362,7 +334,7 @@ void run_encoding_features(const EncodingFeatureArgs& a) {
   const std::string command = "ropekit features";
   const Where where = Where::options(command);
   const Format format = parse_format_option(command, a.format);
-  const Encoding e = parse_option_encoding(command, a.encoding);
+  const Encoding e = parse_encoding_for(command, a.encoding);
   if (!is_relative(e))
     throw_bad_value(where, "encoding", "'" + a.encoding + "'",
                     "a relative encoding: sinusoidal is absolute and has no relative feature basis");
@@ -425,15 +397,14 @@ void run_frequencies(const FrequencyArgs& a) {
   const std::string command = "ropekit frequencies";
   const Where where = Where::options(command);
   const Format format = parse_format_option(command, a.format);
-  const Encoding e = parse_option_encoding(command, a.encoding);
+  const Encoding e = parse_encoding_for(command, a.encoding);
   const Convention convention = parse_convention(where, a.convention);
   const auto seq_len = checked_seq_len(where, a.seq_len);
   if (!has_frequencies(e))
     throw_bad_value(where, "encoding", "'" + a.encoding + "'",
                     "an encoding with rotary frequencies (rope, rope-freqs, rope-matched, xpos, rf-rope, damped, "
                     "jordan, jordan-scaled, sinusoidal, nd with torus generators, or a direct sum with one of them)");
-  std::vector<const Encoding*> leaves;
-  rotary_leaves(e, leaves);
+  const std::vector<const Encoding*> leaves = rotary_leaves(e);
   const bool sum = std::holds_alternative<enc::DirectSum>(e.value);
   const int k = lag_dims(e);
   check_output_path(a.out);
@@ -509,8 +480,7 @@ std::vector<double> default_window(const Encoding& e) {
 // The rotary frequencies of every part at sequence length T, their first component (the window runs along the
 // first axis of k-D lags, as exactness() does).
 Eigen::VectorXd decay_frequencies(const Encoding& e, double T) {
-  std::vector<const Encoding*> leaves;
-  rotary_leaves(e, leaves);
+  const std::vector<const Encoding*> leaves = rotary_leaves(e);
   std::vector<double> all;
   for (const auto* leaf : leaves) {
     const FrequencyTable f = frequencies(*leaf, T);
@@ -524,7 +494,7 @@ void run_check(const CheckArgs& a) {
   const Where where = Where::options(command);
   const Format format = parse_format_option(command, a.format);
   std::vector<Encoding> encs;
-  for (const auto& text : a.encodings) encs.push_back(parse_option_encoding(command, text));
+  for (const auto& text : a.encodings) encs.push_back(parse_encoding_for(command, text));
   const auto seq_len = checked_seq_len(where, a.seq_len);
   std::vector<std::vector<double>> windows;
   for (const auto& e : encs) {

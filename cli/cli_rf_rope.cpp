@@ -58,14 +58,9 @@ struct VerifyArgs {
 // Printing a table cell (shortest round trip): measured 1e7 per second, divided by 5 as budget.hpp's rates.
 constexpr double kPrintedCellsPerSecond = 2e6;
 
-// Lags beyond this have 2 Dp (Phi2's argument) outside float64.
-constexpr double kMaxLag = 0x1p1022;
-
+// Every lag component within kMaxRfLag (spectrum.hpp).
 void check_lag_range(const Where& where, const Eigen::MatrixXd& lags) {
-  for (Eigen::Index i = 0; i < lags.size(); ++i)
-    if (!(std::fabs(lags.data()[i]) <= kMaxLag))
-      throw_bad_value(where, "lags", format_number(lags.data()[i]),
-                      fmt::format("at most {} in magnitude: Phi2 is evaluated at 2 Dp", format_number(kMaxLag)));
+  check_rf_lag_range(where, std::span<const double>(lags.data(), static_cast<std::size_t>(lags.size())));
 }
 
 // A double column that is a number for k = 1 and text "1,0" for k >= 2.
@@ -190,9 +185,9 @@ void run_kernel(const KernelArgs& a) {
     check_lag_range(where, listed);
   }
   announce(command, fmt::format("{} lags of {}", count, spelling(s)), cost_of(static_cast<double>(count)).seconds);
-  TableStream out(a.out, format, {"lag", "phi", "phi2", "var_cos", "var_sin"});
   Table t;
   t.columns = {"lag", "phi", "phi2", "var_cos", "var_sin"};
+  TableStream out(a.out, format, t.columns);
   std::vector<double> lag(static_cast<std::size_t>(k));
   for (std::int64_t first = 0; first < count;) {
     t.rows.clear();

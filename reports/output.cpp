@@ -175,7 +175,7 @@ class Staged {
 
   const fs::path& target() const { return target_; }
 
-  /// Creates missing parent directories, then writes, syncs and closes the temporary, checking each step.
+  /// Creates missing parent directories, then writes and closes the temporary, checking each step.
   void write(std::string_view content, std::optional<mode_t> mode) {
     open(mode);
     append(content);

@@ -1,9 +1,10 @@
 #pragma once
 // Writing results: all or nothing, never over an input, and never silently lost.
-// A regular file is written to a temporary name beside it (<path>.tmp.<pid>), synced, and renamed into
-// place, so a failed run leaves the old file (or none) and never a partial one; temporaries are removed
-// on failure and on SIGINT, SIGTERM and SIGHUP (the process then dies of the signal as it would have).
-// Every write, the sync and the close are checked; a failure is an InputError
+// A regular file is written to a temporary name beside it (<path>.tmp.<pid>) and renamed into place, so a
+// failed run leaves the old file (or none) and never a partial one (no fsync: that holds for every way ropekit
+// stops; surviving a power cut is left to the file system); temporaries are removed on failure and on SIGINT,
+// SIGTERM and SIGHUP (the process then dies of the signal as it would have).
+// Every write and the close are checked; a failure is an InputError
 // "cannot write '<path>': <reason>" (exit code 2 on the command line).
 
 #include <memory>
@@ -36,7 +37,7 @@ void check_output_path(const std::string& path);
 bool flush_stdout();
 
 /// One output written in pieces, for results too long to hold in memory, landing as write_file_atomic's do:
-/// a regular file's pieces go to its temporary (<path>.tmp.<pid>), which commit() syncs and renames into
+/// a regular file's pieces go to its temporary (<path>.tmp.<pid>), which commit() closes and renames into
 /// place; destroyed without commit() (an exception), the temporary is removed and no partial file is left.
 /// Empty path or "-": each piece goes to stdout as it comes. Non-regular targets are written directly.
 /// Not inside an OutputBatch. @throws InputError "cannot write '<path>': <reason>" as write_file_atomic.
@@ -47,7 +48,7 @@ class OutputStream {
   OutputStream(const OutputStream&) = delete;
   OutputStream& operator=(const OutputStream&) = delete;
   void write(std::string_view piece);
-  /// Lands the file (sync, rename); nothing may be written after.
+  /// Lands the file (close, rename); nothing may be written after.
   void commit();
 
   struct State;
@@ -57,7 +58,7 @@ class OutputStream {
 };
 
 /// A group of files that land together: while a batch is open, write_file_atomic stages each regular
-/// file under its temporary name (written and synced) and holds writes to non-regular targets; commit()
+/// file under its temporary name (written and closed) and holds writes to non-regular targets; commit()
 /// performs the held direct writes, then renames every staged file into place. A batch destroyed without
 /// commit() (an exception, a failed write) removes its temporaries: none of its files lands. Batches do
 /// not nest; one batch at a time per process.

@@ -16,16 +16,6 @@ namespace ropekit {
 
 namespace {
 
-const char* format_name(Format f) {
-  switch (f) {
-    case Format::csv: return "csv";
-    case Format::md: return "md";
-    case Format::json: return "json";
-    case Format::latex: return "latex";
-  }
-  throw std::logic_error("format_name: unknown format");
-}
-
 // The header line's comment markers per format (JSON has no comments: a '#' line, as CSV's).
 struct Marker {
   const char* open;
@@ -277,7 +267,7 @@ std::string shard_file(const ShardHeader& h, const Table& table) {
     throw std::logic_error(fmt::format("shard_file: {} rows for {} positions", table.rows.size(), h.rows.size()));
   nlohmann::ordered_json j;
   j["shard"] = fmt::format("{}/{}", h.shard.index, h.shard.count);
-  j["format"] = format_name(h.format);
+  j["format"] = std::string(format_name(h.format));
   j["run"] = h.run;
   j["inputs"] = h.inputs;
   j["version"] = h.version;
@@ -308,7 +298,7 @@ std::string merge_shards(const std::vector<ShardText>& files) {
                  fmt::format("a shard of the same run as '{}' ({} {}): shards differ only in --shard, --out and --threads",
                              ref_name, what, theirs));
     };
-    same(h.format == ref.format, "format", format_name(h.format), format_name(ref.format));
+    same(h.format == ref.format, "format", std::string(format_name(h.format)), std::string(format_name(ref.format)));
     same(h.run == ref.run, "command", "'" + h.run + "'", "'" + ref.run + "'");
     same(h.inputs == ref.inputs, "input files", "'" + h.inputs + "'", "'" + ref.inputs + "'");
     same(h.version == ref.version, "ropekit version", h.version, ref.version);

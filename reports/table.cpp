@@ -90,6 +90,8 @@ constexpr EnumTable<Format, 6> kFormats{{{Format::csv, "csv"},
                                          {Format::latex, "tex"}}};
 }  // namespace
 
+std::string_view format_name(Format format) { return to_text(kFormats, format); }
+
 Format parse_format(std::string_view name) {
   if (auto f = from_text(kFormats, name)) return *f;
   throw_bad_value("ropekit", "format", fmt::format("'{}'", name), "one of csv, md, json, latex");
@@ -244,10 +246,6 @@ CsvData parse_csv(std::string_view text, std::string_view source) {
   return out;
 }
 
-}  // namespace ropekit
-
-namespace ropekit {
-
 namespace {
 constexpr std::string_view kLatexFoot = "\\bottomrule\n\\end{tabular}\n";
 }  // namespace
@@ -256,8 +254,10 @@ struct TableStream::State {
   OutputStream out;
   Format format;
   std::vector<std::string> columns;
-  bool any = false;  // a block with rows written
-  State(const std::string& path, Format f, std::vector<std::string> c) : out(path), format(f), columns(std::move(c)) {}
+  std::string empty;  // render() of the table without rows: its head and foot
+  bool any = false;   // a block with rows written
+  State(const std::string& path, Format f, std::vector<std::string> c)
+      : out(path), format(f), columns(std::move(c)), empty(render(Table{columns, {}}, f)) {}
 };
 
 TableStream::TableStream(const std::string& path, Format format, std::vector<std::string> columns)
@@ -274,14 +274,12 @@ void TableStream::add(const Table& block) {
   switch (state_->format) {
     case Format::csv:
     case Format::md:
-      if (state_->any) piece.remove_prefix(render(Table{block.columns, {}}, state_->format).size());
+      if (state_->any) piece.remove_prefix(state_->empty.size());
       break;
-    case Format::latex: {
-      const std::string head = render(Table{block.columns, {}}, state_->format);
-      if (state_->any) piece.remove_prefix(head.size() - kLatexFoot.size());
+    case Format::latex:
+      if (state_->any) piece.remove_prefix(state_->empty.size() - kLatexFoot.size());
       piece.remove_suffix(kLatexFoot.size());
       break;
-    }
     case Format::json:  // "[\n" rows "\n]\n"; blocks joined by ",\n"
       piece.remove_suffix(3);
       piece.remove_prefix(2);
@@ -294,7 +292,7 @@ void TableStream::add(const Table& block) {
 }
 
 void TableStream::finish() {
-  if (!state_->any) state_->out.write(render(Table{state_->columns, {}}, state_->format));
+  if (!state_->any) state_->out.write(state_->empty);
   else if (state_->format == Format::latex) state_->out.write(kLatexFoot);
   else if (state_->format == Format::json) state_->out.write("\n]\n");
   state_->out.commit();

@@ -29,6 +29,8 @@ enum class Format { csv, md, json, latex };
 
 /// Parses "csv", "md" (or "markdown"), "json", "latex" (or "tex"). @throws InputError otherwise.
 Format parse_format(std::string_view name);
+/// The format's name: "csv", "md", "json" or "latex" (what parse_format reads back).
+std::string_view format_name(Format format);
 
 struct MarkdownOptions {
   int significant_digits = 6;  ///< reals are printed with this many significant digits

@@ -12,7 +12,6 @@
 #include "ropekit/core/vecmath.hpp"
 #include "ropekit/mc/monte_carlo.hpp"
 #include "ropekit/core/rng.hpp"
-#include "ropekit/core/vecmath.hpp"
 #include "support.hpp"
 
 using namespace ropekit;

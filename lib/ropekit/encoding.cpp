@@ -1244,6 +1244,34 @@ const std::vector<EncodingFamilyInfo>& encoding_families() {
   return table;
 }
 
+Encoding parse_encoding_for(const std::string& command, const std::string& text) {
+  return for_encoding(command, text, [&] { return parse_encoding(text, Where(command)); });
+}
+
+namespace {
+void add_rotary_leaves(const Encoding& e, std::vector<const Encoding*>& out) {
+  if (const auto* d = std::get_if<enc::DirectSum>(&e.value)) {
+    for (const auto& p : d->parts) add_rotary_leaves(p, out);
+  } else if (has_frequencies(e)) {
+    out.push_back(&e);
+  }
+}
+}  // namespace
+
+std::vector<const Encoding*> rotary_leaves(const Encoding& e) {
+  std::vector<const Encoding*> out;
+  add_rotary_leaves(e, out);
+  return out;
+}
+
+std::optional<RopeGrid> plain_rope(const Encoding& e) {
+  const auto* r = std::get_if<enc::Rope>(&e.value);
+  if (!r || !std::holds_alternative<scaling::None>(r->freqs.scaling)) return std::nullopt;
+  const auto* g = std::get_if<Geometric>(&r->freqs.source);
+  if (!g || g->partial != 1 || !(g->base > 1) || (g->count && *g->count != g->dim / 2)) return std::nullopt;
+  return RopeGrid{g->dim, g->base};
+}
+
 void rethrow_for_encoding(const std::string& command, const std::string& text, const InputError& e) {
   std::string what = e.what();
   if (what.rfind(command + ":", 0) == 0) throw e;

@@ -24,6 +24,7 @@
 #include "ropekit/core/lags.hpp"
 #include "ropekit/encodings/block.hpp"
 #include "ropekit/encodings/frequencies.hpp"
+#include "ropekit/encodings/rope_kernel.hpp"
 #include "ropekit/lie/lie.hpp"
 
 namespace ropekit {
@@ -194,5 +195,16 @@ auto for_encoding(const std::string& command, const std::string& text, F&& f) {
     rethrow_for_encoding(command, text, e);
   }
 }
+
+/// A spelling given to `command` (an option's value): parse_encoding with Where(command) (a spelling's keys are not
+/// the command's options) and the grammar's messages re-thrown as the command's (for_encoding).
+Encoding parse_encoding_for(const std::string& command, const std::string& text);
+
+/// The leaves of a direct sum (the encoding itself otherwise) that have rotary frequencies, in G's order.
+std::vector<const Encoding*> rotary_leaves(const Encoding& e);
+
+/// RoPE on the standard geometric grid without a scheme: the grid rope_kernel.hpp's sine residual and continuum
+/// take; nullopt for anything else.
+std::optional<RopeGrid> plain_rope(const Encoding& e);
 
 }  // namespace ropekit

@@ -179,25 +179,10 @@ py::array lag_column(const Lags& lags) {
 // ---------------------------------------------------------------------------------------------
 // Encodings: kernel, frequencies, features
 
-Encoding parse_for(const std::string& command, const std::string& text) {
-  return for_encoding(command, text, [&] { return parse_encoding(text, Where(command)); });
-}
-
-// RoPE on the standard geometric grid without a scheme: rope_kernel.hpp's sine residual and continuum apply.
-std::optional<RopeGrid> plain_rope(const Encoding& e) {
-  const auto* r = std::get_if<enc::Rope>(&e.value);
-  if (!r || !std::holds_alternative<scaling::None>(r->freqs.scaling)) return std::nullopt;
-  const auto* g = std::get_if<Geometric>(&r->freqs.source);
-  if (!g || g->partial != 1 || !(g->base > 1) || (g->count && *g->count != g->dim / 2)) return std::nullopt;
-  return RopeGrid{g->dim, g->base};
-}
-
-constexpr double kMaxRfLag = 0x1p1022;  // 2 Dp (rf-rope's Phi2 argument) stays inside float64
-
 py::dict py_kernel(const std::string& text, const py::object& lags_in, double rho, std::optional<double> seq_len) {
   const std::string command = "ropekit kernel";
   const Where where = Where::options(command);
-  const Encoding e = parse_for(command, text);
+  const Encoding e = parse_encoding_for(command, text);
   if (!is_relative(e))
     bad(command, "--encoding", "'" + text + "'",
         "a relative encoding: sinusoidal is absolute and has no kernel of the lag (`ropekit check` reports its "
@@ -210,12 +195,7 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
                     fmt::format("given for {}-D lags, e.g. --lags '1,0;0,2' (no default for k-D encodings)", k));
   const Lags lags = lags_in.is_none() ? parse_lags("0,1,10,100,1000", 1) : to_lags(lags_in, k, command);
   const bool rf = std::holds_alternative<enc::RfRope>(e.value);
-  if (rf)
-    for (Eigen::Index i = 0; i < lags.size(); ++i)
-      if (!(std::fabs(lags.data()[i]) <= kMaxRfLag))
-        throw_bad_value(where, "lags", format_number(lags.data()[i]),
-                        fmt::format("at most {} in magnitude for rf-rope: Phi2 is evaluated at 2 Dp",
-                                    format_number(kMaxRfLag)));
+  if (rf) check_rf_lag_range(where, std::span<const double>(lags.data(), static_cast<std::size_t>(lags.size())), " for rf-rope");
   const auto plain = plain_rope(e);
   const Eigen::Index n = lags.rows();
   Eigen::VectorXd kern(n), var(n), expected(rf ? n : 0), fvar(rf ? n : 0), sres(plain ? n : 0), cont(plain ? n : 0),
@@ -258,20 +238,11 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
   return d;
 }
 
-// The leaves of a direct sum (the encoding itself otherwise) that have rotary frequencies, in G's order.
-void rotary_leaves(const Encoding& e, std::vector<const Encoding*>& out) {
-  if (const auto* d = std::get_if<enc::DirectSum>(&e.value)) {
-    for (const auto& p : d->parts) rotary_leaves(p, out);
-  } else if (has_frequencies(e)) {
-    out.push_back(&e);
-  }
-}
-
 py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, bool float32,
                         const std::string& convention_text) {
   const std::string command = "ropekit frequencies";
   const Where where = Where::options(command);
-  const Encoding e = parse_for(command, text);
+  const Encoding e = parse_encoding_for(command, text);
   Convention convention;
   if (convention_text == "huggingface") convention = Convention::huggingface;
   else if (convention_text == "ggml") convention = Convention::ggml;
@@ -281,8 +252,7 @@ py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, 
     bad(command, "--encoding", "'" + text + "'",
         "an encoding with rotary frequencies (rope, rope-freqs, rope-matched, xpos, rf-rope, damped, jordan, "
         "jordan-scaled, sinusoidal, nd with torus generators, or a direct sum with one of them)");
-  std::vector<const Encoding*> leaves;
-  rotary_leaves(e, leaves);
+  const std::vector<const Encoding*> leaves = rotary_leaves(e);
   const bool sum = std::holds_alternative<enc::DirectSum>(e.value);
   const int k = lag_dims(e);
   std::vector<std::int64_t> part, index;
@@ -322,7 +292,7 @@ py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, 
 py::tuple py_features(const std::string& text, const py::object& lags_in) {
   const std::string command = "ropekit features";
   const Where where = Where::options(command);
-  const Encoding e = parse_for(command, text);
+  const Encoding e = parse_encoding_for(command, text);
   if (!is_relative(e))
     bad(command, "--encoding", "'" + text + "'",
         "a relative encoding: sinusoidal is absolute and has no relative feature basis");
@@ -613,10 +583,7 @@ py::tuple py_fit_spectrum(const std::string& spectrum, const py::object& lags_in
 // RF-RoPE: spectrum_kernel, verify_master
 
 void check_rf_lags(const Where& where, const Lags& lags) {
-  for (Eigen::Index i = 0; i < lags.size(); ++i)
-    if (!(std::fabs(lags.data()[i]) <= kMaxRfLag))
-      throw_bad_value(where, "lags", format_number(lags.data()[i]),
-                      fmt::format("at most {} in magnitude: Phi2 is evaluated at 2 Dp", format_number(kMaxRfLag)));
+  check_rf_lag_range(where, std::span<const double>(lags.data(), static_cast<std::size_t>(lags.size())));
 }
 
 py::dict py_spectrum_kernel(const std::string& text, const py::object& lags_in) {

@@ -56,12 +56,11 @@ cpu_set_t other_cpus() {
   return set;
 }
 
-// Starts a detached thread running f, placed on `cpus` when that set is not empty.
-pthread_t start_worker(std::function<void()> f, const cpu_set_t& cpus) {
+// Starts a detached thread running f (run() places it before each job).
+pthread_t start_worker(std::function<void()> f) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  if (CPU_COUNT(&cpus) > 0) pthread_attr_setaffinity_np(&attr, sizeof cpus, &cpus);
   auto* start = new std::function<void()>(std::move(f));
   pthread_t thread;
   const int err = pthread_create(
@@ -98,12 +97,12 @@ class Pool {
       try {
         while (threads_.size() < helpers) {
           const std::size_t id = threads_.size();
-          threads_.push_back(start_worker([this, id] { loop(id); }, elsewhere));
+          threads_.push_back(start_worker([this, id] { loop(id); }));
         }
       } catch (const std::system_error&) {
         helpers = threads_.size();  // no more threads to be had: run on those there are (the caller's at least)
       }
-      if (CPU_COUNT(&elsewhere) > 0)
+      if (CPU_COUNT(&elsewhere) > 0)  // also moves a thread just started, which begins on the caller's CPU
         for (std::size_t id = 0; id < helpers; ++id) pthread_setaffinity_np(threads_[id], sizeof elsewhere, &elsewhere);
       job_ = &job;
       wanted_ = helpers;

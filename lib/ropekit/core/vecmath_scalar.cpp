@@ -50,23 +50,24 @@ void sincospi_scalar(const double* x, double* s, double* c, std::size_t n) {
 // _mm512_reduce_add_pd's order: (l0+l4 + l2+l6) + (l1+l5 + l3+l7).
 double reduce8(const double* l) { return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7])); }
 
-double dot_u_scalar(const double* u, const double* a, const double* b, std::size_t n) {
+// Term i (phase(i)) into lane i mod 8, by FMA, then the vector paths' reduction.
+template <class Phase>
+double dot_scalar(Phase phase, const double* a, const double* b, std::size_t n) {
   double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (std::size_t i = 0; i < n; ++i) {
-    lane[i % 8] = std::fma(a[i], std::cos(u[i]), lane[i % 8]);
-    lane[i % 8] = std::fma(b[i], std::sin(u[i]), lane[i % 8]);
-  }
-  return reduce8(lane);
-}
-
-double dot_t_scalar(double t, const double* w, const double* a, const double* b, std::size_t n) {
-  double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (std::size_t i = 0; i < n; ++i) {
-    const double u = t * w[i];
+    const double u = phase(i);
     lane[i % 8] = std::fma(a[i], std::cos(u), lane[i % 8]);
     lane[i % 8] = std::fma(b[i], std::sin(u), lane[i % 8]);
   }
   return reduce8(lane);
+}
+
+double dot_u_scalar(const double* u, const double* a, const double* b, std::size_t n) {
+  return dot_scalar([u](std::size_t i) { return u[i]; }, a, b, n);
+}
+
+double dot_t_scalar(double t, const double* w, const double* a, const double* b, std::size_t n) {
+  return dot_scalar([t, w](std::size_t i) { return t * w[i]; }, a, b, n);
 }
 
 void grid_scalar(const double* t, std::size_t count, const double* w, const double* a, const double* b,

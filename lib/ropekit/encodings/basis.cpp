@@ -8,7 +8,6 @@
 
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/finite.hpp"
-#include "ropekit/core/parallel.hpp"
 #include "ropekit/encodings/frequencies.hpp"
 #include "ropekit/core/vecmath.hpp"
 #include "ropekit/core/overloaded.hpp"
@@ -210,7 +209,7 @@ std::optional<LagOverflow> find_lag_overflow(const Method& method, const BasisPa
   return std::nullopt;
 }
 
-BasisEvaluator::BasisEvaluator(const BasisParams& params, Eigen::VectorXd lags, int threads)
+BasisEvaluator::BasisEvaluator(const BasisParams& params, Eigen::VectorXd lags)
     : params_(params), lags_(std::move(lags)) {
   params_.validate();
   for (Eigen::Index i = 0; i < lags_.size(); ++i)
@@ -220,11 +219,11 @@ BasisEvaluator::BasisEvaluator(const BasisParams& params, Eigen::VectorXd lags, 
   const Eigen::VectorXd w = params_.frequencies();
   cos_.resize(lags_.size(), w.size());
   sin_.resize(lags_.size(), w.size());
-  parallel_for(static_cast<std::size_t>(w.size()), threads, [&](std::size_t k) {
-    const Eigen::VectorXd angle = w[static_cast<Eigen::Index>(k)] * lags_;
-    const auto col = static_cast<Eigen::Index>(k);
-    sincos_array(angle.data(), sin_.col(col).data(), cos_.col(col).data(), static_cast<std::size_t>(angle.size()));
-  });
+  Eigen::VectorXd angle(lags_.size());
+  for (Eigen::Index k = 0; k < w.size(); ++k) {
+    angle = w[k] * lags_;
+    sincos_array(angle.data(), sin_.col(k).data(), cos_.col(k).data(), static_cast<std::size_t>(angle.size()));
+  }
 }
 
 Eigen::MatrixXd BasisEvaluator::features(const Method& method) const { return features(method, 0, lags_.size()); }

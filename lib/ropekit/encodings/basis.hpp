@@ -71,8 +71,7 @@ class BasisEvaluator {
   /// @param lags finite and >= 0 (causal lags; integers in the paper's probes).
   /// @throws InputError on invalid params or lags. features() throws InputError where a column would leave
   ///         the float64 range (see find_lag_overflow, which callers use to refuse such lags up front).
-  /// @param threads workers for the table (one task per frequency; <= 0: every core); results do not depend on it.
-  BasisEvaluator(const BasisParams& params, Eigen::VectorXd lags, int threads = 1);
+  BasisEvaluator(const BasisParams& params, Eigen::VectorXd lags);
 
   /// rows = lags.size(), cols = n_features(method, params), in the spec's column order.
   Eigen::MatrixXd features(const Method& method) const;

@@ -331,7 +331,8 @@ std::vector<int> training_lags(int train_context, int train_points, std::int64_t
 
 namespace {
 
-constexpr Eigen::Index kChunk = 512;  // lags per evaluation window: 512 x 129 doubles = 0.5 MiB; 14 windows for 8192 lags
+// Lags per evaluation window: 512 x 129 doubles = 0.5 MiB; 8192 lags make 14 tasks, so no window runs alone long.
+constexpr Eigen::Index kChunk = 512;
 
 struct Qualities {
   FitQuality train;
@@ -382,9 +383,9 @@ FeatureRows encoding_rows(Encoding encoding, std::string where, std::string key)
 }
 
 // Fits a basis on the rows `idx` (inside 0..L-1) of Y and predicts every lag 0..t_max-1 (predict(), for plots).
-std::pair<RidgeFit, Eigen::MatrixXd> fit_and_predict(const BasisParams& params, const FeatureRows& rows, Eigen::Index t_max,
-                                                     const Eigen::MatrixXd& Y, const std::vector<int>& idx, int L,
-                                                     double ridge) {
+std::pair<RidgeFit, Eigen::MatrixXd> fit_and_predict(const BasisParams& params, const FeatureRows& rows,
+                                                     Eigen::Index t_max, const Eigen::MatrixXd& Y,
+                                                     const std::vector<int>& idx, int L, double ridge) {
   const Eigen::MatrixXd XL = rows(Window(params, 0, L, true));  // rows = lags 0..L-1, cols = features
   const bool prefix = idx.size() == static_cast<std::size_t>(L);
   RidgeFit fit = prefix ? fit_ridge(XL, Y.topRows(L), RidgeOptions{ridge})

@@ -117,11 +117,12 @@ ContentVerifyReport verify_content(const ContentVerifyOptions& o, const Where& w
     throw_bad_value(where, "lags", fmt::format("{}-D", o.lags.cols()),
                     fmt::format("{}-D lags for {}", k, spelling(o.encoding)));
   const auto L = static_cast<std::size_t>(o.lags.rows());
-  if (!(o.alpha >= min_alpha(2 * L)))
+  // Two checks per lag of the whole run (a shard's bonferroni_lags), not only of the lags given here.
+  const std::size_t checks = 2 * (o.bonferroni_lags > 0 ? o.bonferroni_lags : L);
+  if (!(o.alpha >= min_alpha(checks)))
     throw_bad_value(where, "alpha", format_number(o.alpha),
                     fmt::format("in [{}, 1) for {} checks: alpha / (2 checks) must be a normal float64 number",
-                                format_number(min_alpha(2 * L)), 2 * L));
-  const std::size_t checks = 2 * (o.bonferroni_lags > 0 ? o.bonferroni_lags : L);
+                                format_number(min_alpha(checks)), checks));
   const double z_critical = bonferroni_z(o.alpha, checks);
 
   // The operators, once per lag, and the closed forms (kernel_rows) at the assumed correlation.

@@ -124,11 +124,15 @@ std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, 
   const std::optional<NearGrid> near = score_grid(lags);
   const bool grid = near.has_value();
   const bool rotate = grid && near->t0 != 0;
-  const double shift = grid ? near->delta + (rotate ? 0.5 * (std::nextafter(std::fabs(near->t0), INFINITY) - std::fabs(near->t0)) : 0.0) : 0.0;
+  const double t0_ulp = rotate ? std::nextafter(std::fabs(near->t0), INFINITY) - std::fabs(near->t0) : 0.0;
+  const double shift = grid ? near->delta + 0.5 * t0_ulp : 0.0;
   const double c_abs = c.A.cwiseAbs().sum() + c.B.cwiseAbs().sum();
   const double shift_limit = kNearGridBudget * std::numeric_limits<double>::epsilon() * c_abs;
   std::vector<double> AB(D);  // |A_i| + |B_i|
-  for (std::size_t i = 0; i < D; ++i) AB[i] = std::fabs(c.A[static_cast<Eigen::Index>(i)]) + std::fabs(c.B[static_cast<Eigen::Index>(i)]);
+  for (std::size_t i = 0; i < D; ++i) {
+    const auto j = static_cast<Eigen::Index>(i);
+    AB[i] = std::fabs(c.A[j]) + std::fabs(c.B[j]);
+  }
   const QuantileFunction Q = options.sampling == Sampling::stratified ? make_quantile(draw) : QuantileFunction();
   const std::vector<double> A(c.A.data(), c.A.data() + D), B(c.B.data(), c.B.data() + D);
 

@@ -31,8 +31,6 @@ constexpr double kCosinesPerSecond = 2e7;
 constexpr int kAntitheticNodes = 8192;
 // Two-sided mass of a spectral family's density left beyond the default w_max.
 constexpr double kFamilyTailMass = 1e-6;
-// Lags beyond this have 2 Dp (Prop 4's Phi2 argument) outside float64.
-constexpr double kMaxLag = 0x1p1022;
 
 // A library message re-thrown with the command's name and the --kernel value in front.
 [[noreturn]] void bad_kernel(const std::string& text, const std::string& why) {
@@ -295,10 +293,7 @@ DesignResult inverse_design(const DesignRequest& a) {
     if (a.taper != "none")
       throw_bad_value(where, "taper", "'" + a.taper + "'", "none for a spectral family (its density is exact)");
     const Lags grid = lag_grid();
-    for (Eigen::Index i = 0; i < grid.rows(); ++i)
-      if (!(std::fabs(grid(i, 0)) <= kMaxLag))
-        throw_bad_value(where, "lags", format_number(grid(i, 0)),
-                        fmt::format("at most {} in magnitude (Phi2 is evaluated at 2 Dp)", format_number(kMaxLag)));
+    check_rf_lag_range(where, std::span<const double>(grid.data(), static_cast<std::size_t>(grid.rows())));
     const double w_max = a.wmax ? *a.wmax : quantile(s, 1 - kFamilyTailMass / 2);
     check_positive(where, "wmax", w_max);
     const std::int64_t M = a.wpoints ? a.wpoints : 4097;

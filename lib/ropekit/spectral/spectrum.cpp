@@ -264,6 +264,14 @@ spectral::Empirical read_frequency_file(const std::string& path) {
   return parse_frequency_text(read_file(path, "frequency file"), path);
 }
 
+void check_rf_lag_range(const Where& where, std::span<const double> lags, std::string_view for_what) {
+  for (double v : lags)
+    if (!(std::fabs(v) <= kMaxRfLag))
+      throw_bad_value(where, "lags", format_number(v),
+                      fmt::format("at most {} in magnitude{}: Phi2 is evaluated at 2 Dp", format_number(kMaxRfLag),
+                                  for_what));
+}
+
 Spectrum parse_spectrum(std::string_view text) {
   const std::string_view trimmed = text.substr(std::min(text.find_first_not_of(" \t"), text.size()));
   if (trimmed.rfind("file:", 0) == 0) {

@@ -15,6 +15,7 @@
 
 #include <Eigen/Dense>
 
+#include "ropekit/core/error.hpp"
 #include "ropekit/core/rng.hpp"
 
 namespace ropekit {
@@ -77,6 +78,12 @@ constexpr double kMinSampledNu = 0.05;
 /// `file:PATH` (or `file:path=PATH`) for a frequency file (see parse_frequency_text). Omitted scales are 1,
 /// nu is 1.5. @throws InputError for an unknown family (listing the known ones) or a bad parameter.
 Spectrum parse_spectrum(std::string_view text);
+
+/// Lags beyond this have 2 Dp (Phi2's argument, Prop 4) outside float64.
+constexpr double kMaxRfLag = 0x1p1022;
+/// @throws InputError "<where>: lags = <v> (must be at most 2^1022 in magnitude<for_what>: Phi2 is evaluated at
+/// 2 Dp)" for the first lag component beyond kMaxRfLag (for_what: e.g. " for rf-rope").
+void check_rf_lag_range(const Where& where, std::span<const double> lags, std::string_view for_what = "");
 
 /// The spelling that parses back to the same value, e.g. "matern:nu=2.5,l=1,dims=2".
 std::string spelling(const Spectrum& s);
