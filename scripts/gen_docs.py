@@ -92,8 +92,8 @@ def spellings_page(cli):
     out += md_section(cli, "Encodings", "`ropekit list encodings --format md`:", "list", "encodings", "--format", "md")
     rows = scheme_keys(cli)
     out += ["\n## Scaling schemes\n", "\n",
-            "The `scaling=` key of `rope` (HuggingFace transformers' `rope_scaling`); each scheme's keys, as the parser "
-            "names them in its messages:\n", "\n", "| scheme | keys | required |\n", "|---|---|---|\n"]
+            "The `scaling=` key of `rope`: PI (`linear`), NTK-aware (`ntk`), dynamic NTK, YaRN, LongRoPE and Llama 3.1; "
+            "each scheme's keys, as the parser names them in its messages:\n", "\n", "| scheme | keys | required |\n", "|---|---|---|\n"]
     out += [f"| {n} | {k or '(none)'} | {r or '(none)'} |\n" for n, k, r in rows]
     out += md_section(cli, "Methods", "The fixed-basis methods, `ropekit list methods --format md`:",
                       "list", "methods", "--format", "md")
