@@ -41,7 +41,7 @@ done
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: found problems in: ${failed[*]}; reproducers under $build/fuzz-artifacts/, logs $build/fuzz-<harness>.log" >&2
-  echo "      add each to tests/fuzz/corpus/<harness>/ as crash-<what> once fixed (README.md, "Fuzzing and sanitizers")" >&2
+  echo "      add each to tests/fuzz/corpus/<harness>/ as crash-<what> once fixed (docs/how-to/fuzzing-sanitizers.md)" >&2
   exit 1
 fi
 echo "fuzz: no problems found" >&2
