@@ -126,14 +126,7 @@ void scheme_origs(const Encoding& e, std::vector<double>& out) {
   }
   const FrequencySchedule* f = schedule_of(e);
   if (!f) return;
-  std::visit(Overloaded{
-                 [&](const scaling::Dynamic& s) { out.push_back(s.orig); },
-                 [&](const scaling::Yarn& s) { out.push_back(s.orig); },
-                 [&](const scaling::LongRope& s) { out.push_back(s.orig); },
-                 [&](const scaling::Llama3& s) { out.push_back(s.orig); },
-                 [](const auto&) {},
-             },
-             f->scaling);
+  if (const auto L0 = scheme_original_length(f->scaling)) out.push_back(*L0);
 }
 
 

@@ -8,10 +8,12 @@
 #include <map>
 #include <numbers>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <boost/math/distributions/normal.hpp>
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "ropekit/encodings/frequencies.hpp"
 #include "ropekit/core/rng.hpp"
@@ -545,4 +547,96 @@ TEST_CASE("bad inputs throw InputError naming the key") {
   throws({SampledFrequencies{g1, 8, {}, Sampling::antithetic}, scaling::None{}}, "sampling = antithetic (must be iid or stratified without a seed");
   throws({SampledFrequencies{g2, 8, 1u, Sampling::stratified}, scaling::None{}}, "sampling = stratified (must be iid or antithetic for k = 2");
   throws({SampledFrequencies{spectral::Gaussian{.sigma = -1}, 8}, scaling::None{}}, "sigma");
+}
+
+// ---- the contract every scheme keeps (one example row per scheme; a new scheme adds its row here) ---------------
+
+namespace {
+const std::vector<std::string> kSchemeExamples = {
+    "none",
+    "linear(factor=4)",
+    "ntk(factor=8)",
+    "dynamic(factor=2,orig=2048)",
+    "yarn(factor=16,orig=4096,beta_fast=24,mscale=0.8,mscale_all_dim=0.8)",
+    "longrope(short=[1,1.5,2,2.5],long=[2,3,4,5],orig=4096,max=65536)",  // one factor per frequency: 4
+    "llama3(factor=8,orig=8192,low=0.5,high=3)",
+};
+
+Scaling parse_example(const std::string& text) {
+  const auto [name, keys] = split_spelling(text);
+  return parse_scaling(name, keys, Where("ropekit encoding"));
+}
+
+// A value that breaks `rule` (lists: a zero entry), and the message fragment it must produce.
+std::string breaking_value(scaling::Rule rule, bool list) {
+  if (list) return "[1,0]";
+  switch (rule) {
+    case scaling::Rule::factor: return "0.5";
+    case scaling::Rule::orig: return "1";
+    case scaling::Rule::positive: return "-1";
+    case scaling::Rule::finite: return "inf";
+    case scaling::Rule::any: return "maybe";
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("every scheme: one example, spelling round trip, finite frequencies, refusals from its key table") {
+  std::vector<bool> covered(std::variant_size_v<Scaling>, false);
+  for (const std::string& text : kSchemeExamples) {
+    CAPTURE(text);
+    const Scaling s = parse_example(text);
+    covered[s.index()] = true;
+    CHECK(spelling(s) == text);
+    CHECK(spelling(parse_example(spelling(s))) == text);
+    // Geometric frequencies in float64 and float32 (4 frequencies on r = 8), at a length beyond every L0.
+    for (bool f32 : {false, true}) {
+      const FrequencyTable t = frequencies({Geometric{8, 1e4}, s}, 1e5, Convention::huggingface, f32);
+      REQUIRE(t.theta.rows() == 4);
+      CHECK(t.unscaled.rows() == 4);
+      CHECK(t.identity_dims == 0);
+      CHECK((t.theta.array() > 0).all());
+      CHECK(t.theta.allFinite());
+      CHECK(t.attention_factor > 0);
+      CHECK(std::isfinite(t.attention_factor));
+    }
+    CHECK(frequencies({Geometric{16, 1e4, {}, 0.5}, s}, 1e5).identity_dims == 8);
+    // Explicit frequencies: scaled, or refused naming the scheme.
+    const FrequencySchedule given{ExplicitFrequencies{{1, 0.1, 0.01, 0.001}, ""}, s};
+    try {
+      const FrequencyTable t = frequencies(given, 1e5);
+      CHECK((t.theta.array() > 0).all());
+    } catch (const InputError& e) {
+      CHECK(std::string(e.what()).find("scaling = " + scheme_name(s) + " (must be none, linear") != std::string::npos);
+    }
+    // Every key of the table: a breaking value names "<scheme>.<key>"; an unknown key lists the scheme's keys.
+    std::visit(
+        [&]<class S>(const S& x) {
+          const auto [name, keys] = split_spelling(text);
+          for (const auto& k : scheme_keys(x)) {
+            const bool list = k.list;
+            auto bad = keys;
+            bad[std::string(k.name)] = breaking_value(k.rule, list);
+            const std::string key = fmt::format("{}.{}", S::name, k.name);
+            CAPTURE(key);
+            CHECK_THROWS_WITH_AS(parse_scaling(name, bad), doctest::Contains((key + (list ? "[1] = 0" : " = ")).c_str()),
+                                 InputError);
+            if (k.required) {
+              auto missing = keys;
+              missing.erase(std::string(k.name));
+              CHECK_THROWS_WITH_AS(parse_scaling(name, missing), doctest::Contains((key + " = (missing)").c_str()),
+                                   InputError);
+            }
+          }
+          auto unknown = keys;
+          unknown["no_such_key"] = "1";
+          CHECK_THROWS_WITH_AS(parse_scaling(name, unknown), doctest::Contains(fmt::format("{}.no_such_key = 1", S::name).c_str()),
+                               InputError);
+        },
+        s);
+  }
+  for (std::size_t i = 0; i < covered.size(); ++i) {
+    CAPTURE(i);
+    CHECK(covered[i]);  // every alternative of Scaling has its example row above
+  }
 }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <boost/math/distributions/cauchy.hpp>
@@ -531,4 +532,42 @@ TEST_CASE("Matern density at huge nu is the Gaussian density") {
     // 1e-13 covers rounding of the exponent's terms; at nu = 1e9 the O(1/nu) gap (~1e-9) dominates.
     CHECK(density(m, w) == doctest::Approx(density(g, w)).epsilon(nu == "1e9" ? 1e-8 : 1e-13));
   }
+}
+
+TEST_CASE("every family: named by its own info, listed once, and its scale key and derivative agree with Phi") {
+  // Each alternative of Spectrum appears in all_spectra() (the file family: by a frequency text).
+  std::vector<bool> covered(std::variant_size_v<Spectrum>, false);
+  covered[Spectrum(parse_frequency_text("0.5\n1.5\n", "f.txt")).index()] = true;
+  for (const auto& text : all_spectra()) {
+    CAPTURE(text);
+    const Spectrum s = parse_spectrum(text);
+    covered[s.index()] = true;
+    CHECK(family_name(s) == text.substr(0, text.find(':')));
+    CHECK(std::string(spectrum_families()[s.index()].spelling).rfind(family_name(s) + ":", 0) == 0);
+    CHECK(default_spectrum(family_name(s)).value().index() == s.index());
+    const auto scale = spectrum_scale(s);
+    if (!scale) continue;
+    CHECK(dims(s) == 1);
+    CHECK(spelling(spectrum_with_scale(s, scale->value)) == spelling(s));
+    const Spectrum doubled = spectrum_with_scale(s, 2 * scale->value);
+    CHECK(spectrum_scale(doubled)->value == 2 * scale->value);
+    // dPhi/d(scale) against a central difference where the family gives it in closed form.
+    for (double x : {0.3, 1.7}) {
+      const auto d = spectrum_scale_derivative(s, x);
+      if (!d) continue;
+      const double h = 1e-6 * scale->value, lag[1] = {x};
+      const double fd = (phi(spectrum_with_scale(s, scale->value + h), lag) - phi(spectrum_with_scale(s, scale->value - h), lag)) / (2 * h);
+      CAPTURE(x);
+      CHECK(*d == doctest::Approx(fd).epsilon(1e-6));
+    }
+  }
+  for (std::size_t i = 0; i < covered.size(); ++i) {
+    CAPTURE(i);
+    CHECK(covered[i]);
+  }
+  CHECK(spectrum_families().size() == std::variant_size_v<Spectrum>);
+  CHECK(fitted_family_names() == "gaussian, cauchy, exponential, sinc, matern");
+  CHECK_THROWS_WITH_AS(parse_spectrum("lorentzian:b=1"),
+                       "unknown spectrum 'lorentzian' (known: gaussian, cauchy, exponential, sinc, matern, mixture, file:PATH)",
+                       InputError);
 }

@@ -337,21 +337,6 @@ Spectrum build_spectrum(const SpectralModel& m, const double* p) {
   return parse_spectrum(text);
 }
 
-// Phi and its analytic derivative in the family's scale (closed forms; Bochner pairs of spectrum.hpp).
-double scale_derivative(const SpectralModel& m, double scale, double x) {
-  const double ax = std::abs(x);
-  if (m.family == "gaussian") return std::exp(-x * x / (2 * scale * scale)) * x * x / (scale * scale * scale);
-  if (m.family == "cauchy") {
-    const double phi = 1 / (1 + (x / scale) * (x / scale));
-    return 2 * x * x / (scale * scale * scale) * phi * phi;
-  }
-  if (m.family == "exponential") return ax / (scale * scale) * std::exp(-ax / scale);
-  // sinc: Phi = sin(W x)/(W x), dPhi/dW = (cos(W x) - Phi)/W (0 at x = 0)
-  const double z = scale * x;
-  if (z == 0) return 0;
-  return (std::cos(z) - std::sin(z) / z) / scale;
-}
-
 struct SpectralResiduals {
   SpectralModel model;
   const KernelTable* data;
@@ -379,9 +364,12 @@ class AnalyticSpectralCost : public ceres::CostFunction {
   }
   bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override {
     if (!r_(parameters, residuals)) return false;
-    if (jacobians && jacobians[0])
+    if (jacobians && jacobians[0]) {
+      // The family's closed-form dPhi/d(scale) (spectral/<family>.hpp), at the trial scale.
+      const Spectrum s = build_spectrum(r_.model, parameters[0]);
       for (Eigen::Index j = 0; j < r_.data->lag.size(); ++j)
-        jacobians[0][j] = scale_derivative(r_.model, parameters[0][0], r_.data->lag[j]);
+        jacobians[0][j] = *spectrum_scale_derivative(s, r_.data->lag[j]);
+    }
     return true;
   }
 
@@ -396,17 +384,12 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
   const auto colon = text.find(':');
   SpectralModel m;
   m.family = std::string(text.substr(0, colon));
-  struct Key { std::string name; double lo, hi; };
-  std::vector<Key> keys;
-  if (m.family == "gaussian") keys = {{"sigma", 1e-300, 1e300}};
-  else if (m.family == "cauchy") keys = {{"b", 1e-300, 1e300}};
-  else if (m.family == "exponential") keys = {{"l", 1e-300, 1e300}};
-  else if (m.family == "sinc") keys = {{"W", 1e-300, 1e300}};
-  else if (m.family == "matern") keys = {{"nu", 1e-3, 1e6}, {"l", 1e-300, 1e300}};
-  else
+  // The family's fit keys (spectral/<family>.hpp: fit_keys); families without them are not fitted.
+  const std::optional<Spectrum> family = default_spectrum(m.family);
+  const std::span<const spectral::FitKey> keys = family ? fit_keys(*family) : std::span<const spectral::FitKey>();
+  if (keys.empty())
     throw_bad_value(where, "--spectrum", "'" + std::string(text) + "'",
-                    "one of gaussian, cauchy, exponential, sinc, matern with free parameters marked ?, e.g. "
-                    "matern:nu=?,l=?");
+                    fmt::format("one of {} with free parameters marked ?, e.g. matern:nu=?,l=?", fitted_family_names()));
   // A scale guess from the data: the first lag where Phi falls below 1/2 (else the largest lag).
   double scale_guess = data.lag[data.lag.size() - 1];
   for (Eigen::Index j = 0; j < data.lag.size(); ++j)
@@ -417,8 +400,10 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
   if (!(scale_guess > 0)) scale_guess = 1;
   std::vector<double> starts;
   for (const auto& k : keys) {
-    m.keys.push_back(k.name);
-    m.values.push_back(k.name == "nu" ? 1.5 : (m.family == "sinc" ? 1.9 / scale_guess : scale_guess));
+    m.keys.emplace_back(k.name);
+    m.values.push_back(k.start == spectral::FitStart::shape       ? 1.5
+                       : k.start == spectral::FitStart::bandwidth ? 1.9 / scale_guess
+                                                                  : scale_guess);
   }
   if (colon != std::string_view::npos) {
     std::string_view rest = text.substr(colon + 1);
@@ -455,7 +440,7 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
   if (data.lag.size() <= P)
     throw InputError(fmt::format("{}: --kernel-data '{}' has {} rows (must have more than the {} free parameters, for "
                                  "standard errors)", where, data.source, data.lag.size(), P));
-  (void)build_spectrum(m, m.values.data() + 0);  // validates the fixed values
+  const Spectrum start_spectrum = build_spectrum(m, m.values.data() + 0);  // validates the fixed values
 
   SpectralFitResult out;
   std::vector<double> p;
@@ -463,7 +448,8 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
   const auto clock0 = std::chrono::steady_clock::now();
   ceres::Problem problem;
   SpectralResiduals residuals{m, &data};
-  const bool analytic = m.family != "matern";
+  // Analytic where the family has dPhi/d(scale) in closed form and the scale is its one key.
+  const bool analytic = keys.size() == 1 && spectrum_scale_derivative(start_spectrum, 1.0).has_value();
   if (analytic) {
     problem.AddResidualBlock(new AnalyticSpectralCost(residuals), nullptr, p.data());
     out.derivatives = "analytic";

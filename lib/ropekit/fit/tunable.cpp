@@ -34,62 +34,12 @@ namespace {
 constexpr double kThetaLower = 1e-12;
 constexpr double kThetaUpper = std::numbers::pi;
 
-// The spectral scale key of a 1-D spectrum and whether frequencies scale as 1/s (kernel scales) or s (bandwidth).
-struct SpectralScale {
-  std::string name;
-  double value = 0;
-  bool inverse = true;
-};
-std::optional<SpectralScale> spectral_scale(const Spectrum& s) {
-  return std::visit(Overloaded{
-                        [](const spectral::Gaussian& g) -> std::optional<SpectralScale> {
-                          if (g.dims != 1) return std::nullopt;
-                          return SpectralScale{"sigma", g.sigma, true};
-                        },
-                        [](const spectral::Cauchy& c) -> std::optional<SpectralScale> {
-                          if (c.dims != 1) return std::nullopt;
-                          return SpectralScale{"b", c.b, true};
-                        },
-                        [](const spectral::Exponential& e) -> std::optional<SpectralScale> {
-                          if (e.dims != 1) return std::nullopt;
-                          return SpectralScale{"l", e.l, true};
-                        },
-                        [](const spectral::Matern& m) -> std::optional<SpectralScale> {
-                          if (m.dims != 1) return std::nullopt;
-                          return SpectralScale{"l", m.l, true};
-                        },
-                        [](const spectral::Sinc& s) -> std::optional<SpectralScale> {
-                          if (s.W.size() != 1) return std::nullopt;
-                          return SpectralScale{"W", s.W[0], false};
-                        },
-                        [](const auto&) -> std::optional<SpectralScale> { return std::nullopt; },
-                    },
-                    s);
-}
-
-Spectrum with_scale(Spectrum s, double v) {
-  std::visit(Overloaded{
-                 [&](spectral::Gaussian& g) { g.sigma = v; },
-                 [&](spectral::Cauchy& c) { c.b = v; },
-                 [&](spectral::Exponential& e) { e.l = v; },
-                 [&](spectral::Matern& m) { m.l = v; },
-                 [&](spectral::Sinc& w) { w.W[0] = v; },
-                 [&](auto&) {},
-             },
-             s);
-  return s;
-}
-
-double* scheme_factor(Scaling& s) {
-  return std::visit(Overloaded{
-                        [](scaling::Linear& x) -> double* { return &x.factor; },
-                        [](scaling::Ntk& x) -> double* { return &x.factor; },
-                        [](scaling::Yarn& x) -> double* { return &x.factor; },
-                        [](scaling::Llama3& x) -> double* { return &x.factor; },
-                        [](auto&) -> double* { return nullptr; },
-                    },
-                    s);
-}
+// The spectral scale key of a 1-D spectrum and whether frequencies scale as 1/s (kernel scales) or s (bandwidth),
+// and a scheme's tunable factor: each family's and scheme's own (spectral/<family>.hpp, encodings/scaling/).
+using SpectralScale = spectral::ScaleParameter;
+std::optional<SpectralScale> spectral_scale(const Spectrum& s) { return spectrum_scale(s); }
+Spectrum with_scale(Spectrum s, double v) { return spectrum_with_scale(std::move(s), v); }
+double* scheme_factor(Scaling& s) { return tunable_factor(s); }
 
 // The schedule of a family with frequencies (nullptr for the others).
 FrequencySchedule* schedule_of(Encoding& e) {

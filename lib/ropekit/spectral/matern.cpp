@@ -5,10 +5,14 @@
 #include <cmath>
 #include <limits>
 
+#include <boost/math/distributions/students_t.hpp>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/special_functions/gamma.hpp>
 
+#include <fmt/format.h>
+
 #include "ropekit/core/quiet_policy.hpp"
+#include "ropekit/core/vecmath.hpp"
 
 namespace ropekit {
 
@@ -267,5 +271,114 @@ double matern_one_minus(double nu, double x, bool force_general) {
 double matern_var_cos(double nu, double x, bool force_general) {
   return values_at_x(nu, x, true, force_general).var_cos;
 }
+
+// ---- the Matern spectral density -----------------------------------------------------------------------------
+
+namespace spectral {
+
+std::string spelling(const Matern& m) {
+  return with_dims(fmt::format("matern:nu={},l={}", format_number(m.nu), format_number(m.l)), m.dims);
+}
+
+void validate(const Matern& m, std::string_view where) {
+  check_positive(where, "nu", m.nu);
+  check_scale(where, "l", m.l);
+  check_dims(where, m.dims);
+}
+
+void check_sampling(const Matern& m, std::string_view where) {
+  if (m.nu < kMinSampledNu)
+    throw_bad_value(where, "nu", format_number(m.nu),
+                    fmt::format(">= {} for sampling: smaller nu draws frequencies beyond the float64 range", kMinSampledNu));
+}
+
+Matern parse_family(Spelling& sp, std::string_view where, const Matern*) {
+  Matern m;
+  m.nu = sp.take_double("nu").value_or(1.5);
+  m.l = sp.take_double("l").value_or(1.0);
+  m.dims = take_dims(sp, where);
+  sp.finish("nu, l, dims");
+  return m;
+}
+
+PhiPsiVar values_at(const Matern& m, std::span<const double> lag, bool with_var) {
+  // a = |Dp|^2 / (2 l^2); below the float64 range (|Dp|/l < 2e-154) through log a, since small nu still
+  // has 1 - Phi ~ a^nu far above rounding there.
+  const double r = norm(lag) / m.l, a = 0.5 * r * r;
+  const MaternValues v = a >= DBL_MIN || r == 0
+                             ? matern_values(m.nu, a, with_var)
+                             : matern_values_log(m.nu, 2 * (std::log(norm(lag)) - std::log(m.l)) - M_LN2, with_var);
+  return {v.phi, v.psi, v.var_cos};
+}
+
+double kernel_work(const Matern& m) {
+  const double k = m.dims;
+  const bool elementary = m.nu == 0.5 || m.nu == 1.5 || m.nu == 2.5 || m.nu > kMaternGaussianNu;
+  return elementary ? 10 + k : 2000 + k;
+}
+
+void sample(const Matern& m, Rng& rng, std::size_t n, double* w) {
+  const std::size_t k = static_cast<std::size_t>(m.dims);
+  // w = Z / (l sqrt(V)), V = G/nu, G ~ Gamma(nu, 1). For nu >= 1, G from the batched sampler;
+  // below, in logs (scale = exp(-(log G - log nu)/2) / l), since G itself may underflow.
+  rng.fill_normal(w, n * k);
+  double scale[kPiece];
+  const double log_nu = std::log(m.nu);
+  for (std::size_t start = 0; start < n; start += kPiece) {
+    const std::size_t cnt = std::min(kPiece, n - start);
+    if (m.nu >= 1) {
+      rng.fill_gamma(m.nu, scale, cnt);
+      for (std::size_t i = 0; i < cnt; ++i) scale[i] = std::sqrt(m.nu / scale[i]) / m.l;
+    } else {
+      // log G(nu) = log G(nu + 1) + log(U)/nu (Marsaglia-Tsang's boost), batched.
+      double u[kPiece];
+      rng.fill_gamma(m.nu + 1, scale, cnt);
+      rng.fill_uniform(u, cnt);
+      log_array(scale, scale, cnt);
+      log_array(u, u, cnt);
+      for (std::size_t i = 0; i < cnt; ++i) scale[i] = std::exp(-0.5 * (scale[i] + u[i] / m.nu - log_nu)) / m.l;
+    }
+    for (std::size_t j = 0; j < k; ++j)
+      for (std::size_t i = 0; i < cnt; ++i) w[j * n + start + i] *= scale[i];
+  }
+}
+
+QuantileFunction quantile_function(const Matern& m) {
+  const boost::math::students_t_distribution<double> dist(2 * m.nu);
+  return [dist, l = m.l](double u) { return boost::math::quantile(dist, u) / l; };
+}
+
+double pdf(const Matern& m, std::span<const double> w) {
+  // Spec section 2: Gamma(nu + k/2) / (Gamma(nu) pi^(k/2)) (2nu/l^2)^nu (2nu/l^2 + |w|^2)^(-(nu + k/2)).
+  // With a = 2nu/l^2, in logarithms that stay finite for any nu: nu log a - (nu + k/2) log(a + |w|^2) =
+  // -(k/2) log a - (nu + k/2) log1p(|w|^2/a). log Gamma(nu + h) - log Gamma(nu), h = k/2, cancels for large
+  // nu (it was inf - inf at nu = 3.5e307): there h log nu + h (h - 1)/(2 nu), whose next term is
+  // O(h^3/nu^2) < 1e-21 above nu = 1e15; Boost's Gamma(nu)/Gamma(nu + h) where it is a normal number.
+  const double k = static_cast<double>(w.size());
+  const double log_a = M_LN2 + std::log(m.nu) - 2 * std::log(m.l), r = norm(w) * m.l, h = k / 2;
+  double log_gamma_ratio = h * std::log(m.nu) + h * (h - 1) / (2 * m.nu);
+  if (m.nu <= 1e15) {
+    const double ratio = boost::math::tgamma_delta_ratio(m.nu, h, QuietPolicy());
+    log_gamma_ratio = ratio >= DBL_MIN && std::isfinite(ratio) ? -std::log(ratio) : std::lgamma(m.nu + h) - std::lgamma(m.nu);
+  }
+  return std::exp(log_gamma_ratio - k / 2 * std::log(M_PI) - k / 2 * log_a - (m.nu + k / 2) * std::log1p(r * r / (2 * m.nu)));
+}
+
+std::optional<ScaleParameter> scale_parameter(const Matern& m) {
+  if (m.dims != 1) return std::nullopt;
+  return ScaleParameter{"l", m.l, true};
+}
+
+Matern wrong_density(const Matern& m) {
+  Matern out = m;
+  out.l = 1 / m.l;
+  return out;
+}
+
+std::string wrong_density_note(const Matern& m) {
+  return fmt::format("Student-t(2 nu) times l = {} instead of divided by l", format_number(m.l));
+}
+
+}  // namespace spectral
 
 }  // namespace ropekit

@@ -5,7 +5,10 @@
 // computed from its gamma-mixture form Phi = E[exp(-a/V)], V ~ Gamma(nu, rate nu), a = x^2/(4 nu) = |Dp|^2/(2 l^2)
 // (the frequency is w = Z/(l sqrt V), so given V the phase u = Dp . w is N(0, 2a/V)). Each of Phi, 1 - Phi and
 // Var[cos u] is one integral of a positive, log-concave integrand over t = log V: no cancellation against 1, and no
-// K_nu or Gamma(nu) that leaves the float64 range.
+// K_nu or Gamma(nu) that leaves the float64 range. Below, the Matern spectral density itself (spectral::Matern)
+// with the family functions every density has (family.hpp).
+
+#include "ropekit/spectral/family.hpp"
 
 namespace ropekit {
 
@@ -32,5 +35,40 @@ double matern_correlation(double nu, double x, bool force_general = false);
 double matern_one_minus(double nu, double x, bool force_general = false);
 /// Var[cos u] at x.
 double matern_var_cos(double nu, double x, bool force_general = false);
+
+namespace spectral {
+
+/// Matern(nu, l): w = Z/(l sqrt(V)), Z ~ N(0, I_k), V ~ Gamma(shape nu, rate nu) (Student-t with 2 nu dof,
+/// scaled by 1/l); Phi = 2^{1-nu}/Gamma(nu) x^nu K_nu(x), x = sqrt(2 nu) |Dp|/l. nu = 1/2 is the exponential.
+struct Matern {
+  double nu = 1.5;  ///< finite, > 0 (sampling needs nu >= kMinSampledNu)
+  double l = 1.0;   ///< finite, > 0
+  int dims = 1;     ///< k, 1..kMaxDims
+  static constexpr FamilyInfo info{"matern", "matern", "matern:nu=<nu>,l=<l>[,dims=k]",
+                                   "Z/(l sqrt(V)), Z ~ N(0, I_k), V ~ Gamma(nu, rate nu) (Student-t, 2 nu dof)",
+                                   "2^{1-nu}/Gamma(nu) x^nu K_nu(x), x = sqrt(2 nu)|Dp|/l"};
+  static constexpr std::array<FitKey, 2> fit_keys{{{"nu", 1e-3, 1e6, FitStart::shape}, {"l"}}};
+};
+
+inline int dims(const Matern& m) { return m.dims; }
+std::string spelling(const Matern& m);
+void validate(const Matern& m, std::string_view where);
+/// @throws InputError for nu < kMinSampledNu.
+void check_sampling(const Matern& m, std::string_view where);
+Matern parse_family(Spelling& sp, std::string_view where, const Matern*);
+PhiPsiVar values_at(const Matern& m, std::span<const double> lag, bool with_var);
+double kernel_work(const Matern& m);
+void sample(const Matern& m, Rng& rng, std::size_t n, double* w);
+QuantileFunction quantile_function(const Matern& m);
+double pdf(const Matern& m, std::span<const double> w);
+std::optional<ScaleParameter> scale_parameter(const Matern& m);
+inline void set_scale(Matern& m, double v) { m.l = v; }
+/// None: Phi has no convenient closed-form derivative (fit-params differentiates numerically).
+inline std::optional<double> scale_derivative(const Matern&, double) { return std::nullopt; }
+/// Student-t(2 nu) times l instead of divided by l: l -> 1/l.
+Matern wrong_density(const Matern& m);
+std::string wrong_density_note(const Matern& m);
+
+}  // namespace spectral
 
 }  // namespace ropekit

@@ -4,9 +4,12 @@
 // and Phi2(Dp) = Phi(2 Dp), the per-frequency variances of Prop 4, Var[cos u] = (1 + Phi2)/2 - Phi^2 and
 // Var[sin u] = (1 - Phi2)/2 (u = Dp . w), sampling, 1-D quantiles (stratified sampling) and densities.
 // Families are parameterised by the kernel's own scale (sigma, b, l) or bandwidth (W), as in the spec.
+// Each family is one file pair, spectral/<family>.{hpp,cpp} (the contract: family.hpp); this header is the closed
+// set of them and the functions that dispatch over it. Adding a family: its file pair and its line in the variant.
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,60 +20,27 @@
 
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/rng.hpp"
+#include "ropekit/spectral/cauchy.hpp"
+#include "ropekit/spectral/empirical.hpp"
+#include "ropekit/spectral/exponential.hpp"
+#include "ropekit/spectral/family.hpp"
+#include "ropekit/spectral/gaussian.hpp"
+#include "ropekit/spectral/matern.hpp"
+#include "ropekit/spectral/mixture.hpp"
+#include "ropekit/spectral/sinc.hpp"
 
 namespace ropekit {
-
-namespace spectral {
-/// Gaussian (RBF) kernel: w ~ N(0, sigma^-2 I_k); Phi = exp(-|Dp|^2 / (2 sigma^2)).
-struct Gaussian {
-  double sigma = 1.0;  ///< finite, > 0
-  int dims = 1;        ///< k, 1..kMaxDims
-};
-/// Cauchy kernel: each w_j ~ Laplace(0, 1/b), density (b/2) e^{-b |w_j|}; Phi = prod_j 1/(1 + (Dp_j/b)^2).
-/// Erratum (spec section 2): the paper's "equivalently p(w) proportional to e^{-|w|/b}" is Laplace(0, b),
-/// whose kernel is prod_j 1/(1 + b^2 Dp_j^2); Laplace(0, 1/b) is the right density.
-struct Cauchy {
-  double b = 1.0;  ///< finite, > 0
-  int dims = 1;
-};
-/// Laplacian (exponential) kernel, Matern-1/2: 1-D w ~ Cauchy(0, 1/l); k-D w = Z/(l |g|), Z ~ N(0, I_k),
-/// g ~ N(0, 1) (multivariate Cauchy = Student-t with 1 dof, scaled by 1/l); Phi = exp(-|Dp|/l).
-struct Exponential {
-  double l = 1.0;  ///< finite, > 0
-  int dims = 1;
-};
-/// Band-limited kernel: each w_j ~ U(-W_j, W_j); Phi = prod_j sin(W_j Dp_j)/(W_j Dp_j) (1 at 0). k = W.size().
-struct Sinc {
-  std::vector<double> W{1.0};  ///< each finite, > 0
-};
-/// Matern(nu, l): w = Z/(l sqrt(V)), Z ~ N(0, I_k), V ~ Gamma(shape nu, rate nu) (Student-t with 2 nu dof,
-/// scaled by 1/l); Phi = 2^{1-nu}/Gamma(nu) x^nu K_nu(x), x = sqrt(2 nu) |Dp|/l. nu = 1/2 is the exponential.
-struct Matern {
-  double nu = 1.5;  ///< finite, > 0 (sampling needs nu >= kMinSampledNu)
-  double l = 1.0;   ///< finite, > 0
-  int dims = 1;
-};
-/// Spectral mixture: component q (weight w_q, normalised to sum 1) is N(+mu_q, diag(s_q^2)) or
-/// N(-mu_q, diag(s_q^2)) with equal mass; Phi = sum_q w_q exp(-sum_j s_qj^2 Dp_j^2 / 2) cos(mu_q . Dp).
-struct Mixture {
-  std::vector<double> weights;  ///< each finite, > 0
-  Eigen::MatrixXd mu;           ///< rows = components, cols = k: mean frequencies, finite
-  Eigen::MatrixXd s;            ///< rows = components, cols = k: frequency standard deviations, finite, >= 0
-};
-/// Frequencies read from a file: each listed vector w_j is drawn with probability 1/n and a random sign
-/// (so p is centrally symmetric, as Lemma 1 needs); Phi = (1/n) sum_j cos(Dp . w_j).
-struct Empirical {
-  Eigen::MatrixXd w;   ///< rows = frequencies (n >= 1), cols = k: finite
-  std::string source;  ///< the file it came from, for messages and spellings
-};
-}  // namespace spectral
 
 using Spectrum = std::variant<spectral::Gaussian, spectral::Cauchy, spectral::Exponential, spectral::Sinc,
                               spectral::Matern, spectral::Mixture, spectral::Empirical>;
 
-constexpr int kMaxDims = 1024;
-/// Below this nu a Matern frequency overflows float64 with non-negligible probability (w ~ U^(-1/(2 nu))).
-constexpr double kMinSampledNu = 0.05;
+namespace spectral {
+template <class V>
+inline constexpr bool kAllFamilies = false;
+template <class... F>
+inline constexpr bool kAllFamilies<std::variant<F...>> = (SpectralFamily<F> && ...);
+static_assert(kAllFamilies<Spectrum>, "every alternative of Spectrum must model spectral::SpectralFamily (family.hpp)");
+}  // namespace spectral
 
 /// Parses `gaussian:sigma=1`, `cauchy:b=2`, `exponential:l=3`, `sinc:W=1,2`, `matern:nu=1.5,l=2`,
 /// `mixture:weights=0.7,0.3,mu=0,2,s=0.5,0.1`, each with an optional `dims=k` (sinc: one W, or one per
@@ -96,13 +66,6 @@ void validate(const Spectrum& s, std::string_view where = "ropekit::Spectrum");
 
 /// Also checks what sampling needs (Matern nu >= kMinSampledNu). @throws InputError.
 void check_samplable(const Spectrum& s, std::string_view where = "ropekit::Spectrum");
-
-/// Frequency-file text: one frequency vector per line, components separated by commas, spaces or tabs;
-/// blank lines and lines starting with '#' are skipped. @throws InputError (naming `source` and the line)
-/// if there are no rows, rows of different lengths, a non-numeric or non-finite value, or more than kMaxDims columns.
-spectral::Empirical parse_frequency_text(std::string_view text, std::string_view source);
-/// Reads and parses a frequency file. @throws InputError if unreadable or malformed.
-spectral::Empirical read_frequency_file(const std::string& path);
 
 /// k, the dimension of positions and frequencies.
 int dims(const Spectrum& s);
@@ -141,7 +104,6 @@ bool has_quantile(const Spectrum& s);
 /// The quantile of the 1-D density at u in (0, 1). @throws InputError if dims(s) != 1.
 double quantile(const Spectrum& s, double u);
 /// The same as a function object that keeps its set-up (sorted file frequencies, Boost distributions).
-using QuantileFunction = std::function<double(double)>;
 QuantileFunction make_quantile(const Spectrum& s);
 
 /// The density p(w) (w.size() == k) for the continuous families. @throws InputError for a file spectrum or a
@@ -155,5 +117,18 @@ struct SpectrumFamilyInfo {
   std::string kernel;       ///< e.g. "exp(-|Dp|^2/(2 sigma^2))"
 };
 const std::vector<SpectrumFamilyInfo>& spectrum_families();
+
+/// The 1-D scale key of s (sigma, b, l, or the bandwidth W), none for k > 1, mixtures and files.
+std::optional<spectral::ScaleParameter> spectrum_scale(const Spectrum& s);
+/// s with its scale key set to v (unchanged where it has none).
+Spectrum spectrum_with_scale(Spectrum s, double v);
+/// dPhi/d(scale) at the 1-D lag x in closed form, none where the family has no closed form (Matern) or no scale.
+std::optional<double> spectrum_scale_derivative(const Spectrum& s, double x);
+/// The keys fit-params may free (empty: the family is not fitted).
+std::span<const spectral::FitKey> fit_keys(const Spectrum& s);
+/// The family named `name` with default parameters, for families spelled family:key=value (none otherwise).
+std::optional<Spectrum> default_spectrum(std::string_view name);
+/// The names of the families with fit keys, in variant order: "gaussian, cauchy, exponential, sinc, matern".
+std::string fitted_family_names();
 
 }  // namespace ropekit

@@ -1,0 +1,40 @@
+#pragma once
+// Dynamic NTK: at T > orig, base' = base ((factor T / orig) - (factor - 1))^{r/(r-2)}; for T <= orig theta is
+// returned unchanged (exactly; HF's formula gives base * 1^{...} there). Needs the current length T.
+
+#include <fmt/format.h>
+
+#include "ropekit/encodings/scaling/ntk.hpp"
+#include "ropekit/encodings/scaling/scheme.hpp"
+
+namespace ropekit::scaling {
+
+struct Dynamic {
+  double factor = 1;   ///< finite, >= 1
+  double orig = 4096;  ///< L0, finite, > 1
+  static constexpr std::string_view name = "dynamic";
+  static constexpr bool needs_seq_len = true;
+};
+
+inline std::span<const Key<Dynamic>> scheme_keys(const Dynamic&) {
+  static const Key<Dynamic> keys[] = {key<&Dynamic::factor>("factor", Rule::factor, true),
+                                      key<&Dynamic::orig>("orig", Rule::orig)};
+  return keys;
+}
+inline double attention_factor(const Dynamic&, Convention) { return 1; }
+template <class T>
+Scaled<T> scale(const Dynamic& d, const GeometricInput<T>& in) {
+  require_r4(in.where, in.r, in.dim, Dynamic::name);
+  if (!in.seq_len)
+    throw InputError(fmt::format("{}: scaling dynamic needs the current sequence length (--seq-len)", in.where.context));
+  if (*in.seq_len <= d.orig) return {in.unscaled};
+  return {geometric_grid<T>(ntk_base(in.base, in.r, d.factor * *in.seq_len / d.orig - (d.factor - 1)), in.r, in.count)};
+}
+template <class T>
+Scaled<T> scale(const Dynamic&, const ExplicitInput<T>& in) {
+  refuse_explicit(in.where, Dynamic::name);
+}
+inline double* factor_of(Dynamic&) { return nullptr; }  // T sets the effective factor: not tuned
+inline std::optional<double> original_length(const Dynamic& d) { return d.orig; }
+
+}  // namespace ropekit::scaling

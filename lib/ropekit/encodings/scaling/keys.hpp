@@ -1,0 +1,172 @@
+#pragma once
+// Key descriptors of the context-scaling schemes: each scheme lists its keys once (name, member, constraint,
+// required), and that table drives parse_scaling, spelling, validate and the "a key of ..." messages.
+// Spelling order: required keys, then factor, then orig, then the rest in table order; required keys, factor and
+// orig are always written, the others only where they differ from the struct's default (optionals: where set).
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "ropekit/core/error.hpp"
+
+namespace ropekit {
+
+/// "[1,1.05,1.1]" -> {1, 1.05, 1.1}: square brackets, comma-separated numbers, spaces allowed around them.
+/// @throws InputError naming `name` for missing brackets, an empty list or an entry that is not a number.
+std::vector<double> parse_bracketed_numbers(std::string_view text, const Where& where, std::string_view name);
+
+namespace scaling {
+
+/// A key's constraint. Lists: a non-empty list whose values are each finite and > 0 (Rule::positive).
+enum class Rule {
+  any,       ///< no constraint (booleans)
+  factor,    ///< finite, >= 1
+  orig,      ///< finite, > 1
+  positive,  ///< finite, > 0
+  finite,    ///< finite
+};
+
+/// One key of scheme S: its name, rule and whether it is required, with the reader, printer and checker of its
+/// member (made by key<&S::member>(...), so each exists only for the member's own type).
+template <class S>
+struct Key {
+  std::string_view name;
+  Rule rule = Rule::any;
+  bool required = false;
+  std::string_view above{};  ///< another key this one must exceed ("> <above> = <v>"); that key is checked first
+  bool list = false;         ///< a bracketed list of numbers
+  void (*read)(S& s, const Where& where, const std::string& qualified, const std::string& text) = nullptr;
+  /// "key=value" text, or none where the key is left out (not `always` and at its default or unset).
+  std::optional<std::string> (*print)(const S& s, bool always) = nullptr;
+  void (*check)(const S& s, const Where& where, const std::string& qualified, Rule rule) = nullptr;
+  double (*number)(const S& s) = nullptr;  ///< plain numbers only (for `above`)
+};
+
+namespace detail {
+std::optional<double> to_number(std::string_view text);
+std::string_view trim(std::string_view s);
+std::string list_spelling(const std::vector<double>& v);
+void check_rule(const Where& w, const std::string& name, double v, Rule rule);
+void check_list(const Where& w, const std::string& name, const std::vector<double>& v);
+void check_above(const Where& w, const std::string& name, double v, std::string_view other, double other_value);
+void check_key_names(const Where& w, std::string_view scheme, const std::map<std::string, std::string>& keys,
+                     const std::vector<std::string_view>& known, const std::vector<std::string_view>& required);
+double read_number(const Where& w, const std::string& name, const std::string& text);
+bool read_bool(const Where& w, const std::string& name, const std::string& text);
+int spelling_rank(std::string_view key, bool required);
+}  // namespace detail
+
+namespace detail {
+template <class T>
+struct MemberOf;
+template <class S, class F>
+struct MemberOf<F S::*> {
+  using Struct = S;
+  using Field = F;
+};
+}  // namespace detail
+
+/// The descriptor of key `name`, stored in member M of its scheme (double, std::optional<double>, bool or
+/// std::vector<double>).
+template <auto M>
+Key<typename detail::MemberOf<decltype(M)>::Struct> key(std::string_view name, Rule rule = Rule::any,
+                                                         bool required = false, std::string_view above = {}) {
+  using S = typename detail::MemberOf<decltype(M)>::Struct;
+  using F = typename detail::MemberOf<decltype(M)>::Field;
+  Key<S> k{name, rule, required, above, std::is_same_v<F, std::vector<double>>};
+  k.read = [](S& s, const Where& where, const std::string& qualified, const std::string& text) {
+    if constexpr (std::is_same_v<F, bool>)
+      s.*M = detail::read_bool(where, qualified, text);
+    else if constexpr (std::is_same_v<F, std::vector<double>>)
+      s.*M = parse_bracketed_numbers(text, where, qualified);
+    else
+      s.*M = detail::read_number(where, qualified, text);
+  };
+  k.print = [](const S& s, bool always) -> std::optional<std::string> {
+    const F& field = s.*M;
+    if constexpr (std::is_same_v<F, std::optional<double>>) {
+      if (!field) return std::nullopt;
+      return format_number(*field);
+    } else {
+      if (!always && field == S{}.*M) return std::nullopt;
+      if constexpr (std::is_same_v<F, bool>) return std::string(field ? "true" : "false");
+      else if constexpr (std::is_same_v<F, std::vector<double>>) return detail::list_spelling(field);
+      else return format_number(field);
+    }
+  };
+  k.check = [](const S& s, const Where& where, const std::string& qualified, Rule r) {
+    const F& field = s.*M;
+    if constexpr (std::is_same_v<F, std::vector<double>>)
+      detail::check_list(where, qualified, field);
+    else if constexpr (std::is_same_v<F, std::optional<double>>) {
+      if (field) detail::check_rule(where, qualified, *field, r);
+    } else if constexpr (std::is_same_v<F, double>)
+      detail::check_rule(where, qualified, field, r);
+  };
+  if constexpr (std::is_same_v<F, double>) k.number = [](const S& s) { return s.*M; };
+  return k;
+}
+
+/// The keys of S, read from a scheme's key texts (unknown and missing keys refused, as parse_scaling documents).
+template <class S>
+S parse_keys(const std::map<std::string, std::string>& keys, const Where& where) {
+  std::vector<std::string_view> known, required;
+  for (const auto& k : scheme_keys(S{})) {
+    known.push_back(k.name);
+    if (k.required) required.push_back(k.name);
+  }
+  detail::check_key_names(where, S::name, keys, known, required);
+  S s;
+  for (const auto& k : scheme_keys(S{}))
+    if (const auto it = keys.find(std::string(k.name)); it != keys.end())
+      k.read(s, where, fmt::format("{}.{}", S::name, k.name), it->second);
+  return s;
+}
+
+/// The key=value texts of a spelling of s, in spelling order.
+template <class S>
+std::vector<std::string> spelling_keys(const S& s) {
+  std::vector<std::pair<int, std::string>> out;
+  for (const auto& k : scheme_keys(s)) {
+    const int rank = detail::spelling_rank(k.name, k.required);
+    if (const auto value = k.print(s, rank < 3)) out.emplace_back(rank, fmt::format("{}={}", k.name, *value));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> texts;
+  for (auto& [rank, text] : out) texts.push_back(std::move(text));
+  return texts;
+}
+
+/// Checks every key of s against its rule, in table order (a key with `above` after that key).
+/// @throws InputError "<where>: <scheme>.<key> = <value> (must be <constraint>)".
+template <class S>
+void check_keys(const S& s, const Where& where) {
+  const auto table = scheme_keys(s);
+  std::vector<bool> done(table.size(), false);
+  const auto check = [&](auto& self, std::size_t i) -> void {
+    if (done[i]) return;
+    done[i] = true;
+    const Key<S>& k = table[i];
+    const Key<S>* above = nullptr;
+    for (std::size_t j = 0; j < table.size(); ++j)
+      if (!k.above.empty() && table[j].name == k.above) {
+        self(self, j);
+        above = &table[j];
+      }
+    const std::string name = fmt::format("{}.{}", S::name, k.name);
+    k.check(s, where, name, k.rule);
+    if (above) detail::check_above(where, name, k.number(s), k.above, above->number(s));
+  };
+  for (std::size_t i = 0; i < table.size(); ++i) check(check, i);
+}
+
+}  // namespace scaling
+}  // namespace ropekit

@@ -1,0 +1,36 @@
+#include "ropekit/encodings/scaling/llama3.hpp"
+
+#include <numbers>
+
+// Two roundings per a * b + c, as in torch (no FMA contraction; see frequencies.cpp).
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+namespace ropekit::scaling {
+
+template <class T>
+std::vector<T> llama3_scaled(const std::vector<T>& inv, const Llama3& l) {
+  const double low_wavelen = l.orig / l.low, high_wavelen = l.orig / l.high;  // Python floats
+  const T two_pi = static_cast<T>(2 * std::numbers::pi);
+  std::vector<T> out(inv.size());
+  for (std::size_t i = 0; i < inv.size(); ++i) {
+    const T wavelen = two_pi / inv[i];
+    if (wavelen > static_cast<T>(low_wavelen)) {
+      out[i] = inv[i] / static_cast<T>(l.factor);
+    } else if (wavelen < static_cast<T>(high_wavelen)) {
+      out[i] = inv[i];
+    } else {
+      const T smooth = (static_cast<T>(l.orig) / wavelen - static_cast<T>(l.low)) / static_cast<T>(l.high - l.low);
+      out[i] = (T(1) - smooth) * inv[i] / static_cast<T>(l.factor) + smooth * inv[i];
+    }
+  }
+  return out;
+}
+
+template std::vector<double> llama3_scaled(const std::vector<double>&, const Llama3&);
+template std::vector<float> llama3_scaled(const std::vector<float>&, const Llama3&);
+
+}  // namespace ropekit::scaling

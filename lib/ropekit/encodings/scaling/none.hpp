@@ -1,0 +1,26 @@
+#pragma once
+// No scheme: theta' = theta.
+
+#include "ropekit/encodings/scaling/scheme.hpp"
+
+namespace ropekit::scaling {
+
+struct None {
+  static constexpr std::string_view name = "none";
+  static constexpr bool needs_seq_len = false;
+};
+
+inline std::span<const Key<None>> scheme_keys(const None&) { return {}; }
+inline double attention_factor(const None&, Convention) { return 1; }
+template <class T>
+Scaled<T> scale(const None&, const GeometricInput<T>& in) {
+  return {in.unscaled};
+}
+template <class T>
+Scaled<T> scale(const None&, const ExplicitInput<T>& in) {
+  return {in.unscaled};
+}
+inline double* factor_of(None&) { return nullptr; }
+inline std::optional<double> original_length(const None&) { return std::nullopt; }
+
+}  // namespace ropekit::scaling
