@@ -55,10 +55,10 @@ struct FamilyInfo {
   std::vector<EncodingFamilyInfo> list;  ///< its `ropekit list encodings` lines
   std::string_view example;              ///< a small spelling every contract test runs
   Rotary rotary = Rotary::never;
-  std::string_view rotary_when;          ///< Rotary::sometimes / of_parts: "nd with torus generators"
+  std::string_view rotary_when{};        ///< Rotary::sometimes / of_parts: "nd with torus generators"
   /// The names `fit-params --free` may name (fit/tunable.hpp): "factor" where the scheme has one, "scale" for the
   /// spectrum's scale key (sigma, b, l, W) where it has one; empty: the family has no tunable parameters.
-  std::vector<std::string_view> tunable;
+  std::vector<std::string_view> tunable{};
 };
 
 /// How a key's value is read, validated and printed.
