@@ -44,20 +44,8 @@ Cell lag_cell(std::span<const double> lag) {
 // NaN (a quantity the family does not have) is an empty cell, never the text "nan".
 Cell number(double v) { return std::isnan(v) ? Cell() : Cell(v); }
 
-const FrequencySchedule* schedule_of(const Encoding& e) {
-  return std::visit(Overloaded{
-                        [](const enc::Rope& r) -> const FrequencySchedule* { return &r.freqs; },
-                        [](const enc::RopeMatched& r) -> const FrequencySchedule* { return &r.freqs; },
-                        [](const enc::Damped& r) -> const FrequencySchedule* { return &r.freqs; },
-                        [](const enc::Jordan& r) -> const FrequencySchedule* { return &r.freqs; },
-                        [](const enc::JordanScaled& r) -> const FrequencySchedule* { return &r.freqs; },
-                        [](const auto&) -> const FrequencySchedule* { return nullptr; },
-                    },
-                    e.value);
-}
-
 // How many frequencies a schedule has and the dims it leaves unrotated, without computing them.
-double schedule_count(const FrequencySchedule& f) {
+double freq_count(const FrequencySchedule& f) {
   return std::visit(Overloaded{
                         [](const Geometric& g) {
                           return static_cast<double>(g.count.value_or(static_cast<int>(g.dim * g.partial) / 2));
@@ -67,7 +55,7 @@ double schedule_count(const FrequencySchedule& f) {
                     },
                     f.source);
 }
-double identity_dims(const FrequencySchedule& f) {
+double unrotated_dims(const FrequencySchedule& f) {
   if (const auto* g = std::get_if<Geometric>(&f.source)) return g->dim - std::floor(g->dim * g->partial);
   return 0;
 }
@@ -80,16 +68,16 @@ struct Size {
 Size size_of(const Encoding& e) {
   return std::visit(
       Overloaded{
-          [](const enc::Rope& r) { return Size{2 * schedule_count(r.freqs) + identity_dims(r.freqs), schedule_count(r.freqs)}; },
-          [](const enc::RopeMatched& r) { return Size{2 * schedule_count(r.freqs), schedule_count(r.freqs)}; },
+          [](const enc::Rope& r) { return Size{2 * freq_count(r.freqs) + unrotated_dims(r.freqs), freq_count(r.freqs)}; },
+          [](const enc::RopeMatched& r) { return Size{2 * freq_count(r.freqs), freq_count(r.freqs)}; },
           [](const enc::Xpos& x) { return Size{static_cast<double>(x.dim), x.dim / 2.0}; },
           [](const enc::RfRope& r) { return Size{2.0 * r.freqs.count, static_cast<double>(r.freqs.count)}; },
-          [](const enc::Damped& d) { return Size{2 * schedule_count(d.freqs) + identity_dims(d.freqs), schedule_count(d.freqs)}; },
+          [](const enc::Damped& d) { return Size{2 * freq_count(d.freqs) + unrotated_dims(d.freqs), freq_count(d.freqs)}; },
           [](const enc::Jordan& j) {
-            return Size{2.0 * j.m * schedule_count(j.freqs) + identity_dims(j.freqs), schedule_count(j.freqs)};
+            return Size{2.0 * j.m * freq_count(j.freqs) + unrotated_dims(j.freqs), freq_count(j.freqs)};
           },
           [](const enc::JordanScaled& j) {
-            return Size{2.0 * j.m * schedule_count(j.freqs) + identity_dims(j.freqs), schedule_count(j.freqs)};
+            return Size{2.0 * j.m * freq_count(j.freqs) + unrotated_dims(j.freqs), freq_count(j.freqs)};
           },
           [](const enc::RealJordan&) { return Size{2, 0}; },
           [](const enc::Alibi&) { return Size{2, 0}; },
@@ -395,8 +383,7 @@ void run_frequencies(const FrequencyArgs& a) {
   const auto seq_len = checked_seq_len(where, a.seq_len);
   if (!has_frequencies(e))
     throw_bad_value(where, "encoding", "'" + a.encoding + "'",
-                    "an encoding with rotary frequencies (rope, rope-freqs, rope-matched, xpos, rf-rope, damped, "
-                    "jordan, jordan-scaled, sinusoidal, nd with torus generators, or a direct sum with one of them)");
+                    "an encoding with rotary frequencies (" + rotary_families() + ")");
   const std::vector<const Encoding*> leaves = rotary_leaves(e);
   const bool sum = std::holds_alternative<enc::DirectSum>(e.value);
   const int k = lag_dims(e);

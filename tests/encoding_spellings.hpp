@@ -1,14 +1,19 @@
 #pragma once
-// The contract's encodings: one spelling per family (and variants whose operator differs: partial, every scaling
-// scheme, stabilized and exact shears, direct sums, the reference names), small enough for dense checks. Shared by
-// test_encoding (the contract) and test_content_verify (the Monte Carlo of the content moments).
+// The contract's encodings: every registered family's example spelling (encoding.hpp family_infos(); those of 1-D
+// relative families, which the contract's checks take), then variants whose operator differs: partial, every
+// scaling scheme, stabilized and exact shears, direct sums, the reference names. Small enough for dense checks.
+// Shared by test_encoding (the contract) and test_content_verify (the Monte Carlo of the content moments).
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "ropekit/encoding.hpp"
+
 namespace ropekit::test {
 
-inline const std::vector<std::string> kContractSpellings = {
+/// The variants beyond the families' examples.
+inline const std::vector<std::string> kContractVariants = {
     "rope",
     "rope:dim=64,base=5e5",
     "rope:dim=32,base=1e4,F=8",
@@ -41,5 +46,17 @@ inline const std::vector<std::string> kContractSpellings = {
     "rope_alibi",
     "jordan_scaled_m3_c010",
 };
+
+/// The families' examples (a new family is in the contract by its info record), then the variants not among them.
+inline const std::vector<std::string> kContractSpellings = [] {
+  std::vector<std::string> out;
+  for (const auto* info : family_infos()) {
+    const Encoding e = parse_encoding(info->example);
+    if (is_relative(e) && lag_dims(e) == 1) out.emplace_back(info->example);
+  }
+  for (const auto& v : kContractVariants)
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  return out;
+}();
 
 }  // namespace ropekit::test

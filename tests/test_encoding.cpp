@@ -6,8 +6,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -533,4 +535,55 @@ TEST_CASE("jordan eta: where eta |Dp| overflows the bounded shear time is 1/eta,
   l(0, 0) = 1e10;
   const auto f = features(e, l);
   CHECK(f.values(0, 3) == doctest::Approx(std::cos(1e10)).epsilon(1e-12));  // that = 1: column that E C_0
+}
+
+TEST_CASE("registry: every family's record parses its example to that family, lists it and round-trips it") {
+  REQUIRE(family_infos().size() == std::variant_size_v<EncodingValue>);
+  std::size_t lines = 0;
+  for (const auto* info : family_infos()) {
+    CAPTURE(info->name);
+    const Encoding e = parse_encoding(info->example);
+    CHECK(family_name(e) == info->name);
+    CHECK(&family_info(e) == info);
+    const std::string canon = spelling(e);
+    CHECK(spelling(parse_encoding(canon)) == canon);
+    CHECK_FALSE(info->list.empty());
+    lines += info->list.size();
+    REQUIRE_FALSE(info->parsers.empty());
+    // Traits agree with the record: has_frequencies for every value of an "always" family, never for "never".
+    if (info->rotary == Rotary::always) CHECK(has_frequencies(e));
+    if (info->rotary == Rotary::never) CHECK_FALSE(has_frequencies(e));
+    // Every name the record parses from is known to the parser, and the listed ones are named when one is not.
+    for (const auto& p : info->parsers) {
+      CAPTURE(p.name);
+      try {
+        (void)parse_encoding(std::string(p.name) + ":no_such_key=1");
+        FAIL("no_such_key accepted");
+      } catch (const InputError& err) {
+        CHECK(std::string(err.what()).find("unknown encoding family") == std::string::npos);
+      }
+    }
+  }
+  CHECK(encoding_families().size() == lines);
+  try {
+    (void)parse_encoding("no-such-family");
+    FAIL("no-such-family accepted");
+  } catch (const InputError& err) {
+    CHECK(std::string(err.what()) ==
+          "encoding: encoding 'no-such-family': unknown encoding family 'no-such-family' (known: rope, rope-freqs, "
+          "rope-matched, xpos, rf-rope, damped, jordan, jordan-scaled, real-jordan, alibi, poly, nope, rope-alibi, "
+          "direct-sum, direct-sum-poly, nd, sinusoidal, and the fixed-basis reference names (ropekit list methods))");
+  }
+  CHECK(rotary_families() ==
+        "rope, rope-freqs, rope-matched, xpos, rf-rope, damped, jordan, jordan-scaled, sinusoidal, nd with torus "
+        "generators, or a direct sum with one of them");
+}
+
+TEST_CASE("registry: every family's 1-D relative example is in the contract's spellings") {
+  for (const auto* info : family_infos()) {
+    CAPTURE(info->name);
+    const Encoding e = parse_encoding(info->example);
+    const bool in_contract = std::find(kSpellings.begin(), kSpellings.end(), info->example) != kSpellings.end();
+    CHECK(in_contract == (is_relative(e) && lag_dims(e) == 1));
+  }
 }

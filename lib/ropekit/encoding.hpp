@@ -22,57 +22,31 @@
 
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/lags.hpp"
+#include "ropekit/encodings/alibi.hpp"
 #include "ropekit/encodings/block.hpp"
+#include "ropekit/encodings/damped.hpp"
+#include "ropekit/encodings/direct_sum.hpp"
+#include "ropekit/encodings/family.hpp"
 #include "ropekit/encodings/frequencies.hpp"
+#include "ropekit/encodings/jordan.hpp"
+#include "ropekit/encodings/jordan_scaled.hpp"
+#include "ropekit/encodings/nd.hpp"
+#include "ropekit/encodings/nope.hpp"
+#include "ropekit/encodings/poly.hpp"
+#include "ropekit/encodings/real_jordan.hpp"
+#include "ropekit/encodings/rf_rope.hpp"
+#include "ropekit/encodings/rope.hpp"
 #include "ropekit/encodings/rope_kernel.hpp"
+#include "ropekit/encodings/rope_matched.hpp"
+#include "ropekit/encodings/sinusoidal.hpp"
+#include "ropekit/encodings/xpos.hpp"
 #include "ropekit/lie/lie.hpp"
 
 namespace ropekit {
 
-struct Encoding;
-
-namespace enc {
-/// Rotary position embedding (RoFormer): G = a^2 (+)_i R(-theta_i Dp) (+) I_{n-r}; theta_i from the schedule
-/// (geometric B^{-2i/r} with an optional scaling scheme, or explicit), a its attention factor, r = 2 F.
-struct Rope { FrequencySchedule freqs; };
-/// RoPE on the M = max(1, floor(F/k)) highest frequencies (the fixed-basis control `rope_matched_m<k>`).
-struct RopeMatched { FrequencySchedule freqs; int k = 2; };
-/// xPos (Sun et al. 2022): G = (+)_i zeta_i^{Dp/S} R(-theta_i Dp), zeta_i = (2i + 0.4 n)/(1.4 n).
-struct Xpos { int dim = 128; double base = 1e4; double scale_base = 512; };
-/// RF-RoPE: rotary blocks at frequencies drawn from a spectral density (rf-rope.md section 2); the realised
-/// kernel of the drawn frequencies beside the closed-form expected kernel Phi and Prop 4's variance.
-struct RfRope { SampledFrequencies freqs; };
-/// Damped RoPE: e^{-gamma Dp} R(-theta_i Dp).
-struct Damped { FrequencySchedule freqs; double gamma = 1e-4; };
-/// Complex Jordan block of order m per frequency (Jordan-RoPE eq. 3.3): e^{-gamma Dp} R(theta_i Dp) (x)
-/// exp(eta tau N_m), tau = Dp (exact) or the bounded shear time Dp / (1 + eta |Dp|) (stabilized); features'
-/// that = eta tau. eta = 1/L unless given (a tuned shear rate: L is an integer, eta a real number).
-struct Jordan {
-  FrequencySchedule freqs;
-  int m = 2;
-  double gamma = 1e-4;
-  bool bounded_tau = true;
-  int L = 1024;
-  std::optional<double> eta = std::nullopt;  ///< shear rate: finite, > 0, 1/eta finite; empty: 1/L (not spelled)
-};
-/// Scaled-exact Jordan: gamma = c/L, eta = 1/L, tau = Dp: an exact one-parameter group.
-struct JordanScaled { FrequencySchedule freqs; int m = 3; double c = 1; int L = 1024; };
-/// Real order-2 Jordan block: e^{-gamma Dp} [[1, tau/L], [0, 1]].
-struct RealJordan { double gamma = 1e-4; bool bounded_tau = true; int L = 1024; };
-/// ALiBi as the unipotent block U(Dp) = [[1, -slope Dp], [0, 1]] (GRAPE); features 1, x = Dp/L.
-struct Alibi { double slope = 1; int L = 1024; };
-/// Unipotent shear of order k: exp((tau/L) N_k); features 1, that^1..that^(k-1).
-struct Poly { int k = 4; bool bounded_tau = true; int L = 1024; };
-/// No position: G = 1.
-struct Nope {};
-/// G = (+)_j G_j(Dp); features the union of the parts' features (one constant column).
-struct DirectSum { std::vector<Encoding> parts; };
-/// N-D RoPE: G = exp(sum_a Dp_a B_a) from a generator family (nd-rope.md); vector lags.
-struct Nd { GeneratorFamily generators; std::string spelling; };
-/// Absolute sinusoidal, added to the input (RoFormer slides, spec section 4): not relative.
-struct Sinusoidal { int dim = 128; double base = 1e4; std::uint64_t seed = 1; };
-}  // namespace enc
-
+/// The families, one file pair each under encodings/ (the struct, its keys, traits, blocks, features and info
+/// record). Adding one: its file pair, this line, and one overload in each visit of encoding.cpp (a concept check
+/// there refuses a family without the full set of functions).
 using EncodingValue = std::variant<enc::Rope, enc::RopeMatched, enc::Xpos, enc::RfRope, enc::Damped, enc::Jordan,
                                    enc::JordanScaled, enc::RealJordan, enc::Alibi, enc::Poly, enc::Nope,
                                    enc::DirectSum, enc::Nd, enc::Sinusoidal>;
@@ -171,14 +145,18 @@ struct Exactness {
 /// seen at that lag), which only dynamic and longrope schemes read.
 Exactness exactness(const Encoding& e, const std::vector<double>& window, std::optional<double> seq_len = {});
 
-/// One line per family for `ropekit list encodings`.
-struct EncodingFamilyInfo {
-  std::string spelling;   ///< e.g. "rope:dim=<n>,base=<B>[,F=<F>,partial=<p>,scaling=<scheme>(...)]"
-  std::string aliases;    ///< reference names
-  std::string operator_;  ///< G per block
-  std::string features;   ///< columns
-};
+/// The lines of `ropekit list encodings` (EncodingFamilyInfo, family.hpp), folded from the families' records.
 const std::vector<EncodingFamilyInfo>& encoding_families();
+/// Every family's record, in the variant's order.
+const std::vector<const FamilyInfo*>& family_infos();
+/// The record of e's family.
+const FamilyInfo& family_info(const Encoding& e);
+/// "rope, rope-freqs, ..., sinusoidal, nd with torus generators, or a direct sum with one of them": the families
+/// that has_frequencies() can be true for, folded from the records (for "must be an encoding with rotary
+/// frequencies (...)" messages).
+std::string rotary_families();
+/// The frequency schedule of a family that has one (rope, rope-matched, damped, jordan, jordan-scaled).
+const FrequencySchedule* schedule_of(const Encoding& e);
 
 /// A library message re-thrown as a command's, for the command line and the Python module alike:
 /// "<command>: encoding '<text>': <message>"; a message that already names the command is rethrown as is, one that

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -41,17 +42,8 @@ std::optional<SpectralScale> spectral_scale(const Spectrum& s) { return spectrum
 Spectrum with_scale(Spectrum s, double v) { return spectrum_with_scale(std::move(s), v); }
 double* scheme_factor(Scaling& s) { return tunable_factor(s); }
 
-// The schedule of a family with frequencies (nullptr for the others).
-FrequencySchedule* schedule_of(Encoding& e) {
-  return std::visit(Overloaded{
-                        [](enc::Rope& r) -> FrequencySchedule* { return &r.freqs; },
-                        [](enc::Damped& d) -> FrequencySchedule* { return &d.freqs; },
-                        [](enc::Jordan& j) -> FrequencySchedule* { return &j.freqs; },
-                        [](enc::JordanScaled& j) -> FrequencySchedule* { return &j.freqs; },
-                        [](auto&) -> FrequencySchedule* { return nullptr; },
-                    },
-                    e.value);
-}
+// The schedule of a family with one (nullptr for the others), to change in a copy of the encoding.
+FrequencySchedule* schedule_of(Encoding& e) { return const_cast<FrequencySchedule*>(ropekit::schedule_of(std::as_const(e))); }
 
 }  // namespace
 
@@ -60,22 +52,19 @@ TunableEncoding make_tunable(const Encoding& e, const std::vector<std::string>& 
   t.untuned = e;
   t.free = free;
   const std::string family = family_name(e);
-  std::vector<std::string> allowed;  // the family's free names, for messages
   std::optional<SpectralScale> scale;
+  bool has_factor = false;
   std::visit(Overloaded{
                  [&](const enc::Rope& r) {
-                   allowed = {"theta"};
                    Scaling scheme = r.freqs.scaling;
-                   if (scheme_factor(scheme)) allowed.push_back("factor");
+                   has_factor = scheme_factor(scheme) != nullptr;
                  },
-                 [&](const enc::RfRope& r) {
-                   allowed = {"theta"};
-                   if ((scale = spectral_scale(r.freqs.spectrum))) allowed.push_back(scale->name);
-                 },
+                 [](const enc::RopeMatched&) {},
+                 [](const enc::Xpos&) {},
+                 [&](const enc::RfRope& r) { scale = spectral_scale(r.freqs.spectrum); },
                  [&](const enc::Damped& d) {
                    t.kind = TunableEncoding::Kind::damped;
                    t.gamma = d.gamma;
-                   allowed = {"theta", "gamma"};
                  },
                  [&](const enc::Jordan& j) {
                    t.kind = TunableEncoding::Kind::jordan;
@@ -84,29 +73,44 @@ TunableEncoding make_tunable(const Encoding& e, const std::vector<std::string>& 
                    t.bounded_tau = j.bounded_tau;
                    t.L = j.L;
                    t.eta = j.eta.value_or(1.0 / j.L);
-                   allowed = {"theta", "gamma", "eta"};
                  },
                  [&](const enc::JordanScaled& j) {
                    t.kind = TunableEncoding::Kind::jordan_scaled;
                    t.c = j.c;
                    t.m = j.m;
                    t.L = j.L;
-                   allowed = {"theta", "c"};
                  },
                  [&](const enc::RealJordan& j) {
                    t.kind = TunableEncoding::Kind::real_jordan;
                    t.gamma = j.gamma;
                    t.bounded_tau = j.bounded_tau;
                    t.eta = 1.0 / j.L;
-                   allowed = {"gamma"};
                  },
-                 [&](const auto&) {},
+                 [](const enc::Alibi&) {},
+                 [](const enc::Poly&) {},
+                 [](const enc::Nope&) {},
+                 [](const enc::DirectSum&) {},
+                 [](const enc::Nd&) {},
+                 [](const enc::Sinusoidal&) {},
              },
              e.value);
-  if (allowed.empty())
+  std::vector<std::string> allowed;  // the family's free names, for messages
+  for (const auto name : family_info(e).tunable) {
+    if (name == "factor" && !has_factor) continue;
+    if (name == "scale") {
+      if (scale) allowed.push_back(scale->name);
+    } else {
+      allowed.emplace_back(name);
+    }
+  }
+  if (allowed.empty()) {
+    std::vector<std::string_view> tunable;
+    for (const auto* info : family_infos())
+      if (!info->tunable.empty()) tunable.push_back(info->name);
     throw_bad_value(where, "--encoding", "'" + spelling(e) + "'",
-                    "one of rope, rf-rope, damped, jordan, jordan-scaled, real-jordan: the families with tunable "
-                    "parameters (" + family + " has none)");
+                    fmt::format("one of {}: the families with tunable parameters ({} has none)",
+                                fmt::join(tunable, ", "), family));
+  }
   if (free.empty()) throw_bad_value(where, "--free", "''", "at least one of " + fmt::format("{}", fmt::join(allowed, ", ")));
   for (std::size_t i = 0; i < free.size(); ++i) {
     if (std::find(allowed.begin(), allowed.end(), free[i]) == allowed.end())
@@ -213,7 +217,16 @@ Encoding tuned_encoding(const TunableEncoding& t, const Eigen::VectorXd& p) {
                  },
                  [&](enc::JordanScaled& j) { j.c = v.c; },
                  [&](enc::RealJordan& j) { j.gamma = v.gamma; },
-                 [&](auto&) {},
+                 [&](enc::Rope&) {},  // theta and factor: the schedule above
+                 [&](enc::RopeMatched&) {},
+                 [&](enc::Xpos&) {},
+                 [&](enc::RfRope&) {},
+                 [&](enc::Alibi&) {},
+                 [&](enc::Poly&) {},
+                 [&](enc::Nope&) {},
+                 [&](enc::DirectSum&) {},
+                 [&](enc::Nd&) {},
+                 [&](enc::Sinusoidal&) {},
              },
              out.value);
   return out;

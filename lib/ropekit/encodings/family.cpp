@@ -1,0 +1,254 @@
+#include "ropekit/encodings/family.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "ropekit/core/overloaded.hpp"
+#include "ropekit/encoding.hpp"
+#include "ropekit/encodings/basis.hpp"
+#include "ropekit/encodings/jordan_block.hpp"
+#include "ropekit/spectral/spectrum.hpp"
+
+namespace ropekit {
+
+namespace {
+
+constexpr int kMaxDim = 1 << 24;
+
+bool has(const Spelling& s, std::string_view key) {
+  for (const auto& [k, v] : s.params())
+    if (k == key) return true;
+  return false;
+}
+
+// "ropekit::frequencies: dim = 7 (...)" -> "dim = 7 (...)": the caller names the spelling.
+std::string strip_context(const std::string& what) {
+  const std::string prefix = "ropekit::frequencies: ";
+  return what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Parsing.
+
+void ParseContext::bad(const Spelling& s, std::string_view key, std::string_view value,
+                       std::string_view constraint) const {
+  throw InputError(fmt::format("{}: {}: {} = {} (must be {})", where_.context, s.where(), s.name(key), value,
+                               constraint));
+}
+
+void ParseContext::rethrow(const Spelling& s, const InputError& e) const {
+  throw InputError(fmt::format("{}: {}: {}", where_.context, s.where(), strip_context(e.what())));
+}
+
+int ParseContext::take_int_in(Spelling& s, std::string_view key, int fallback, int min, int max) const {
+  const auto v = s.take_int(key);
+  if (!v) return fallback;
+  if (*v < min || *v > max) bad(s, key, std::to_string(*v), fmt::format("an integer in [{}, {}]", min, max));
+  return static_cast<int>(*v);
+}
+
+double ParseContext::take_positive(Spelling& s, std::string_view key, double fallback) const {
+  const auto v = s.take_double(key);
+  if (!v) return fallback;
+  if (!(*v > 0) || !std::isfinite(*v)) bad(s, key, format_number(*v), "finite and > 0");
+  return *v;
+}
+
+double ParseContext::take_nonnegative(Spelling& s, std::string_view key, double fallback) const {
+  const auto v = s.take_double(key);
+  if (!v) return fallback;
+  if (!(*v >= 0) || !std::isfinite(*v)) bad(s, key, format_number(*v), "finite and >= 0");
+  return *v;
+}
+
+bool ParseContext::take_tau(Spelling& s) const {
+  const auto v = s.take_word("tau");
+  if (!v) return defaults_.bounded_tau;
+  if (*v == "bounded") return true;
+  if (*v == "raw") return false;
+  bad(s, "tau", *v, "bounded or raw");
+}
+
+// A shear rate: finite, > 0 and 1/eta finite (the bounded shear time tends to 1/eta); absent: 1/L.
+std::optional<double> ParseContext::take_rate(Spelling& s, std::string_view key) const {
+  const auto v = s.take_double(key);
+  if (v && (!(*v > 0) || !std::isfinite(*v) || !std::isfinite(1 / *v)))
+    bad(s, key, format_number(*v), fmt::format("finite and > 0 with 1/{} finite", key));
+  return v;
+}
+
+std::uint64_t ParseContext::take_seed(Spelling& s, std::string_view key, std::uint64_t fallback) const {
+  const auto seed = s.take_text(key);
+  if (!seed) return fallback;
+  return parse_unsigned_in(*seed, where_, "seed", std::numeric_limits<std::uint64_t>::max());
+}
+
+double ParseContext::fallback_double(Fallback from, double member) const {
+  switch (from) {
+    case Fallback::base: return defaults_.base;
+    case Fallback::gamma: return defaults_.gamma;
+    default: return member;
+  }
+}
+
+int ParseContext::fallback_int(Fallback from, int member) const {
+  switch (from) {
+    case Fallback::dim: return defaults_.dim;
+    case Fallback::L: return defaults_.L;
+    default: return member;
+  }
+}
+
+FrequencySchedule ParseContext::take_schedule(Spelling& s) const {
+  FrequencySchedule out;
+  auto list = s.take_items("freqs");
+  auto file = s.take_word("file");
+  if (list || file) {
+    if (list && file) bad(s, "freqs", "given with file", "one of freqs=[...] and file=PATH");
+    ExplicitFrequencies e;
+    if (list) {
+      for (const auto& item : *list) {
+        const auto v = parse_double(item);
+        if (!v || !(*v > 0) || !std::isfinite(*v)) bad(s, "freqs", item, "finite numbers > 0");
+        e.values.push_back(*v);
+      }
+    } else {
+      const auto read = read_frequency_file(*file);
+      if (read.w.cols() != 1) bad(s, "file", *file, "a file of one frequency per line");
+      for (Eigen::Index i = 0; i < read.w.rows(); ++i) {
+        const double v = std::abs(read.w(i, 0));
+        if (!(v > 0)) bad(s, "file", *file, fmt::format("frequencies > 0 in magnitude (line {} is 0)", i + 1));
+        e.values.push_back(v);
+      }
+      e.source = *file;
+    }
+    for (auto key : {"dim", "base", "F", "partial"})
+      if (s.take_text(key)) bad(s, key, "given with explicit frequencies", "absent: freqs/file fix the frequencies");
+    out.source = std::move(e);
+  } else {
+    Geometric g;
+    const bool dim_given = has(s, "dim");
+    g.dim = take_int_in(s, "dim", defaults_.dim, 2, kMaxDim);
+    g.base = take_positive(s, "base", defaults_.base);
+    const auto partial = s.take_double("partial");
+    if (partial) {
+      if (!(*partial > 0 && *partial <= 1)) bad(s, "partial", format_number(*partial), "in (0, 1]");
+      g.partial = *partial;
+    }
+    const double r = g.dim * g.partial;
+    if (r != std::floor(r) || static_cast<long>(r) % 2 != 0 || r < 2)
+      bad(s, g.partial == 1 ? "dim" : "partial", g.partial == 1 ? std::to_string(g.dim) : format_number(g.partial),
+          g.partial == 1 ? "a positive even integer" : "such that dim * partial is an even integer >= 2");
+    // F: given, else r/2 when dim is given, else the run's F (a fit config's num_freqs), else r/2.
+    const int fallback = dim_given || !defaults_.count ? static_cast<int>(r) / 2 : *defaults_.count;
+    g.count = take_int_in(s, "F", fallback, 1, kMaxNumFreqs);
+    out.source = g;
+  }
+  if (auto sc = s.take_spelling("scaling")) {
+    std::map<std::string, std::string> keys;
+    for (const auto& [k, v] : sc->params()) keys[k] = v;
+    out.scaling = parse_scaling(sc->family(), keys, Where(fmt::format("{}: {}", where_.context, s.where())));
+  }
+  // Evaluate once so that a bad combination (a scheme on explicit frequencies, longrope lengths) is
+  // refused here, naming the spelling. Dynamic NTK needs a length: checked at a length past orig.
+  try {
+    const auto* dyn = std::get_if<scaling::Dynamic>(&out.scaling);
+    (void)ropekit::frequencies(out, dyn ? std::optional<double>(2 * dyn->orig) : std::nullopt);
+  } catch (const InputError& e) {
+    rethrow(s, e);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing: every parameter explicit, so a spelling means the same under any defaults.
+
+KeyValues schedule_keys(const FrequencySchedule& f) {
+  KeyValues keys;
+  std::visit(Overloaded{
+                 [&](const Geometric& g) {
+                   keys.emplace_back("dim", std::to_string(g.dim));
+                   keys.emplace_back("base", format_number(g.base));
+                   if (g.partial != 1) keys.emplace_back("partial", format_number(g.partial));
+                   keys.emplace_back("F", std::to_string(g.count.value_or(static_cast<int>(g.dim * g.partial) / 2)));
+                 },
+                 [&](const ExplicitFrequencies& e) {
+                   if (!e.source.empty()) {
+                     keys.emplace_back("file", e.source);
+                   } else {
+                     std::string list = "[";
+                     for (std::size_t i = 0; i < e.values.size(); ++i)
+                       list += (i ? "," : "") + format_number(e.values[i]);
+                     keys.emplace_back("freqs", list + "]");
+                   }
+                 },
+                 [&](const SampledFrequencies&) {},
+             },
+             f.source);
+  if (!std::holds_alternative<scaling::None>(f.scaling)) keys.emplace_back("scaling", spelling(f.scaling));
+  return keys;
+}
+
+std::string format_key(KeyKind, int v) { return std::to_string(v); }
+std::string format_key(KeyKind, double v) { return format_number(v); }
+std::string format_key(KeyKind, bool v) { return v ? "bounded" : "raw"; }
+std::string format_key(KeyKind, std::uint64_t v) { return std::to_string(v); }
+
+std::string spell(std::string_view family, const KeyValues& keys, bool nested) {
+  return nested ? format_nested(family, keys) : format_spelling(family, keys);
+}
+
+void throw_no_frequencies(const Encoding& e) {
+  throw InputError(fmt::format("encoding '{}' has no frequencies", spelling(e)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blocks.
+
+bool BlockContext::per_lag(const FrequencySchedule& f) const {
+  return !seq_len && std::holds_alternative<scaling::Dynamic>(f.scaling);
+}
+
+const FrequencyTable& BlockContext::table(const FrequencySchedule& f, FrequencyTable& scratch) const {
+  if (per_lag(f)) return scratch = frequencies(f, std::abs(lag) + 1);
+  return cache.get(&f, [&] { return frequencies(f, seq_len); });
+}
+
+void BlockContext::rotary(const FrequencyTable& t, const std::vector<double>& c) const {
+  for (Eigen::Index i = 0; i < t.theta.rows(); ++i) {
+    Block b;
+    b.phase = -t.theta(i, 0) * lag;
+    b.c = c;
+    out.push_back(std::move(b));
+  }
+}
+
+void BlockContext::identity(int dims) const {
+  if (dims > 0) out.push_back(Block{false, 0, {1.0}, dims});
+}
+
+std::vector<double> jordan_chain(int m, double gamma, double eta, double lag, double s) {
+  const Eigen::VectorXd c = jordan_coefficients(JordanBlock{m, gamma, 0.0, eta}, lag, s);
+  return std::vector<double>(c.data(), c.data() + c.size());
+}
+
+int identity_dims(const FrequencySchedule& f) {
+  if (const auto* g = std::get_if<Geometric>(&f.source)) return g->dim - static_cast<int>(g->dim * g->partial);
+  return 0;
+}
+
+std::int64_t schedule_count(const FrequencySchedule& f) {
+  return std::visit(Overloaded{
+                        [](const Geometric& g) -> std::int64_t { return g.count.value_or(rotary_dims(g) / 2); },
+                        [](const ExplicitFrequencies& x) -> std::int64_t { return static_cast<std::int64_t>(x.values.size()); },
+                        [](const SampledFrequencies& s) -> std::int64_t { return s.count; },
+                    },
+                    f.source);
+}
+
+bool is_dynamic(const FrequencySchedule& f) { return std::holds_alternative<scaling::Dynamic>(f.scaling); }
+
+}  // namespace ropekit

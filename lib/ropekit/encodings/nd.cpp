@@ -1,0 +1,112 @@
+#include "ropekit/encodings/nd.hpp"
+
+#include <fmt/format.h>
+
+#include "ropekit/core/overloaded.hpp"
+#include "ropekit/encoding.hpp"
+#include "ropekit/encodings/feature_columns.hpp"
+#include "ropekit/lie/generator_io.hpp"
+
+namespace ropekit::enc {
+
+namespace {
+
+GeneratorFamily take_generators(Spelling& s, const ParseContext& ctx) {
+  if (const auto file = s.take_word("file")) {
+    s.finish("file");
+    return gen::User{load_generator_file(*file).acting()};
+  }
+  const auto fam = s.take_word("family").value_or("axial");
+  if (fam == "axial" || fam == "mixed") {
+    const int dim = ctx.take_int_in(s, "dim", 64, 4, 1024);
+    const int axes = ctx.take_int_in(s, "axes", 2, 1, 8);
+    const double base = ctx.take_positive(s, "base", 100);
+    if (fam == "axial") {
+      s.finish("family, dim, axes, base");
+      return gen::Axial{dim, axes, base};
+    }
+    gen::Mixed m{dim, axes, base, 1};
+    m.seed = ctx.take_seed(s, "seed", m.seed);
+    s.finish("family, dim, axes, base, seed");
+    return m;
+  }
+  ctx.bad(s, "family", fam, "axial or mixed (or file=PATH of generators)");
+}
+
+Encoding parse(Spelling& s, const ParseContext& ctx) {
+  Nd n;
+  n.spelling = s.text();
+  n.generators = take_generators(s, ctx);
+  try {
+    (void)generators(n.generators);  // validates dim, axes, base as the generator families define them
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}: {}", ctx.where().context, s.where(), e.what()));
+  }
+  return {n};
+}
+
+bool torus(const Nd& f) { return !std::holds_alternative<gen::User>(f.generators); }
+
+void require_torus(const Nd& f) {
+  if (!torus(f)) throw InputError(fmt::format("encoding '{}': features need commuting (torus) generators", f.spelling));
+}
+
+}  // namespace
+
+const FamilyInfo& Nd::info() {
+  static const FamilyInfo info{
+      "nd",
+      {{"nd", parse}},
+      {{"nd:family=axial|mixed,dim=<n>,axes=<N>,base=<B>[,seed=<s>] | nd:file=<generators.json>", "",
+        "exp(-sum_a Dp_a B_a)", "1, cos(w_b . d), sin(w_b . d) (torus)"}},
+      "nd:family=axial,dim=8,axes=2,base=100",
+      Rotary::sometimes,
+      "nd with torus generators",
+  };
+  return info;
+}
+
+// The spelling as written (generator files and families print themselves).
+std::string print(const Nd& f, bool) { return f.spelling; }
+
+bool is_exact(const Nd&) { return true; }
+bool is_orthogonal(const Nd& f) { return torus(f); }
+bool is_relative(const Nd&) { return true; }
+// From the family's parameters: building the generators costs O(n^2 N).
+int lag_dims(const Nd& f) {
+  return std::visit(Overloaded{
+                        [](const gen::Torus& t) { return static_cast<int>(t.frequencies.rows()); },
+                        [](const gen::User& u) { return static_cast<int>(u.matrices.size()); },
+                        [](const gen::Axial& a) { return a.axes; },
+                        [](const gen::Mixed& m) { return m.axes; },
+                        [](const gen::Random& r) { return r.axes; },
+                    },
+                    f.generators);
+}
+bool has_frequencies(const Nd& f) { return torus(f); }
+const FrequencySchedule* schedule(const Nd&) { return nullptr; }
+
+// The torus frequencies (rows = blocks, cols = axes), rounded to float for float32.
+FrequencyTable frequencies(const Nd& f, std::optional<double>, Convention, bool float32) {
+  FrequencyTable t;
+  t.theta = torus_frequencies(f.generators).transpose();
+  if (float32) t.theta = t.theta.cast<float>().cast<double>();
+  t.unscaled = t.theta;
+  return t;
+}
+
+void append_blocks(const Nd&, BlockContext&) {
+  throw InputError("nd encodings take vector lags and have no 1-D blocks (use relative_operator)");
+}
+
+Features features(const Nd& f, const Lags& lags) {
+  require_torus(f);
+  return trig_columns(torus_frequencies(f.generators).transpose(), lags, {}, 1);
+}
+
+std::int64_t feature_count(const Nd& f) {
+  require_torus(f);
+  return 1 + 2 * torus_frequencies(f.generators).cols();
+}
+
+}  // namespace ropekit::enc

@@ -1,0 +1,31 @@
+#pragma once
+// No position: G = 1.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "ropekit/core/lags.hpp"
+#include "ropekit/encodings/family.hpp"
+
+namespace ropekit::enc {
+
+struct Nope {
+  static const FamilyInfo& info();
+};
+
+std::string print(const Nope& f, bool nested);
+bool is_exact(const Nope& f);
+bool is_orthogonal(const Nope& f);
+bool is_relative(const Nope& f);
+int lag_dims(const Nope& f);
+bool has_frequencies(const Nope& f);
+/// The frequency schedule (nullptr: the family has none of its own).
+const FrequencySchedule* schedule(const Nope& f);
+/// @throws InputError where the family has no frequencies.
+FrequencyTable frequencies(const Nope& f, std::optional<double> seq_len, Convention convention, bool float32);
+void append_blocks(const Nope& f, BlockContext& ctx);
+Features features(const Nope& f, const Lags& lags);
+std::int64_t feature_count(const Nope& f);
+
+}  // namespace ropekit::enc

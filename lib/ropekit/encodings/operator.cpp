@@ -1,0 +1,162 @@
+// The operator-level quantities of encoding.hpp, from the families' blocks (block.hpp's closed forms) or, for nd,
+// the dense exponential of the generators: G(Dp), its size, kernel rows (Phi, content moments, rf-rope's expected
+// kernel and frequency variance) and the exactness defects.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "ropekit/core/keep_max.hpp"
+#include "ropekit/encoding.hpp"
+#include "ropekit/mc/rf_estimator.hpp"
+#include "ropekit/spectral/spectrum.hpp"
+
+namespace ropekit {
+
+namespace {
+
+Eigen::MatrixXd nd_operator(const Encoder& encoder, std::span<const double> lag) {
+  Eigen::VectorXd x(static_cast<Eigen::Index>(lag.size()));
+  for (std::size_t j = 0; j < lag.size(); ++j) x[j] = -lag[j];  // G(Dp) = R(p_q)^T R(p_k) = R(-Dp)
+  return encoder(x);
+}
+
+void check_lag(const Encoding& e, std::span<const double> lag) {
+  const int k = lag_dims(e);
+  if (static_cast<int>(lag.size()) != k)
+    throw InputError(fmt::format("encoding '{}' takes {}-D lags; got {} components", spelling(e), k, lag.size()));
+  for (double v : lag)
+    if (!std::isfinite(v)) throw InputError(fmt::format("lag = {} (must be finite)", format_number(v)));
+}
+
+}  // namespace
+
+Eigen::MatrixXd relative_operator(const Encoding& e, std::span<const double> lag, std::optional<double> seq_len) {
+  check_lag(e, lag);
+  if (const auto* n = std::get_if<enc::Nd>(&e.value)) return nd_operator(Encoder(generators(n->generators)), lag);
+  FrequencyCache cache;
+  if (const auto* r = std::get_if<enc::RfRope>(&e.value)) return assemble(enc::rf_blocks(*r, lag, cache));
+  return assemble(blocks(e, lag[0], seq_len));
+}
+
+int operator_dim(const Encoding& e) {
+  if (const auto* n = std::get_if<enc::Nd>(&e.value)) return generators(n->generators).dim;
+  if (std::holds_alternative<enc::Sinusoidal>(e.value)) return std::get<enc::Sinusoidal>(e.value).dim;
+  const int k = lag_dims(e);
+  const std::vector<double> zero(static_cast<std::size_t>(k), 0.0);
+  int n = 0;
+  FrequencyCache cache;
+  for (const auto& b : (k == 1 ? blocks(e, 0.0) : enc::rf_blocks(std::get<enc::RfRope>(e.value), zero, cache)))
+    n += b.repeat * b.size();
+  return n;
+}
+
+std::vector<KernelRow> kernel_rows(const Encoding& e, const Lags& lags, double rho, std::optional<double> seq_len) {
+  if (!(rho >= -1 && rho <= 1)) throw InputError(fmt::format("rho = {} (must be in [-1, 1])", format_number(rho)));
+  if (!is_relative(e))
+    throw InputError(fmt::format("encoding '{}' is absolute (not relative): it has no kernel of the lag; "
+                                 "ropekit check reports its relativity defect", spelling(e)));
+  std::vector<KernelRow> rows(static_cast<std::size_t>(lags.rows()));
+  const auto* rf = std::get_if<enc::RfRope>(&e.value);
+  const auto* nd = std::get_if<enc::Nd>(&e.value);
+  const std::optional<Encoder> nd_encoder = nd ? std::optional<Encoder>(Encoder(generators(nd->generators))) : std::nullopt;
+  FrequencyCache cache;  // frequencies once for all lags
+  std::vector<Block> bs;
+  auto sums = [&](std::span<const double> lag, double& tr, double& fro, double& trsq) {
+    if (nd) {
+      const Eigen::MatrixXd G = nd_operator(*nd_encoder, lag);
+      tr = G.trace();
+      fro = G.squaredNorm();
+      trsq = (G * G).trace();
+      return;
+    }
+    tr = fro = trsq = 0;
+    if (rf) {
+      bs = enc::rf_blocks(*rf, lag, cache);
+    } else {
+      bs.clear();
+      BlockContext ctx{bs, lag[0], seq_len, cache};
+      append_blocks(e, ctx);
+    }
+    for (const auto& b : bs) {
+      tr += trace(b);
+      fro += frobenius_squared(b);
+      trsq += trace_of_square(b);
+    }
+  };
+  const std::vector<double> zero(static_cast<std::size_t>(lag_dims(e)), 0.0);
+  double tr0, fro0, trsq0;
+  sums(zero, tr0, fro0, trsq0);
+  Coefficients unit;
+  if (rf) {
+    unit.A = Eigen::VectorXd::Constant(rf->freqs.count, 1.0 / rf->freqs.count);
+    unit.B = Eigen::VectorXd::Zero(rf->freqs.count);
+  }
+  for (Eigen::Index i = 0; i < lags.rows(); ++i) {
+    const Eigen::VectorXd row = lags.row(i).transpose();
+    const std::span<const double> lag(row.data(), static_cast<std::size_t>(row.size()));
+    check_lag(e, lag);
+    double tr, fro, trsq;
+    sums(lag, tr, fro, trsq);
+    KernelRow& r = rows[static_cast<std::size_t>(i)];
+    r.kernel = tr / tr0;
+    r.content_mean = rho * tr;
+    r.content_variance = fro + rho * rho * trsq;
+    r.expected_kernel = r.frequency_variance = std::numeric_limits<double>::quiet_NaN();
+    if (rf) {
+      r.expected_kernel = phi(rf->freqs.spectrum, lag);
+      // Variance of the realised kernel (1/D) sum_i cos(w_i . Dp) over draws (Prop 4 with A_i = 1/D, B_i = 0);
+      // the quantile grid is deterministic.
+      if (rf->freqs.seed && rf->freqs.sampling != Sampling::stratified)
+        r.frequency_variance = score_variance(rf->freqs.spectrum, unit, lag, rf->freqs.sampling);
+    }
+  }
+  return rows;
+}
+
+Eigen::VectorXd kernel(const Encoding& e, const Lags& lags, std::optional<double> seq_len) {
+  const auto rows = kernel_rows(e, lags, 1, seq_len);
+  Eigen::VectorXd out(lags.rows());
+  for (Eigen::Index i = 0; i < out.size(); ++i) out[i] = rows[static_cast<std::size_t>(i)].kernel;
+  return out;
+}
+
+Eigen::VectorXd content_variance(const Encoding& e, const Lags& lags, double rho, std::optional<double> seq_len) {
+  const auto rows = kernel_rows(e, lags, rho, seq_len);
+  Eigen::VectorXd out(lags.rows());
+  for (Eigen::Index i = 0; i < out.size(); ++i) out[i] = rows[static_cast<std::size_t>(i)].content_variance;
+  return out;
+}
+
+Exactness exactness(const Encoding& e, const std::vector<double>& window, std::optional<double> seq_len) {
+  if (const auto* s = std::get_if<enc::Sinusoidal>(&e.value)) return enc::exactness(*s, window);
+  Exactness x;
+  const int k = lag_dims(e);
+  // Dynamic schemes: each G at seq_len, else at the length a causal model has seen at that lag (T = |Dp| + 1). G
+  // is normalised to tr G(0) = n, so a constant temperature (YaRN's attention factor a^2) is not counted as a defect.
+  auto raw = [&](double lag) {
+    std::vector<double> v(static_cast<std::size_t>(k), 0.0);
+    v[0] = lag;
+    return relative_operator(e, v, seq_len ? *seq_len : std::abs(lag) + 1);
+  };
+  const Eigen::MatrixXd G0 = raw(0);
+  const double norm = G0.rows() / G0.trace();
+  auto G = [&](double lag) -> Eigen::MatrixXd { return norm * raw(lag); };
+  std::vector<Eigen::MatrixXd> Gw;  // G at each window lag, built once (the inner loop reuses them)
+  for (double s : window) Gw.push_back(G(s));
+  const Eigen::Index n = G0.rows();
+  for (std::size_t a = 0; a < window.size(); ++a) {
+    const Eigen::MatrixXd& Gs = Gw[a];
+    // keep_max: a NaN defect (G overflowing at a window lag) shows, never vanishes behind std::max.
+    keep_max(x.orthogonality, (Gs.transpose() * Gs - Eigen::MatrixXd::Identity(n, n)).norm());
+    keep_max(x.reversibility, (G(-window[a]) * Gs - Eigen::MatrixXd::Identity(n, n)).norm());
+    for (std::size_t b = 0; b < window.size(); ++b) {
+      const Eigen::MatrixXd Gst = G(window[a] + window[b]);
+      keep_max(x.group_law, (Gs * Gw[b] - Gst).norm() / std::max(1.0, Gst.norm()));
+    }
+  }
+  return x;
+}
+
+}  // namespace ropekit
