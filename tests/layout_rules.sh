@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The layout's dependency rule (README.md, Layout), as a CTest entry: lib/ includes neither reports/, probes/,
-# cli/ nor yaml-cpp or CLI11; reports/ and targets/ include neither probes/ nor cli/; only
+# cli/ nor yaml-cpp or CLI11; reports/ and targets/ include neither probes/ nor cli/; config/ no reports/, probes/
+# or cli/; probes/ no cli/; only
 # lib/ropekit/fit/param_fit.cpp includes Ceres. Prints each offending
 # line as file:line:text and fails if there is one.
 # Usage: tests/layout_rules.sh [repository root]
@@ -23,11 +24,14 @@ check() {
   fi
 }
 
-check lib 'reports/, probes/, cli/, yaml-cpp or CLI11' 'reports/|probes/|cli/|yaml-cpp/|CLI/'
+check lib 'reports/, probes/, cli/, config/, yaml-cpp or CLI11' 'reports/|probes/|cli/|config/|yaml-cpp/|CLI/'
 check reports 'probes/ or cli/' 'probes/|cli/'
 check targets 'probes/ or cli/' 'probes/|cli/'
-# The Python module binds the library, never the command line (issue 10).
-check python 'reports/, probes/ or cli/' 'reports/|probes/|cli/'
+# The YAML run-config reader (config/) sits on the library only; the probes use it, never the command line.
+check config 'reports/, probes/, cli/ or CLI11' 'reports/|probes/|cli/|CLI/'
+check probes 'cli/ or CLI11' 'cli/|CLI/'
+# The Python module binds the library, never the command line (issue 10) nor the YAML reader.
+check python 'reports/, probes/, cli/ or config/' 'reports/|probes/|cli/|config/'
 
 # Ceres stays inside one source file (issue 8: inputs are validated there before Ceres, which aborts on misuse).
 ceres_hits=$(grep -rlE "${sources[@]}" "${include}ceres/" lib reports targets cli probes tests | grep -v '^lib/ropekit/fit/param_fit.cpp$' || true)
