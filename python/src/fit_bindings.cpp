@@ -51,21 +51,14 @@ struct FitRun {
   std::string tau = "bounded";
 };
 
-// `ropekit fit` without --config, from the same options (fit_run.hpp fit_config, as the command line's).
+// `ropekit fit` without --config, from the same options (fit_config.hpp fit_config, as the command line's, which
+// checks them); only the spellings of the arguments (tau, the threads of the run) are read here.
 FitConfig fit_config(const FitRun& a) {
   const std::string command = "ropekit fit";
   const Where where = Where::options(command);
   if (a.encodings.empty() && a.methods.empty())
     throw InputError(command + ": no --encodings or --methods (must give at least one encoding or method)");
   if (a.tau != "bounded" && a.tau != "raw") throw_bad_value(where, "tau", "'" + a.tau + "'", "bounded or raw");
-  if (a.train_context < 1)
-    throw_bad_value(where, "train_context", std::to_string(a.train_context),
-                    fmt::format("an integer in [1, {}]", FitConfig::kMaxLength));
-  for (int T : a.eval_contexts)
-    if (T < 1)
-      throw_bad_value(where, "eval_contexts", std::to_string(T), fmt::format("an integer in [1, {}]", FitConfig::kMaxLength));
-  for (auto s : a.seeds)
-    if (s < 0) throw_bad_value(where, "seed", std::to_string(s), "an integer in [0, 9223372036854775807]");
   if (a.threads < 0) throw_bad_value(where, "threads", std::to_string(a.threads), "an integer >= 0 (0: all cores)");
   FitOptions o;
   o.methods = a.methods;

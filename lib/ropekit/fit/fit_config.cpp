@@ -267,7 +267,20 @@ void FitConfig::validate() const {
                               for_what, cost.excess()));
 }
 
+void FitOptions::validate() const {
+  const Where where = Where::options("ropekit fit");
+  if (basis.train_context < 1)
+    throw_bad_value(where, "train_context", std::to_string(basis.train_context),
+                    fmt::format("an integer in [1, {}]", FitConfig::kMaxLength));
+  for (int T : eval_contexts)
+    if (T < 1)
+      throw_bad_value(where, "eval_contexts", std::to_string(T), fmt::format("an integer in [1, {}]", FitConfig::kMaxLength));
+  for (auto s : seeds)
+    if (s < 0) throw_bad_value(where, "seed", std::to_string(s), "an integer in [0, 9223372036854775807]");
+}
+
 FitConfig fit_config(const FitOptions& o) {
+  o.validate();
   FitConfig c;
   c.source = "ropekit fit";
   c.command_line = true;

@@ -88,7 +88,13 @@ struct FitOptions {
   double ridge = 1e-4;
   std::optional<int> freq_index, second_freq_index;
   std::string encodings_key = "--encoding";
+
+  /// The options' own ranges, as the command line's option parser states them: basis.train_context and each
+  /// eval_contexts in [1, FitConfig::kMaxLength], each seed >= 0. @throws InputError naming the option
+  /// ("ropekit fit: --train-context = 0 (must be an integer in [1, 2147483647])").
+  void validate() const;
 };
+/// The run of `options` (validated first). @throws InputError from FitOptions::validate() or FitConfig::validate().
 FitConfig fit_config(const FitOptions& options);
 
 /// The run's parameters in one Markdown list, for report headers.
