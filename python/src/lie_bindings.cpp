@@ -67,10 +67,7 @@ py::dict py_lie_check(const py::object& generators, const py::object& mixing, in
   o.pairs = pairs;
   o.max_exp = max_exp;
   o.seed = seed;
-  if (route_text == "auto") o.route = Route::automatic;
-  else if (route_text == "closed-form") o.route = Route::closed_form;
-  else if (route_text == "matrix-exp") o.route = Route::matrix_exp;
-  else throw_bad_value(command, "--route", "'" + route_text + "'", "auto, closed-form or matrix-exp");
+  o.route = parse_route_option(command, route_text);
   o.validate(where);
   const LieCheck c = interruptible([&] {
     check_lie_inputs(set, o, where);

@@ -24,6 +24,13 @@ namespace ropekit {
 
 using namespace lie_detail;
 
+Route parse_route_option(const std::string& command, const std::string& text) {
+  if (text == "auto") return Route::automatic;
+  if (text == "closed-form") return Route::closed_form;
+  if (text == "matrix-exp") return Route::matrix_exp;
+  throw_bad_value(command, "--route", "'" + text + "'", "auto, closed-form or matrix-exp");
+}
+
 std::optional<Eigen::MatrixXd> detect_torus(const std::vector<Eigen::MatrixXd>& T) {
   if (T.empty()) return std::nullopt;
   const Eigen::Index n = T.front().rows();

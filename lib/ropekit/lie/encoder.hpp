@@ -3,6 +3,7 @@
 // section 1): closed form on the maximal torus, else the matrix exponential.
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -21,6 +22,10 @@ enum class Route {
   closed_form,  ///< Q diag_b(R(w_b . x)) Q^T; only for a torus with an orthogonal (or no) Q
   matrix_exp,   ///< exp(sum_i x_i B_i) by Eigen's MatrixFunctions (scaling and squaring, Pade 13)
 };
+
+/// The --route option of `ropekit lie check | kernel` (and ropekit.lie_check): "auto", "closed-form" or "matrix-exp".
+/// @throws InputError "<command>: --route = '<text>' (must be auto, closed-form or matrix-exp)".
+Route parse_route_option(const std::string& command, const std::string& text);
 
 /// Precomputes B_i = Q T_i Q^T and, when the T_i are exactly on the maximal torus and Q is orthogonal to
 /// the tolerance of LieCheck::orthogonal, the frequencies for the closed form.
