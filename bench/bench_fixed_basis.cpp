@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "bench/bench.hpp"
-#include "cli/fit_config_yaml.hpp"
+#include "config/fit_config_yaml.hpp"
 #include "ropekit/fit/fit_run.hpp"
 #include "ropekit/encodings/basis.hpp"
 #include "ropekit/core/embedded.hpp"

@@ -27,6 +27,9 @@
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
+#include "ropekit/encodings/features_request.hpp"
+#include "ropekit/encodings/frequencies_request.hpp"
+#include "ropekit/encodings/kernel_request.hpp"
 #include "ropekit/encodings/long_term_decay.hpp"
 #include "ropekit/encodings/rope_kernel.hpp"
 #include "ropekit/spectral/spectrum.hpp"
@@ -140,32 +143,22 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   const std::string command = "ropekit kernel";
   const Where where = Where::options(command);
   const Format format = parse_format_option(command, a.format);
-  std::vector<Encoding> encs;
-  for (const auto& text : a.encodings) {
-    encs.push_back(parse_encoding_for(command, text));
-    if (!is_relative(encs.back()))
-      throw_bad_value(where, "encoding", "'" + text + "'",
-                      "a relative encoding: sinusoidal is absolute and has no kernel of the lag (`ropekit check` "
-                      "reports its relativity defect)");
-  }
-  const double rho = a.rho.value_or(1.0);
-  if (!(rho >= -1 && rho <= 1)) throw_bad_value(where, "rho", format_number(rho), "in [-1, 1]");
-  const auto seq_len = checked_seq_len(where, a.seq_len);
-  const int k = lag_dims(encs.front());
-  for (std::size_t i = 1; i < encs.size(); ++i)
-    if (lag_dims(encs[i]) != k)
-      throw_bad_value(where, "encoding", fmt::format("'{}' ({}-D lags)", a.encodings[i], lag_dims(encs[i])),
-                      fmt::format("encodings of one lag dimension: '{}' takes {}-D lags", a.encodings[0], k));
-  if (a.lags.empty() && k != 1)
-    throw_bad_value(where, "lags", "(missing)",
-                    fmt::format("given for {}-D lags, e.g. --lags '1,0;0,2' (no default for k-D encodings)", k));
+  // The options bound to the library's request (encodings/kernel_request.hpp), which checks them.
+  KernelRequest request;
+  request.command = command;
+  request.encodings = a.encodings;
+  request.lags_text = a.lags;
+  request.rho = a.rho.value_or(1.0);
+  request.seq_len = a.seq_len;
+  const KernelPlan plan = plan_kernel(request);
+  const std::vector<Encoding>& encs = plan.encodings;
+  const int k = plan.k;
   // 1-D lags without a plot are streamed block by block (any number of them, memory of one block); a plot holds
   // every point, and k-D lags are written out in full: those are held (parse_lags, at most 2^20).
-  const std::string lag_spelling = a.lags.empty() ? "0,1,10,100,1000" : a.lags;
   std::optional<LagStream> stream;
   Lags lags;
-  if (k == 1 && a.plot.empty()) stream.emplace(lag_spelling, where, "--lags");
-  else lags = parse_lags(lag_spelling, k, where, "--lags");
+  if (k == 1 && a.plot.empty()) stream.emplace(plan.lag_text, where, "--lags");
+  else lags = kernel_lags(request, plan);
   const std::size_t block = static_cast<std::size_t>(a.block_rows);
   Lags chunk(stream ? static_cast<Eigen::Index>(block) : 0, 1);
   // The next block of lags into `chunk` (a view of the held lags when there is no stream); false when done.
@@ -181,11 +174,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     if (stream) stream->rewind();
     held_next = 0;
   };
-  bool any_rf = false, all_plain = true;
-  for (const auto& e : encs) {
-    any_rf = any_rf || std::holds_alternative<enc::RfRope>(e.value);
-    all_plain = all_plain && plain_rope(e).has_value();
-  }
+  const bool any_rf = plan.any_rf, all_plain = plan.all_plain;
   const std::int64_t lag_count = stream ? stream->count() : static_cast<std::int64_t>(lags.rows());  // exact
   if (!a.plot.empty() && k != 1)
     throw_bad_value(where, "plot", a.plot, fmt::format("given with 1-D lags only (these encodings take {}-D lags)", k));
@@ -221,9 +210,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
                fmt::format("for {}", fmt::join(a.encodings, " and ")));
   // rf-rope's lags are checked before any row is written (a pass over a stream), once the budget has let them in.
   if (any_rf) {
-    for (Eigen::Index n; (n = next_block()) > 0;)
-      check_rf_lag_range(where, std::span<const double>(chunk.data(), static_cast<std::size_t>(n * chunk.cols())),
-                         " for rf-rope");
+    for (Eigen::Index n; (n = next_block()) > 0;) check_kernel_lags(request, plan, chunk.topRows(n));
     rewind();
   }
   announce(command, fmt::format("{} lags of {} encoding(s)", lag_count, encs.size()), cost_of(rows).seconds);
@@ -243,16 +230,11 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     rewind();
     for (Eigen::Index n; (n = next_block()) > 0;) {
       const Lags here = chunk.topRows(n);
-      const auto kr = for_encoding(command, a.encodings[j], [&] { return kernel_rows(e, here, rho, seq_len); });
+      const auto kr = kernel_block(request, plan, j, here);
       for (Eigen::Index i = 0; i < n; ++i) {
         const KernelRow& r = kr[static_cast<std::size_t>(i)];
         const Eigen::VectorXd lag = here.row(i).transpose();
         const std::span<const double> l(lag.data(), static_cast<std::size_t>(lag.size()));
-        if (!std::isfinite(r.kernel) || !std::isfinite(r.content_variance))
-          throw_bad_value(where, "lags", lag_text(l),
-                          fmt::format("lags at which G is finite for '{}' (the kernel or the content variance "
-                                      "overflows float64 there)",
-                                      a.encodings[j]));
         std::vector<Cell> row = {name, lag_cell(l), r.kernel, r.content_variance};
         if (any_rf) {
           row.push_back(number(r.expected_kernel));
@@ -315,18 +297,14 @@ void run_encoding_features(const EncodingFeatureArgs& a) {
   const std::string command = "ropekit features";
   const Where where = Where::options(command);
   const Format format = parse_format_option(command, a.format);
-  const Encoding e = parse_encoding_for(command, a.encoding);
-  if (!is_relative(e))
-    throw_bad_value(where, "encoding", "'" + a.encoding + "'",
-                    "a relative encoding: sinusoidal is absolute and has no relative feature basis");
-  const int k = lag_dims(e);
-  if (a.lags.empty() && k != 1)
-    throw_bad_value(where, "lags", "(missing)",
-                    fmt::format("given for {}-D lags, e.g. --lags '1,0;0,2' (no default for k-D encodings)", k));
-  const Lags lags = parse_lags(a.lags.empty() ? "0:8" : a.lags, k, where, "--lags");
-  if (k == 1)
-    for (Eigen::Index i = 0; i < lags.rows(); ++i)
-      if (!(lags(i, 0) >= 0)) throw_bad_value(where, "lags", format_number(lags(i, 0)), "finite and >= 0 (causal lags)");
+  // The options bound to the library's request (encodings/features_request.hpp), which checks them.
+  FeaturesRequest request;
+  request.command = command;
+  request.encoding = a.encoding;
+  request.lags_text = a.lags;
+  const FeaturesPlan plan = plan_features(request);
+  const Encoding& e = plan.encoding;
+  const Lags lags = feature_lags(request, plan);
   check_output_path(a.out);
   // Columns: the constant and about one per row of G (the jet basis spans G's entries); each cell printed.
   const double rows = static_cast<double>(lags.rows()), cols = 2 + size_of(e).n;
@@ -339,17 +317,13 @@ void run_encoding_features(const EncodingFeatureArgs& a) {
                            })),
                fmt::format("for {} ({} columns)", a.encoding, cols));
   announce(command, fmt::format("{} lags x {} columns of {}", lags.rows(), cols, a.encoding), cost_of(rows).seconds);
-  const Features f = for_encoding(command, a.encoding, [&] { return features(e, lags); });
+  const Features f = feature_rows(request, plan, lags);
   Table t;
   t.columns = {"lag"};
   t.columns.insert(t.columns.end(), f.names.begin(), f.names.end());
   for (Eigen::Index i = 0; i < f.values.rows(); ++i) {
     const Eigen::VectorXd lag = lags.row(i).transpose();
     const std::span<const double> l(lag.data(), static_cast<std::size_t>(lag.size()));
-    if (!f.values.row(i).allFinite())
-      throw_bad_value(where, "lags", lag_text(l),
-                      fmt::format("lags at which every feature of '{}' is finite (a column overflows float64 there)",
-                                  a.encoding));
     std::vector<Cell> row = {lag_cell(l)};
     for (Eigen::Index j = 0; j < f.values.cols(); ++j) row.push_back(f.values(i, j));
     t.add_row(std::move(row));
@@ -368,25 +342,21 @@ struct FrequencyArgs {
   bool float32 = false;
 };
 
-Convention parse_convention(const Where& where, const std::string& text) {
-  if (text == "huggingface") return Convention::huggingface;
-  if (text == "ggml") return Convention::ggml;
-  throw_bad_value(where, "convention", "'" + text + "'", "huggingface or ggml");
-}
-
 void run_frequencies(const FrequencyArgs& a) {
   const std::string command = "ropekit frequencies";
   const Where where = Where::options(command);
   const Format format = parse_format_option(command, a.format);
-  const Encoding e = parse_encoding_for(command, a.encoding);
-  const Convention convention = parse_convention(where, a.convention);
-  const auto seq_len = checked_seq_len(where, a.seq_len);
-  if (!has_frequencies(e))
-    throw_bad_value(where, "encoding", "'" + a.encoding + "'",
-                    "an encoding with rotary frequencies (" + rotary_families() + ")");
-  const std::vector<const Encoding*> leaves = rotary_leaves(e);
-  const bool sum = std::holds_alternative<enc::DirectSum>(e.value);
-  const int k = lag_dims(e);
+  // The options bound to the library's request (encodings/frequencies_request.hpp), which checks them.
+  FrequenciesRequest request;
+  request.command = command;
+  request.encoding = a.encoding;
+  request.seq_len = a.seq_len;
+  request.float32 = a.float32;
+  request.convention = a.convention;
+  const FrequenciesPlan plan = plan_frequencies(request);
+  const Encoding& e = plan.encoding;
+  const bool sum = plan.sum;
+  const int k = plan.k;
   check_output_path(a.out);
   const double rows = size_of(e).freqs;
   const double cols = 3.0 + k * (a.float32 ? 2 : 1) + (sum ? 1 : 0);
@@ -414,26 +384,17 @@ void run_frequencies(const FrequencyArgs& a) {
   t.columns.push_back("wavelength");
   t.columns.push_back("attention_factor");
   if (a.float32) axis_names("theta_float32");
-  for (std::size_t p = 0; p < leaves.size(); ++p) {
-    const Encoding& leaf = *leaves[p];
-    const FrequencyTable f64 = for_encoding(command, a.encoding, [&] { return frequencies(leaf, seq_len, convention, false); });
-    FrequencyTable f32;
-    if (a.float32) f32 = for_encoding(command, a.encoding, [&] { return frequencies(leaf, seq_len, convention, true); });
-    for (Eigen::Index i = 0; i < f64.theta.rows(); ++i) {
-      std::vector<Cell> row;
-      if (sum) row.push_back(static_cast<std::int64_t>(p));
-      row.push_back(static_cast<std::int64_t>(i));
-      for (Eigen::Index j = 0; j < f64.theta.cols(); ++j) row.push_back(f64.theta(i, j));
-      for (Eigen::Index j = f64.theta.cols(); j < k; ++j) row.push_back(0.0);  // a 1-D part of a k-D direct sum
-      // 2 pi / |theta| (k-D: 2 pi / ||theta||, the period along the frequency vector).
-      row.push_back(2 * std::numbers::pi / f64.theta.row(i).norm());
-      row.push_back(f64.attention_factor);
-      if (a.float32) {
-        for (Eigen::Index j = 0; j < f32.theta.cols(); ++j) row.push_back(f32.theta(i, j));
-        for (Eigen::Index j = f32.theta.cols(); j < k; ++j) row.push_back(0.0);
-      }
-      t.add_row(std::move(row));
-    }
+  const FrequencyRows f = frequency_rows(request, plan);
+  for (std::size_t i = 0; i < f.index.size(); ++i) {
+    std::vector<Cell> row;
+    if (sum) row.push_back(f.part[i]);
+    row.push_back(f.index[i]);
+    for (int j = 0; j < k; ++j) row.push_back(f.theta[static_cast<std::size_t>(j)][i]);
+    row.push_back(f.wavelength[i]);
+    row.push_back(f.attention_factor[i]);
+    if (a.float32)
+      for (int j = 0; j < k; ++j) row.push_back(f.theta32[static_cast<std::size_t>(j)][i]);
+    t.add_row(std::move(row));
   }
   emit(a.out, render(t, format));
 }

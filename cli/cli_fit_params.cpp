@@ -19,6 +19,7 @@
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/fit/param_fit.hpp"
+#include "ropekit/fit/tune_request.hpp"
 #include "targets/kernel_table.hpp"
 #include "targets/target.hpp"
 
@@ -38,57 +39,6 @@ struct FitParamsArgs {
   std::uint64_t seed = 1;
 };
 
-// What a spelling leaves unset (the encoding to tune and kernel: targets): the run's options, as `fit` does.
-EncodingDefaults encoding_defaults(const FitParamsArgs& a) {
-  EncodingDefaults d;
-  d.dim = a.head_dim;
-  d.base = a.theta;
-  d.count = a.num_freqs;
-  d.gamma = a.gamma;
-  d.L = a.train_context;
-  return d;
-}
-
-// One target's values on its lags: a target family on 0..T_max-1, a table's rows, or an encoding's kernel.
-struct ResolvedTarget {
-  std::string name;
-  Eigen::VectorXd lags, y;
-};
-
-ResolvedTarget resolve_target(const std::string& name, const FitParamsArgs& a, int max_length) {
-  const Where where = Where::options(kCommand);
-  ResolvedTarget r{name, {}, {}};
-  auto grid = [&] { return Eigen::VectorXd::LinSpaced(max_length, 0, max_length - 1); };
-  if (name.rfind("data:", 0) == 0) {
-    const auto table = read_kernel_table(name.substr(5), std::string(kCommand) + ": --target");
-    r.lags = table.lag;
-    r.y = table.value;
-    return r;
-  }
-  if (name.rfind("kernel:", 0) == 0) {
-    const Encoding e = parse_encoding(name.substr(7), Where(std::string(kCommand) + ": --target"), encoding_defaults(a));
-    if (lag_dims(e) != 1 || !is_relative(e))
-      throw_bad_value(where, "target", "'" + name + "'", "the kernel of a relative encoding of 1-D lags");
-    r.lags = grid();
-    r.y = kernel(e, Lags(r.lags));
-    return r;
-  }
-  const Target target = parse_target(name);
-  TargetParams p;
-  p.base = a.theta;
-  p.head_dim = a.head_dim;
-  p.train_context = a.train_context;
-  p.gamma = a.gamma;
-  p.freq_index = a.freq_index;
-  p.second_freq_index = a.second_freq_index;
-  p.validate(where);
-  check_target_params(target, p, name);
-  check_target_range(target, p, max_length - 1, name);
-  r.lags = grid();
-  r.y = target_values(target, p, r.lags);
-  return r;
-}
-
 struct Row {
   std::string target, which, encoding;
   int context;
@@ -97,13 +47,12 @@ struct Row {
   double mse, r2, cond;
 };
 
-// Untuned or tuned, scored as `ropekit fit` scores it (param_fit.hpp score_encoding).
-std::vector<Row> score(const Encoding& e, const std::string& which, const ResolvedTarget& t, int L,
-                       const std::vector<int>& contexts, double ridge) {
+// Untuned or tuned rows of one target (param_fit.hpp score_encoding).
+std::vector<Row> rows_of(const Encoding& e, const std::string& which, const std::string& target,
+                         const std::vector<EncodingScore>& scores) {
   std::vector<Row> rows;
   const std::string spelled = spelling(e);
-  for (const auto& s : score_encoding(e, t.lags, t.y, L, contexts, ridge))
-    rows.push_back({t.name, which, spelled, s.context, s.split, s.lags, s.mse, s.r2, s.cond});
+  for (const auto& s : scores) rows.push_back({target, which, spelled, s.context, s.split, s.lags, s.mse, s.r2, s.cond});
   return rows;
 }
 
@@ -112,81 +61,64 @@ void run_tuning(const FitParamsArgs& a) {
   if (!a.spectrum.empty() || !a.kernel_data.empty())
     throw InputError(std::string(kCommand) + ": --spectrum/--kernel-data given with --encoding (must be one mode: "
                                              "--encoding E --free NAMES, or --spectrum S --kernel-data FILE)");
-  if (a.free.empty()) throw InputError(std::string(kCommand) + ": --free is missing (must name the parameters to tune)");
-  if (!(a.ridge > 0) || !std::isfinite(a.ridge))
-    throw_bad_value(where, "ridge", format_number(a.ridge),
-                    "a finite number > 0: the projected problem needs [X; sqrt(ridge) I] of full rank");
-  std::vector<int> contexts;
+  // The options bound to the library's request (fit/tune_request.hpp), which checks them.
+  TuneRequest request;
+  request.command = kCommand;
+  request.encoding = a.encoding;
+  request.free = a.free;
+  request.targets = a.targets;
+  request.train_context = a.train_context;
+  request.ridge = a.ridge;
+  request.starts = a.starts;
+  request.seed = a.seed;
+  request.max_iterations = a.max_iterations;
+  request.head_dim = a.head_dim;
+  request.num_freqs = a.num_freqs;
+  request.theta = a.theta;
+  request.gamma = a.gamma;
+  request.freq_index = a.freq_index;
+  request.second_freq_index = a.second_freq_index;
+  request.eval_contexts.clear();
   for (const auto& text : a.eval_contexts)
-    contexts.push_back(static_cast<int>(parse_integer_in(text, Where(kCommand), "--eval-contexts", 1, 1 << 20)));
-  int max_length = a.train_context;
-  for (int T : contexts) max_length = std::max(max_length, T);
+    request.eval_contexts.push_back(
+        static_cast<int>(parse_integer_in(text, Where(kCommand), "--eval-contexts", 1, 1 << 20)));
+  const std::vector<int>& contexts = request.eval_contexts;
   const Format format = parse_format_option(kCommand, a.format);
   if (format == Format::latex) throw_bad_value(where, "format", "'latex'", "one of md, csv, json");
-  const std::vector<std::string> targets = a.targets.empty() ? toy_targets() : a.targets;
+  const std::size_t target_count = a.targets.empty() ? toy_targets().size() : a.targets.size();
   if (!a.exp0rt.empty()) check_frequency_export_path(a.exp0rt, a.out, where);
-  if (!a.exp0rt.empty() && targets.size() != 1)
+  if (!a.exp0rt.empty() && target_count != 1)
     throw_bad_value(where, "export", "'" + a.exp0rt + "'", "given with exactly one --target (one tuned encoding)");
   check_output_path(a.out);
 
-  const Encoding e = parse_encoding(a.encoding, Where(std::string(kCommand) + ": --encoding"), encoding_defaults(a));
-  if (lag_dims(e) != 1 || !is_relative(e))
-    throw_bad_value(where, "encoding", "'" + a.encoding + "'", "a relative encoding of 1-D lags");
-  const TunableEncoding tunable = make_tunable(e, a.free, where);
-  std::vector<ResolvedTarget> resolved;
-  for (const auto& name : targets) resolved.push_back(resolve_target(name, a, max_length));
-  for (const auto& r : resolved) {
-    if (r.lags.size() == 0 || r.lags[0] >= a.train_context)
-      throw_bad_value(where, "target", "'" + r.name + "'",
-                      fmt::format("a target with lags below --train-context {}", a.train_context));
-    if (!r.y.allFinite()) throw_bad_value(where, "target", "'" + r.name + "'", "finite values");
-  }
-
-  // Memory and time up front (budget.hpp): every evaluation of the projected residual factorises the
-  // (N + n) x n system and builds its Jacobian (a dual pass per shared parameter, one for all frequencies);
-  // each start takes at most --max-iterations evaluations; scoring holds the features on every lag.
-  {
-    const double N = a.train_context, n = tunable.n_features(), P = tunable.n_params();
-    const double passes = 2 + (P - (tunable.freq_map == TunableEncoding::FreqMap::each ? tunable.theta.size() : 0));
-    const double per_eval = (2 * (N + n) * n * n + 4 * (N + n) * n * std::min(P, n + 1)) / kFlopsPerSecond +
-                            passes * N * n * 4 / kElementsPerSecond;
-    Cost cost;
-    cost.bytes = 8 * ((N + n) * n * 6 + 3.0 * max_length * (n + 2));
-    cost.seconds = static_cast<double>(targets.size()) * a.starts * (a.max_iterations + 1) * per_eval +
-                   2 * max_length * n * n / kFlopsPerSecond;
-    if (!cost.fits())
-      throw InputError(fmt::format("{}: --encoding = '{}' ({} features, {} free parameters) with --train-context {}, "
-                                   "{} targets, --starts {}, --max-iterations {} (must fit the budget: it {}; reduce "
-                                   "them)", kCommand, a.encoding, n, P, a.train_context, targets.size(), a.starts,
-                                   a.max_iterations, cost.excess()));
-    // The bound assumes every start runs all --max-iterations; most converge in tens, so only runs whose bound
-    // is long are announced (the per-start progress lines follow after 2 s).
-    if (cost.seconds > 30)
-      announce(kCommand, fmt::format("{} targets x {} starts, {} parameters", targets.size(), a.starts, P), cost.seconds);
-  }
+  const TunePlan plan = plan_tuning(request);
+  const Encoding& e = plan.encoding;
+  // The bound assumes every start runs all --max-iterations; most converge in tens, so only runs whose bound
+  // is long are announced (the per-start progress lines follow after 2 s).
+  if (plan.cost.seconds > 30)
+    announce(kCommand, fmt::format("{} targets x {} starts, {} parameters", plan.targets.size(), a.starts,
+                                   static_cast<double>(plan.tunable.n_params())),
+             plan.cost.seconds);
   const auto clock0 = std::chrono::steady_clock::now();
-  TuneOptions o;
-  o.ridge = a.ridge;
-  o.starts = a.starts;
-  o.seed = a.seed;
-  o.max_iterations = a.max_iterations;
+  TuneOptions o = tune_options(request);
 
   std::vector<Row> rows;
   nlohmann::ordered_json tuned_json = nlohmann::ordered_json::object(), summary_json = nlohmann::ordered_json::object();
   std::string md_sections;
   Encoding last_tuned = e;
-  for (const auto& r : resolved) {
-    Eigen::Index n_train = 0;
-    while (n_train < r.lags.size() && r.lags[n_train] < a.train_context) ++n_train;
+  for (std::size_t ti = 0; ti < plan.targets.size(); ++ti) {
+    const TuneTarget& r = plan.targets[ti];
+    const Eigen::Index n_train = r.n_train;
     o.progress = [&](const std::string& line) {
       // Long runs say what they do on stderr (short ones stay silent; stdout is the report).
       if (std::chrono::duration<double>(std::chrono::steady_clock::now() - clock0).count() > 2)
         std::cerr << kCommand << ": target " << r.name << ": " << line << "\n";
     };
-    const TuneResult result = tune_encoding(tunable, r.lags.head(n_train), r.y.head(n_train), o);
+    const TunedTarget tuned = tune_target(request, plan, ti, o);
+    const TuneResult& result = tuned.result;
     last_tuned = result.tuned;
-    auto untuned_rows = score(e, "untuned", r, a.train_context, contexts, a.ridge);
-    auto tuned_rows = score(result.tuned, "tuned", r, a.train_context, contexts, a.ridge);
+    auto untuned_rows = rows_of(e, "untuned", r.name, tuned.untuned);
+    auto tuned_rows = rows_of(result.tuned, "tuned", r.name, tuned.tuned);
     rows.insert(rows.end(), untuned_rows.begin(), untuned_rows.end());
     rows.insert(rows.end(), tuned_rows.begin(), tuned_rows.end());
     const auto& st = result.starts[static_cast<std::size_t>(result.best_start)];

@@ -9,7 +9,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/cli_encoding.hpp"
-#include "cli/fit_config_yaml.hpp"
+#include "config/fit_config_yaml.hpp"
 #include "reports/fit_rows.hpp"
 #include "probes/probe.hpp"
 #include "reports/output.hpp"

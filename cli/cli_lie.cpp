@@ -50,13 +50,6 @@ struct PositionwiseArgs {
   std::vector<std::pair<std::string, CLI::Option*>> range_options;  ///< omega, gamma, c, eta, window, center
 };
 
-Route parse_route(const std::string& s, const std::string& command) {
-  if (s == "auto") return Route::automatic;
-  if (s == "closed-form") return Route::closed_form;
-  if (s == "matrix-exp") return Route::matrix_exp;
-  throw_bad_value(command, "--route", "'" + s + "'", "auto, closed-form or matrix-exp");
-}
-
 void refuse(const CLI::Option* opt, const std::string& family, const std::string& applies_to) {
   if (opt && opt->count() > 0)
     throw InputError(fmt::format("ropekit lie build {}: {} = given (must be omitted: it applies to {} only)", family,
@@ -138,7 +131,7 @@ void run_check(const CheckArgs& a) {
   if (format != Format::json && format != Format::md)
     throw_bad_value(command, "--format", "'" + a.format + "'", "json or md");
   LieCheckOptions o = a.options;
-  o.route = parse_route(a.route, command);
+  o.route = parse_route_option(command, a.route);
   o.validate(where);
   const GeneratorSet set = load_generator_file(a.file);
   check_lie_inputs(set, o, where);  // refusals before the notice
@@ -159,7 +152,7 @@ void run_kernel(const KernelArgs& a) {
   Where where = Where::options(command);
   where.rename("generators", "generators of '" + a.file + "'");
   const Format format = parse_format_option(command, a.format);
-  const Route route = parse_route(a.route, command);
+  const Route route = parse_route_option(command, a.route);
   const auto list = parse_number_list(a.offsets, where, "--offsets", 1u << 16);
   const GeneratorSet set = load_generator_file(a.file);
   check_output_path(a.out);  // refuse a bad --out before the work, not after it

@@ -22,6 +22,7 @@
 #include "ropekit/encoding.hpp"
 #include "ropekit/mc/content_verify.hpp"
 #include "ropekit/mc/rf_verify.hpp"
+#include "ropekit/mc/verify_request.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 #include "ropekit/core/spelling.hpp"
 
@@ -207,130 +208,46 @@ void run_kernel(const KernelArgs& a) {
   out.finish();
 }
 
-// What every verify subcommand needs, parsed and validated before any work starts.
-struct Prepared {
-  Spectrum spectrum;
-  std::optional<Spectrum> draw;
-  Eigen::MatrixXd lags;
-  McOptions mc;
+// What every verify subcommand needs, validated before any work starts (mc/verify_request.hpp), and the format.
+struct Prepared : VerifyPlan {
   Format format;
 };
 
-Sampling parse_sampling_option(const std::string& command, const std::string& text) {
-  try {
-    return parse_sampling(text);
-  } catch (const InputError&) {
-    throw_bad_value(command, "--sampling", "'" + text + "'", "iid, antithetic or stratified");
-  }
+// The options bound to the library's request; --trials 0 is the subcommand's default.
+VerifyRequest request_of(const VerifyArgs& a, std::int64_t default_trials, const std::string& command) {
+  const Where where = Where::options(command);
+  VerifyRequest r;
+  r.command = command;
+  r.spectrum = a.spectrum;
+  if (!a.draw_from.empty()) r.draw_from = a.draw_from;
+  r.power = a.power;
+  r.lags_text = a.lags;
+  r.blocks = a.blocks;
+  r.blocks_given = a.blocks_opt && a.blocks_opt->count();
+  r.trials = a.trials == 0 ? default_trials : a.trials;
+  r.seed = a.seed;
+  r.threads = a.threads;
+  r.sampling = a.sampling;
+  r.alpha = a.alpha;
+  if (!a.content.empty()) r.content = a.content;
+  if (!a.q.empty()) r.q = parse_number_list(a.q, where, "--q", 2u << 20);
+  if (!a.k.empty()) r.k = parse_number_list(a.k, where, "--k", 2u << 20);
+  return r;
 }
 
 Prepared prepare(const VerifyArgs& a, std::int64_t default_trials, const std::string& what) {
   const std::string command = "ropekit " + what;
-  const Where where = Where::options(command);
   Prepared p;
   p.format = parse_format_option(command, a.format);
-  p.spectrum = parse_spectrum(a.spectrum);
-  if (!a.draw_from.empty() && a.power) throw InputError(command + ": give --draw-from or --power, not both");
-  if (!a.draw_from.empty()) {
-    p.draw = parse_spectrum(a.draw_from);
-    if (dims(*p.draw) != dims(p.spectrum))
-      throw_bad_value(command, "--draw-from", fmt::format("'{}' (dims {})", a.draw_from, dims(*p.draw)),
-                      fmt::format("of --spectrum's dims, {}", dims(p.spectrum)));
-  }
-  p.lags = parse_lags(a.lags.empty() ? default_lag_text(dims(p.spectrum), 4) : a.lags, dims(p.spectrum), where, "--lags");
-  check_lag_range(where, p.lags);
-  if (a.power) {
-    p.draw = wrong_density(p.spectrum);
-    if (!differs(p.spectrum, *p.draw, p.lags))
-      throw InputError(fmt::format("{}: --power: the wrong density ({}) has the same kernel as {} at these lags "
-                                   "(a scale of 1 is its own reciprocal): use a scale other than 1",
-                                   command, wrong_density_note(p.spectrum), spelling(p.spectrum)));
-  }
-  check_in_range(where, "blocks", a.blocks, 1, 1 << 20);
-  p.mc.trials = a.trials == 0 ? default_trials : a.trials;
-  p.mc.seed = a.seed;
-  p.mc.threads = a.threads;
-  p.mc.sampling = parse_sampling_option(command, a.sampling);
-  p.mc.validate(where);
-  if (!(a.alpha > 0 && a.alpha < 1)) throw_bad_value(where, "alpha", format_number(a.alpha), "in (0, 1)");
-  const double lag_count = static_cast<double>(p.lags.rows());
-  if (!(a.alpha >= min_alpha(p.lags.rows())))
-    throw_bad_value(where, "alpha", format_number(a.alpha),
-                    fmt::format("in [{}, 1) for {} lags: alpha / (2 L) must be a normal float64 number, or the "
-                                "normal quantile is not computed",
-                                format_number(min_alpha(p.lags.rows())), lag_count));
-  check_samplable(p.draw ? *p.draw : p.spectrum, "ropekit " + what + ": spectrum");
+  static_cast<VerifyPlan&>(p) = plan_verify(request_of(a, default_trials, command));
   check_output_path(a.out);  // before the Monte Carlo run, not after it
-  if (p.mc.sampling == Sampling::stratified && dims(p.spectrum) != 1)
-    throw_bad_value(command, "--sampling", "stratified", "iid or antithetic for k > 1 (stratified needs k = 1)");
   return p;
 }
 
-ContentKind parse_content_option(const std::string& command, const std::string& text) {
-  try {
-    return parse_content_kind(text);
-  } catch (const InputError&) {
-    throw_bad_value(command, "--content", "'" + text + "'", "random, correlated or aligned");
-  }
-}
-
-Content prepare_content(const VerifyArgs& a, const std::string& default_kind, int blocks, const std::string& command,
-                        std::int64_t trials) {
-  const Where where = Where::options(command);
-  if (!a.q.empty() || !a.k.empty()) {
-    if (a.q.empty() || a.k.empty()) throw InputError(command + ": give both --q and --k, or neither");
-    if (!a.content.empty()) throw InputError(command + ": give --content or --q/--k, not both");
-    const auto q = parse_number_list(a.q, where, "--q", 2u << 20), k = parse_number_list(a.k, where, "--k", 2u << 20);
-    if (q.size() % 2 != 0)
-      throw_bad_value(where, "q", fmt::format("{} numbers", q.size()), "an even count: 2 per block");
-    if (k.size() != q.size())
-      throw_bad_value(where, "k", fmt::format("{} numbers", k.size()), fmt::format("as many as --q, {}", q.size()));
-    const int D = static_cast<int>(q.size() / 2);
-    if (a.blocks_opt && a.blocks_opt->count() && a.blocks != D)
-      throw_bad_value(where, "blocks", std::to_string(a.blocks),
-                      fmt::format("{} = --q's {} numbers / 2 (give --blocks {} or omit it)", D, q.size(), D));
-    Content c = content_from_vectors(q, k);
-    // The scores and their fourth moments over the trials must stay finite: |S - S_0| <= 2 sum_i (|A_i| + |B_i|)
-    // and sum (S - S_0)^4 over N trials below DBL_MAX.
-    const Coefficients co = coefficients(c);
-    const double scale = co.A.cwiseAbs().sum() + co.B.cwiseAbs().sum();
-    const double limit = std::pow(std::numeric_limits<double>::max() / (16.0 * static_cast<double>(trials) * 8.0), 0.25);
-    if (!(scale <= limit))
-      throw_bad_value(where, "q", fmt::format("content with sum_i |A_i| + |B_i| = {}", format_number(scale)),
-                      fmt::format("at most {} for N = {} (A_i = q_i . k_i, B_i = q_i^T J k_i): the fourth moments of "
-                                  "the scores must stay finite",
-                                  format_number(limit), trials));
-    return c;
-  }
-  return make_content(parse_content_option(command, a.content.empty() ? default_kind : a.content), blocks, a.seed);
-}
-
-// Refuses a Monte Carlo run beyond the budget, blaming --trials, else --blocks, else --lags; announces a long one.
+// Refuses a Monte Carlo run beyond the budget (the library's check); announces a long one.
 void check_monte_carlo(const std::string& command, const Prepared& p, double blocks, double repeats) {
-  const Where where = Where::options(command);
-  const int k = static_cast<int>(p.lags.cols());
-  const double L = static_cast<double>(p.lags.rows());
-  auto cost_of = [&](std::int64_t trials, double D, double lags) {
-    Cost c = monte_carlo_cost(trials, D, lags, k, p.mc.threads);
-    c.seconds *= repeats;
-    return c;
-  };
-  const Cost cost = cost_of(p.mc.trials, blocks, L);
-  if (!cost.fits()) {
-    const std::string for_what = fmt::format("for D = {} blocks and {} lags", blocks, L);
-    if (cost_of(2, blocks, L).fits())
-      check_cost(where, "trials", std::to_string(p.mc.trials), cost,
-                 std::to_string(largest_fitting(2, p.mc.trials, [&](std::int64_t n) { return cost_of(n, blocks, L).fits(); })),
-                 for_what);
-    if (cost_of(2, 1, L).fits())
-      check_cost(where, "blocks", format_number(blocks), cost,
-                 std::to_string(largest_fitting(1, static_cast<std::int64_t>(blocks), [&](std::int64_t d) {
-                   return cost_of(2, static_cast<double>(d), L).fits();
-                 })),
-                 "with --trials 2");
-    check_cost(where, "lags", fmt::format("{} lags", L), cost, "fewer", "with --trials 2 and one block");
-  }
-  announce(command, fmt::format("{} trials x {} blocks x {} lags{}", p.mc.trials, blocks, L,
+  const Cost cost = check_monte_carlo_budget(command, p, blocks, repeats);
+  announce(command, fmt::format("{} trials x {} blocks x {} lags{}", p.mc.trials, blocks, static_cast<double>(p.lags.rows()),
                                 repeats > 1 ? fmt::format(" x {} schemes", repeats) : std::string()),
            cost.seconds);
 }
@@ -345,7 +262,7 @@ void run_verify(const VerifyArgs& a, bool variance, const CliContext& ctx) {
   VerifyOptions o;
   o.spectrum = p.spectrum;
   o.draw = p.draw;
-  o.content = prepare_content(a, "random", a.blocks, "ropekit " + what, p.mc.trials);
+  o.content = verify_content_of(request_of(a, 20000, "ropekit " + what), "random", p.mc.trials);
   p.lags = ls.lags;
   o.lags = p.lags;
   o.mc = p.mc;
@@ -404,7 +321,7 @@ void run_convergence(const VerifyArgs& a) {
   o.draw = p.draw;
   const std::string command = "ropekit verify convergence";
   const Where where = Where::options(command);
-  o.content = parse_content_option(command, a.content.empty() ? "correlated" : a.content);
+  o.content = content_option(command, a.content.empty() ? "correlated" : a.content);
   o.lags = p.lags;
   o.mc = p.mc;
   if (!a.blocks_list.empty()) {
@@ -449,7 +366,7 @@ void run_sampling(const VerifyArgs& a, const CliContext& ctx) {
   Prepared p = prepare(a, 20000, "verify sampling");
   const LagShard ls = shard_lags("ropekit verify sampling", a.shard, p.lags, true);
   if (p.draw) throw InputError("ropekit verify sampling: compares sampling schemes of one density (no --draw-from/--power)");
-  const Content content = prepare_content(a, "random", a.blocks, "ropekit verify sampling", p.mc.trials);
+  const Content content = verify_content_of(request_of(a, 20000, "ropekit verify sampling"), "random", p.mc.trials);
   p.lags = ls.lags;
   std::vector<SamplingRow> rows;
   if (p.lags.rows() > 0) {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cli/fit_config_yaml.hpp"
+#include "config/fit_config_yaml.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/encoding.hpp"
 #include "tests/support.hpp"

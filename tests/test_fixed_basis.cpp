@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/fit_config_yaml.hpp"
+#include "config/fit_config_yaml.hpp"
 #include "reports/fit_rows.hpp"
 #include "probes/paper_cells.hpp"
 #include "reports/table.hpp"

@@ -103,6 +103,12 @@ def test_fit_params_errors():
     with pytest.raises(ValueError) as e:
         ropekit.fit_params("rope", "theta", ridge=0)
     assert str(e.value) == cli_error("fit-params", "--encoding", "rope", "--free", "theta", "--ridge", "0")
+    # The budget of the library's request, as the command line's (issue 19: missing here before).
+    args = dict(train_context=1000000, starts=1000, max_iterations=100000)
+    with pytest.raises(ValueError) as e:
+        ropekit.fit_params("rope:dim=4096", "theta", **args)
+    assert str(e.value) == cli_error("fit-params", "--encoding", "rope:dim=4096", "--free", "theta", "--train-context",
+                                     "1000000", "--starts", "1000", "--max-iterations", "100000")
 
 
 def test_fit_spectrum_matches_command_line():

@@ -99,3 +99,19 @@ def test_design_error():
     with pytest.raises(ValueError) as e:
         ropekit.design("gaussian:sigma=2", 8, taper="fejer")
     assert str(e.value) == cli_error("design", "--kernel", "gaussian:sigma=2", "--blocks", "8", "--taper", "fejer")
+
+
+def test_verify_master_checks_as_the_command_line():
+    # Issue 19: the module binds the library's request, so the command line's fourth-moment overflow guard, its
+    # q/k checks and its time/memory budget hold here too (they were missing before).
+    with pytest.raises(ValueError) as e:
+        ropekit.verify_master("cauchy:b=4", q=[1e100, 1e100], k=[1e100, 1e100])
+    assert str(e.value) == cli_error("verify", "master", "--spectrum", "cauchy:b=4", "--q", "1e100,1e100",
+                                     "--k", "1e100,1e100")
+    with pytest.raises(ValueError) as e:
+        ropekit.verify_master("cauchy:b=4", q=[1, 2, 3], k=[1, 2, 3])
+    assert str(e.value) == cli_error("verify", "master", "--spectrum", "cauchy:b=4", "--q", "1,2,3", "--k", "1,2,3")
+    with pytest.raises(ValueError) as e:
+        ropekit.verify_master("cauchy:b=4", blocks=1000000, trials=1000000000)
+    assert str(e.value) == cli_error("verify", "master", "--spectrum", "cauchy:b=4", "--blocks", "1000000",
+                                     "--trials", "1000000000")

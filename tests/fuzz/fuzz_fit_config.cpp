@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "fuzz_support.hpp"
-#include "cli/fit_config_yaml.hpp"
+#include "config/fit_config_yaml.hpp"
 #include "ropekit/encodings/basis.hpp"
 #include "ropekit/encodings/method.hpp"
 #include "targets/target.hpp"

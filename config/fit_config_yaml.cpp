@@ -1,4 +1,4 @@
-#include "cli/fit_config_yaml.hpp"
+#include "config/fit_config_yaml.hpp"
 
 #include <cmath>
 #include <limits>

@@ -1,0 +1,51 @@
+#include "ropekit/encodings/features_request.hpp"
+
+#include <span>
+
+#include <fmt/format.h>
+
+#include "ropekit/core/error.hpp"
+
+namespace ropekit {
+
+FeaturesPlan plan_features(const FeaturesRequest& a) {
+  const Where where = Where::options(a.command);
+  FeaturesPlan p;
+  p.encoding = parse_encoding_for(a.command, a.encoding);
+  if (!is_relative(p.encoding))
+    throw_bad_value(where, "encoding", "'" + a.encoding + "'",
+                    "a relative encoding: sinusoidal is absolute and has no relative feature basis");
+  p.k = lag_dims(p.encoding);
+  if (a.lags_text.empty() && !a.lags_given && p.k != 1)
+    throw_bad_value(where, "lags", "(missing)",
+                    fmt::format("given for {}-D lags, e.g. --lags '1,0;0,2' (no default for k-D encodings)", p.k));
+  return p;
+}
+
+void check_feature_lags(const FeaturesRequest& a, const FeaturesPlan& p, const Lags& lags) {
+  if (p.k == 1)
+    for (Eigen::Index i = 0; i < lags.rows(); ++i)
+      if (!(lags(i, 0) >= 0))
+        throw_bad_value(Where::options(a.command), "lags", format_number(lags(i, 0)), "finite and >= 0 (causal lags)");
+}
+
+Lags feature_lags(const FeaturesRequest& a, const FeaturesPlan& p) {
+  const Lags lags = parse_lags(a.lags_text.empty() ? "0:8" : a.lags_text, p.k, Where::options(a.command), "--lags");
+  check_feature_lags(a, p, lags);
+  return lags;
+}
+
+Features feature_rows(const FeaturesRequest& a, const FeaturesPlan& p, const Lags& lags) {
+  Features f = for_encoding(a.command, a.encoding, [&] { return features(p.encoding, lags); });
+  for (Eigen::Index i = 0; i < f.values.rows(); ++i)
+    if (!f.values.row(i).allFinite()) {
+      const Eigen::VectorXd lag = lags.row(i).transpose();
+      throw_bad_value(Where::options(a.command), "lags",
+                      lag_text(std::span<const double>(lag.data(), static_cast<std::size_t>(lag.size()))),
+                      fmt::format("lags at which every feature of '{}' is finite (a column overflows float64 there)",
+                                  a.encoding));
+    }
+  return f;
+}
+
+}  // namespace ropekit

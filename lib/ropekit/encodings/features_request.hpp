@@ -1,0 +1,39 @@
+#pragma once
+// The request of `ropekit features --encoding E` and ropekit.features: an encoding's relative feature basis at lags
+// (encoding.hpp features), validated here once so that the command line and the Python module only bind options
+// to a request and render its columns (issue 19). Messages name the command and its options.
+
+#include <string>
+
+#include "ropekit/core/lags.hpp"
+#include "ropekit/encoding.hpp"
+
+namespace ropekit {
+
+struct FeaturesRequest {
+  std::string command = "ropekit features";  ///< names the messages
+  std::string encoding;                      ///< a spelling as typed
+  std::string lags_text;                     ///< "": the default 0:8 (1-D encodings only)
+  bool lags_given = false;                   ///< lags given otherwise (as numbers, read in plan.k dimensions)
+};
+
+/// A validated request: the encoding (relative) and its lag dimension.
+struct FeaturesPlan {
+  Encoding encoding;
+  int k = 1;
+};
+
+/// @throws InputError for a spelling that does not parse, an absolute encoding, or no lags for k-D encodings.
+FeaturesPlan plan_features(const FeaturesRequest& request);
+
+/// The request's lags (or the default 0:8), checked: causal (finite, >= 0) for 1-D encodings.
+/// @throws InputError naming --lags.
+Lags feature_lags(const FeaturesRequest& request, const FeaturesPlan& plan);
+/// The check of feature_lags on lags given as numbers.
+void check_feature_lags(const FeaturesRequest& request, const FeaturesPlan& plan, const Lags& lags);
+
+/// features(plan.encoding, lags), every row finite. @throws InputError naming the first lag where a column
+///         overflows, or the encoding's own message as the command's.
+Features feature_rows(const FeaturesRequest& request, const FeaturesPlan& plan, const Lags& lags);
+
+}  // namespace ropekit

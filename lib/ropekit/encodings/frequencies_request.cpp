@@ -1,0 +1,53 @@
+#include "ropekit/encodings/frequencies_request.hpp"
+
+#include <numbers>
+
+#include "ropekit/core/error.hpp"
+
+namespace ropekit {
+
+FrequenciesPlan plan_frequencies(const FrequenciesRequest& a) {
+  const Where where = Where::options(a.command);
+  FrequenciesPlan p;
+  p.encoding = parse_encoding_for(a.command, a.encoding);
+  if (a.convention == "huggingface") p.convention = Convention::huggingface;
+  else if (a.convention == "ggml") p.convention = Convention::ggml;
+  else throw_bad_value(where, "convention", "'" + a.convention + "'", "huggingface or ggml");
+  if (a.seq_len) check_positive(where, "seq_len", *a.seq_len);
+  if (!has_frequencies(p.encoding))
+    throw_bad_value(where, "encoding", "'" + a.encoding + "'",
+                    "an encoding with rotary frequencies (" + rotary_families() + ")");
+  p.sum = std::holds_alternative<enc::DirectSum>(p.encoding.value);
+  p.k = lag_dims(p.encoding);
+  return p;
+}
+
+FrequencyRows frequency_rows(const FrequenciesRequest& a, const FrequenciesPlan& p) {
+  const std::vector<const Encoding*> leaves = rotary_leaves(p.encoding);
+  const auto k = static_cast<std::size_t>(p.k);
+  FrequencyRows out;
+  out.theta.resize(k);
+  if (a.float32) out.theta32.resize(k);
+  for (std::size_t part = 0; part < leaves.size(); ++part) {
+    const Encoding& leaf = *leaves[part];
+    const FrequencyTable f64 =
+        for_encoding(a.command, a.encoding, [&] { return frequencies(leaf, a.seq_len, p.convention, false); });
+    FrequencyTable f32;
+    if (a.float32)
+      f32 = for_encoding(a.command, a.encoding, [&] { return frequencies(leaf, a.seq_len, p.convention, true); });
+    for (Eigen::Index i = 0; i < f64.theta.rows(); ++i) {
+      out.part.push_back(static_cast<std::int64_t>(part));
+      out.index.push_back(i);
+      for (std::size_t j = 0; j < k; ++j) {
+        const auto c = static_cast<Eigen::Index>(j);
+        out.theta[j].push_back(c < f64.theta.cols() ? f64.theta(i, c) : 0.0);
+        if (a.float32) out.theta32[j].push_back(c < f32.theta.cols() ? f32.theta(i, c) : 0.0);
+      }
+      out.wavelength.push_back(2 * std::numbers::pi / f64.theta.row(i).norm());
+      out.attention_factor.push_back(f64.attention_factor);
+    }
+  }
+  return out;
+}
+
+}  // namespace ropekit

@@ -1,0 +1,47 @@
+#pragma once
+// The request of `ropekit frequencies` and ropekit.frequencies: an encoding's rotary frequencies theta_i,
+// wavelengths and attention factor, optionally as a framework computing in float32 gets them (spec encodings.md
+// section 3), validated here once so that the command line and the Python module only bind options to a request
+// and render its columns (issue 19). Messages name the command and its options.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ropekit/encoding.hpp"
+#include "ropekit/encodings/frequencies.hpp"
+
+namespace ropekit {
+
+struct FrequenciesRequest {
+  std::string command = "ropekit frequencies";  ///< names the messages
+  std::string encoding;                         ///< a spelling as typed
+  std::optional<double> seq_len;                ///< > 0: the sequence length of dynamic and longrope schemes
+  bool float32 = false;                         ///< add the float32 frequencies
+  std::string convention = "huggingface";       ///< huggingface or ggml
+};
+
+/// A validated request.
+struct FrequenciesPlan {
+  Encoding encoding;
+  Convention convention = Convention::huggingface;
+  bool sum = false;  ///< a direct sum: rows carry their part
+  int k = 1;         ///< lag dimension: theta has k components
+};
+
+/// @throws InputError for a spelling that does not parse, a convention other than huggingface or ggml, a seq_len
+///         that is not > 0, or an encoding without rotary frequencies.
+FrequenciesPlan plan_frequencies(const FrequenciesRequest& request);
+
+/// One row per frequency of every rotary part, columns by name (a 1-D part of a k-D sum has zeros past its axis).
+struct FrequencyRows {
+  std::vector<std::int64_t> part, index;            ///< the part of a direct sum; i within the part
+  std::vector<std::vector<double>> theta, theta32;  ///< [axis][row]; theta32 only with float32
+  std::vector<double> wavelength;                   ///< 2 pi / ||theta||: the period along the frequency vector
+  std::vector<double> attention_factor;
+};
+/// @throws InputError with the encoding's own message as the command's.
+FrequencyRows frequency_rows(const FrequenciesRequest& request, const FrequenciesPlan& plan);
+
+}  // namespace ropekit

@@ -1,0 +1,49 @@
+#pragma once
+// The request of `ropekit kernel --encoding E...` and ropekit.kernel: encodings' kernels and content variances at
+// lags (encoding.hpp kernel_rows), validated here once so that the command line and the Python module only bind
+// options to a request and render its rows (issue 19). Messages name the command and its options.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ropekit/core/lags.hpp"
+#include "ropekit/encoding.hpp"
+#include "ropekit/encodings/rope_kernel.hpp"
+
+namespace ropekit {
+
+struct KernelRequest {
+  std::string command = "ropekit kernel";  ///< names the messages
+  std::vector<std::string> encodings;      ///< spellings as typed, at least one (several: side by side)
+  std::string lags_text;                   ///< "": the default 0,1,10,100,1000 (1-D encodings only)
+  bool lags_given = false;                 ///< lags given otherwise (as numbers, read in plan.k dimensions)
+  double rho = 1;                          ///< content correlation, in [-1, 1]
+  std::optional<double> seq_len;           ///< > 0: the sequence length of dynamic and longrope schemes
+};
+
+/// A validated request: the encodings parsed (relative, of one lag dimension k) and what their columns hold.
+struct KernelPlan {
+  std::vector<Encoding> encodings;
+  int k = 1;               ///< lag dimension
+  bool any_rf = false;     ///< an rf-rope among them: expected_kernel and frequency_variance columns
+  bool all_plain = false;  ///< all plain RoPE: sine_residual, continuum and continuum_sine columns
+  std::string lag_text;    ///< the lags' spelling (request.lags_text or the default)
+};
+
+/// @throws InputError for a spelling that does not parse, an absolute encoding, rho outside [-1, 1], a seq_len
+///         that is not > 0, encodings of different lag dimensions, or no lags for k-D encodings.
+KernelPlan plan_kernel(const KernelRequest& request);
+
+/// plan.lag_text parsed (k-D lags, or 1-D lags held whole). @throws InputError naming --lags.
+Lags kernel_lags(const KernelRequest& request, const KernelPlan& plan);
+
+/// Checks the lags of a plan with an rf-rope (within kMaxRfLag). @throws InputError naming --lags.
+void check_kernel_lags(const KernelRequest& request, const KernelPlan& plan, const Lags& lags);
+
+/// kernel_rows of plan.encodings[j] at `lags`, each finite. @throws InputError naming the lag where the kernel or
+///         the content variance overflows, or the encoding's own message as the command's.
+std::vector<KernelRow> kernel_block(const KernelRequest& request, const KernelPlan& plan, std::size_t j,
+                                    const Lags& lags);
+
+}  // namespace ropekit

@@ -1,0 +1,119 @@
+#pragma once
+// Shared by the Python module's binding files (python/src/*_bindings.cpp, module.cpp): the message rewriting, the
+// interruptible worker call, the conversions of arguments and of result columns, and the bound functions.
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <future>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "ropekit/core/cancel.hpp"
+#include "ropekit/core/lags.hpp"
+
+namespace py = pybind11;
+
+namespace ropekit::bindings {
+
+/// "ropekit verify master: --draw-from = ..." -> "ropekit.verify_master: draw_from = ...".
+std::string pythonise(std::string msg);
+
+[[noreturn]] void bad(const std::string& where, const std::string& name, const std::string& value,
+                      const std::string& constraint);
+
+// Runs f() on a worker thread with the GIL released; the calling thread wakes every 50 ms, takes the GIL and runs
+// Python's signal handlers. A KeyboardInterrupt (or any exception a handler raises) sets the cancel flag, which the
+// library's loops read between chunks; the worker is joined and the Python exception re-raised. Outside the main
+// thread (Dask workers) PyErr_CheckSignals does nothing and the call simply runs to its end.
+template <class F>
+auto interruptible(F&& f) -> decltype(f()) {
+  using R = decltype(f());
+  std::atomic<bool> cancel{false};
+  std::optional<R> result;
+  std::exception_ptr error;
+  bool interrupted = false;
+  {
+    py::gil_scoped_release release;
+    std::packaged_task<void()> task([&] {
+      const CancelScope scope(&cancel);
+      try {
+        result.emplace(f());
+      } catch (...) {
+        error = std::current_exception();
+      }
+    });
+    std::future<void> done = task.get_future();
+    std::thread worker(std::move(task));
+    while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+      py::gil_scoped_acquire acquire;
+      if (PyErr_CheckSignals() != 0) {
+        interrupted = true;
+        cancel = true;
+        break;
+      }
+    }
+    worker.join();
+  }
+  if (interrupted) throw py::error_already_set();  // the KeyboardInterrupt the handler raised
+  if (error) std::rethrow_exception(error);
+  return std::move(*result);
+}
+
+// Lags as the command line spells them ("0,1,10", "0:8", "1,0;0,2") or as numbers: a scalar, a 1-D array (k = 1) or
+// an (n, k) array.
+Lags to_lags(const py::object& o, int k, const std::string& command, const std::string& name = "--lags");
+/// A str or a sequence of str.
+std::vector<std::string> to_strings(const py::object& o);
+// A 1-D column of float64 handed to numpy without a copy (the vector moves into a capsule).
+py::array column(Eigen::VectorXd v);
+py::array column(std::vector<double> v);
+py::array int_column(const std::vector<std::int64_t>& v);
+py::array bool_column(const std::vector<bool>& v);
+// A lag column: a float64 vector for 1-D lags, an (n, k) array for k-D ones.
+py::array lag_column(const Lags& lags);
+
+// The bound functions, one file per concept; module.cpp names their arguments and docstrings.
+// encoding_bindings.cpp
+py::dict py_kernel(const std::string& text, const py::object& lags_in, double rho, std::optional<double> seq_len);
+py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, bool float32,
+                        const std::string& convention_text);
+py::tuple py_features(const std::string& text, const py::object& lags_in);
+py::dict py_list_encodings();
+// fit_bindings.cpp
+py::dict py_fit(const py::object& encodings, const py::object& targets, int train_context,
+                const std::vector<int>& eval_contexts, double ridge, const py::object& methods,
+                const std::vector<std::int64_t>& seeds, int num_freqs, int head_dim, double theta, double gamma,
+                const std::string& tau, int target_freq_index, int second_freq_index, int threads);
+py::tuple py_fit_params(const std::string& encoding_text, const py::object& free_in, const py::object& targets_in,
+                        int train_context, const std::vector<int>& eval_contexts, double ridge, int starts,
+                        std::uint64_t seed, int max_iterations, int head_dim, int num_freqs, double theta, double gamma,
+                        int freq_index, int second_freq_index);
+py::tuple py_fit_spectrum(const std::string& spectrum, const py::object& lags_in, const py::object& values_in,
+                          int max_iterations);
+py::dict py_list_targets();
+// rf_bindings.cpp
+py::dict py_spectrum_kernel(const std::string& text, const py::object& lags_in);
+py::tuple py_verify_master(const std::string& spectrum, int blocks, std::int64_t trials, const py::object& lags_in,
+                           std::uint64_t seed, const std::string& sampling, const py::object& content_in,
+                           double alpha, const py::object& draw_from, bool power, const py::object& q_in,
+                           const py::object& k_in, int threads);
+py::tuple py_design(const std::string& k, int blocks, const std::string& sampling, const py::object& seed_in,
+                    const py::object& lags_in, const std::string& taper, std::int64_t wpoints,
+                    const std::optional<double>& wmax, const std::optional<double>& tolerance,
+                    const std::string& spectrum_route);
+py::dict py_list_spectra();
+// lie_bindings.cpp
+py::dict py_lie_check(const py::object& generators, const py::object& mixing, int window, int pairs,
+                      std::int64_t max_exp, std::uint64_t seed, const std::string& route_text);
+
+}  // namespace ropekit::bindings

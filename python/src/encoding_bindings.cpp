@@ -1,0 +1,145 @@
+// ropekit.kernel, frequencies, features and list_encodings: an encoding's kernel, rotary frequencies and feature
+// basis (as `ropekit kernel --encoding`, `ropekit frequencies`, `ropekit features`).
+#include "bindings.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <future>
+#include <numbers>
+#include <optional>
+#include <regex>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "ropekit/core/cancel.hpp"
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/lags.hpp"
+#include "ropekit/core/overloaded.hpp"
+#include "ropekit/core/rng.hpp"
+#include "ropekit/encoding.hpp"
+#include "ropekit/encodings/features_request.hpp"
+#include "ropekit/encodings/frequencies_request.hpp"
+#include "ropekit/encodings/kernel_request.hpp"
+#include "ropekit/encodings/rope_kernel.hpp"
+#include "ropekit/fit/fit_run.hpp"
+#include "ropekit/fit/param_fit.hpp"
+#include "ropekit/fit/tunable.hpp"
+#include "ropekit/lie/generator_io.hpp"
+#include "ropekit/lie/lie.hpp"
+#include "ropekit/mc/rf_verify.hpp"
+#include "ropekit/spectral/design.hpp"
+#include "ropekit/spectral/inverse_design.hpp"
+#include "ropekit/spectral/spectrum.hpp"
+#include "ropekit/version.hpp"
+#include "targets/kernel_table.hpp"
+#include "targets/target.hpp"
+
+namespace ropekit::bindings {
+
+// The arguments bound to the library's requests (encodings/*_request.hpp), as the command line binds its options;
+// Python objects are read with the GIL, the work runs without it.
+
+py::dict py_kernel(const std::string& text, const py::object& lags_in, double rho, std::optional<double> seq_len) {
+  KernelRequest request;
+  request.encodings = {text};
+  request.lags_given = !lags_in.is_none();
+  request.rho = rho;
+  request.seq_len = seq_len;
+  const KernelPlan plan = plan_kernel(request);
+  const Encoding& e = plan.encodings.front();
+  const Lags lags = lags_in.is_none() ? kernel_lags(request, plan) : to_lags(lags_in, plan.k, request.command);
+  check_kernel_lags(request, plan, lags);
+  const bool rf = plan.any_rf;
+  const auto plain = plain_rope(e);
+  const Eigen::Index n = lags.rows();
+  Eigen::VectorXd kern(n), var(n), expected(rf ? n : 0), fvar(rf ? n : 0), sres(plain ? n : 0), cont(plain ? n : 0),
+      csin(plain ? n : 0);
+  interruptible([&] {
+    const auto kr = kernel_block(request, plan, 0, lags);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const KernelRow& r = kr[static_cast<std::size_t>(i)];
+      kern[i] = r.kernel;
+      var[i] = r.content_variance;
+      if (rf) expected[i] = r.expected_kernel, fvar[i] = r.frequency_variance;
+      if (plain) {
+        const RopeKernelValues v = rope_kernel(*plain, lags(i, 0));
+        sres[i] = v.sine_residual, cont[i] = v.continuum, csin[i] = v.continuum_sine;
+      }
+    }
+    return 0;
+  });
+  py::dict d;
+  d["encoding"] = spelling(e);
+  d["lag"] = lag_column(lags);
+  d["kernel"] = column(std::move(kern));
+  d["content_variance"] = column(std::move(var));
+  if (rf) {
+    d["expected_kernel"] = column(std::move(expected));
+    d["frequency_variance"] = column(std::move(fvar));
+  }
+  if (plain) {
+    d["sine_residual"] = column(std::move(sres));
+    d["continuum"] = column(std::move(cont));
+    d["continuum_sine"] = column(std::move(csin));
+  }
+  return d;
+}
+
+py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, bool float32,
+                        const std::string& convention_text) {
+  FrequenciesRequest request;
+  request.encoding = text;
+  request.seq_len = seq_len;
+  request.float32 = float32;
+  request.convention = convention_text;
+  const FrequenciesPlan plan = plan_frequencies(request);
+  FrequencyRows f = frequency_rows(request, plan);
+  const int k = plan.k;
+  py::dict d;
+  d["encoding"] = spelling(plan.encoding);
+  if (plan.sum) d["part"] = int_column(f.part);
+  d["i"] = int_column(f.index);
+  auto axes = [&](const std::string& stem, std::vector<std::vector<double>>& cols) {
+    if (k == 1) d[py::str(stem)] = column(std::move(cols[0]));
+    else
+      for (int j = 0; j < k; ++j) d[py::str(fmt::format("{}_{}", stem, j))] = column(std::move(cols[static_cast<std::size_t>(j)]));
+  };
+  axes("theta", f.theta);
+  d["wavelength"] = column(std::move(f.wavelength));
+  d["attention_factor"] = column(std::move(f.attention_factor));
+  if (float32) axes("theta_float32", f.theta32);
+  return d;
+}
+
+py::tuple py_features(const std::string& text, const py::object& lags_in) {
+  FeaturesRequest request;
+  request.encoding = text;
+  request.lags_given = !lags_in.is_none();
+  const FeaturesPlan plan = plan_features(request);
+  Lags lags;
+  if (lags_in.is_none()) {
+    lags = feature_lags(request, plan);
+  } else {
+    lags = to_lags(lags_in, plan.k, request.command);
+    check_feature_lags(request, plan, lags);
+  }
+  Features f = interruptible([&] { return feature_rows(request, plan, lags); });
+  // rows = lags, cols = features; column-major, as Eigen holds it (numpy sees a Fortran-ordered array, no copy).
+  return py::make_tuple(py::cast(std::move(f.values)), py::cast(f.names));
+}
+
+py::dict py_list_encodings() {
+  std::vector<std::string> s, a, o, f;
+  for (const auto& x : encoding_families()) s.push_back(x.spelling), a.push_back(x.aliases), o.push_back(x.operator_), f.push_back(x.features);
+  py::dict d;
+  d["spelling"] = s, d["aliases"] = a, d["operator"] = o, d["features"] = f;
+  return d;
+}
+
+}  // namespace ropekit::bindings

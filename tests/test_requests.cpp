@@ -1,0 +1,106 @@
+// The requests of the commands (issue 19): validated in the library, so the command line and the Python module,
+// which only bind options to them, refuse the same inputs with the same messages.
+#include <doctest/doctest.h>
+
+#include "ropekit/core/error.hpp"
+#include "ropekit/encodings/features_request.hpp"
+#include "ropekit/encodings/frequencies_request.hpp"
+#include "ropekit/encodings/kernel_request.hpp"
+#include "ropekit/fit/fit_config.hpp"
+#include "ropekit/mc/verify_request.hpp"
+
+using namespace ropekit;
+
+TEST_CASE("kernel request: checks, default lags, rows") {
+  KernelRequest r;
+  r.encodings = {"rope:dim=8"};
+  const KernelPlan p = plan_kernel(r);
+  CHECK(p.k == 1);
+  CHECK(p.all_plain);
+  CHECK_FALSE(p.any_rf);
+  const Lags lags = kernel_lags(r, p);
+  CHECK(lags.rows() == 5);  // 0,1,10,100,1000
+  const auto rows = kernel_block(r, p, 0, lags);
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0].kernel == doctest::Approx(1));
+  r.rho = 2;
+  CHECK_THROWS_WITH_AS(plan_kernel(r), "ropekit kernel: --rho = 2 (must be in [-1, 1])", InputError);
+  r.rho = 1;
+  r.encodings = {"sinusoidal:dim=8"};
+  CHECK_THROWS_WITH_AS(plan_kernel(r), doctest::Contains("a relative encoding"), InputError);
+  r.encodings = {"nd:family=axial,dim=8,axes=2"};
+  CHECK_THROWS_WITH_AS(plan_kernel(r), doctest::Contains("--lags = (missing)"), InputError);
+  r.lags_given = true;
+  CHECK(plan_kernel(r).k == 2);
+  r.encodings = {"rope:dim=8", "nd:family=axial,dim=8,axes=2"};
+  CHECK_THROWS_WITH_AS(plan_kernel(r), doctest::Contains("encodings of one lag dimension"), InputError);
+}
+
+TEST_CASE("features request: causal lags, default 0:8") {
+  FeaturesRequest r;
+  r.encoding = "rope:dim=8";
+  const FeaturesPlan p = plan_features(r);
+  const Lags lags = feature_lags(r, p);
+  CHECK(lags.rows() == 8);
+  CHECK(feature_rows(r, p, lags).values.rows() == 8);
+  r.lags_text = "-1,2";
+  CHECK_THROWS_WITH_AS(feature_lags(r, p), "ropekit features: --lags = -1 (must be finite and >= 0 (causal lags))",
+                       InputError);
+}
+
+TEST_CASE("frequencies request: convention, rows of a direct sum") {
+  FrequenciesRequest r;
+  r.encoding = "direct-sum:[rope(dim=4),rope(dim=8)]";
+  r.float32 = true;
+  const FrequenciesPlan p = plan_frequencies(r);
+  CHECK(p.sum);
+  const FrequencyRows f = frequency_rows(r, p);
+  CHECK(f.index.size() == 6);
+  CHECK(f.part.back() == 1);
+  CHECK(f.theta32.size() == 1);
+  r.convention = "onnx";
+  CHECK_THROWS_WITH_AS(plan_frequencies(r), "ropekit frequencies: --convention = 'onnx' (must be huggingface or ggml)",
+                       InputError);
+  r.convention = "ggml";
+  r.encoding = "alibi";
+  CHECK_THROWS_WITH_AS(plan_frequencies(r), doctest::Contains("an encoding with rotary frequencies"), InputError);
+}
+
+TEST_CASE("verify request: the content guard and the budget") {
+  VerifyRequest r;
+  r.spectrum = "cauchy:b=4";
+  r.q = std::vector<double>{1e100, 1e100};
+  r.k = std::vector<double>{1e100, 1e100};
+  const VerifyPlan p = plan_verify(r);
+  CHECK(p.lags.rows() == 5);
+  CHECK_THROWS_WITH_AS(verify_content_of(r, "random", p.mc.trials),
+                       doctest::Contains("the fourth moments of the scores must stay finite"), InputError);
+  r.q = std::vector<double>{1, 2, 3};
+  r.k = std::vector<double>{1, 2, 3};
+  CHECK_THROWS_WITH_AS(verify_content_of(r, "random", p.mc.trials),
+                       "ropekit verify master: --q = 3 numbers (must be an even count: 2 per block)", InputError);
+  r.q.reset();
+  r.k.reset();
+  r.blocks = 1000000;
+  r.trials = 1000000000;
+  CHECK_THROWS_WITH_AS(verify_master(r), doctest::Contains("ropekit verify master: --trials = 1000000000 (must be at most"),
+                       InputError);
+  r.trials = 20000;
+  r.blocks = 8;
+  r.power = true;
+  r.draw_from = "gaussian:sigma=1";
+  CHECK_THROWS_WITH_AS(plan_verify(r), "ropekit verify master: give --draw-from or --power, not both", InputError);
+}
+
+TEST_CASE("fit options: their ranges, as the command line's parser states them") {
+  FitOptions o;
+  o.encodings = {"rope:dim=8"};
+  o.basis.train_context = 0;
+  o.eval_contexts = {16};
+  CHECK_THROWS_WITH_AS(fit_config(o), "ropekit fit: --train-context = 0 (must be an integer in [1, 2147483647])",
+                       InputError);
+  o.basis.train_context = 16;
+  o.seeds = {-1};
+  CHECK_THROWS_WITH_AS(fit_config(o), "ropekit fit: --seed = -1 (must be an integer in [0, 9223372036854775807])",
+                       InputError);
+}
