@@ -47,8 +47,9 @@ bool read_size(std::string_view s, std::size_t& v) {
   return ec == std::errc() && p == s.data() + s.size() && !s.empty();
 }
 
-// nullopt-like: false on a malformed list or positions that do not increase.
-bool decode_positions(std::string_view text, std::vector<std::size_t>& rows) {
+// nullopt-like: false on a malformed list, positions that do not increase, or more than `cap` positions (the
+// header's row count, itself bounded by the rows the file holds): a hand-edited range cannot allocate gigabytes.
+bool decode_positions(std::string_view text, std::vector<std::size_t>& rows, std::size_t cap) {
   rows.clear();
   while (!text.empty()) {
     const auto comma = text.find(',');
@@ -58,7 +59,7 @@ bool decode_positions(std::string_view text, std::vector<std::size_t>& rows) {
     if (!read_size(item.substr(0, dash), a)) return false;
     b = a;
     if (dash != std::string_view::npos && !read_size(item.substr(dash + 1), b)) return false;
-    if (b < a || (!rows.empty() && a <= rows.back()) || b - a > (std::size_t{1} << 40)) return false;
+    if (b < a || (!rows.empty() && a <= rows.back()) || b - a >= cap - rows.size() || rows.size() >= cap) return false;
     for (std::size_t v = a; v <= b; ++v) rows.push_back(v);
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
@@ -193,10 +194,19 @@ ShardHeader read_header(const ShardText& f) {
     h.run = j.at("run").get<std::string>();
     h.inputs = j.at("inputs").get<std::string>();
     h.version = j.at("version").get<std::string>();
-    h.total_rows = j.at("total_rows").get<std::size_t>();
-    if (!decode_positions(j.at("positions").get<std::string>(), h.rows) ||
-        h.rows.size() != j.at("rows").get<std::size_t>() || (!h.rows.empty() && h.rows.back() >= h.total_rows))
+    // Counts are non-negative integers; a shard holds at most one row per byte of its file.
+    const auto& total = j.at("total_rows");
+    const auto& count = j.at("rows");
+    if (!total.is_number_unsigned() || !count.is_number_unsigned()) throw InputError("counts");
+    h.total_rows = total.get<std::size_t>();
+    const std::size_t n_rows = count.get<std::size_t>();
+    if (n_rows > f.text.size() || n_rows > h.total_rows) throw InputError("rows");
+    if (!decode_positions(j.at("positions").get<std::string>(), h.rows, n_rows) || h.rows.size() != n_rows ||
+        (!h.rows.empty() && h.rows.back() >= h.total_rows))
       throw InputError("positions");
+    const auto& digest = j.at("digest");
+    if (!digest.is_string()) throw InputError("digest");
+    h.digest = digest.get<std::string>();
   } catch (const std::exception&) {
     bad_file(f.name, "a damaged shard header", "the header line as --shard wrote it");
   }
@@ -274,8 +284,11 @@ std::string shard_file(const ShardHeader& h, const Table& table) {
   j["total_rows"] = h.total_rows;
   j["rows"] = h.rows.size();
   j["positions"] = encode_positions(h.rows);
+  // The rows as written: merge refuses a shard whose table was edited or whose rows were moved.
+  const std::string body = render(table, h.format);
+  j["digest"] = fmt::format("{:016x}", fnv1a64(body));
   const Marker m = marker(h.format);
-  return m.open + j.dump() + m.close + "\n" + render(table, h.format);
+  return m.open + j.dump() + m.close + "\n" + body;
 }
 
 std::string merge_shards(const std::vector<ShardText>& files) {
@@ -284,7 +297,11 @@ std::string merge_shards(const std::vector<ShardText>& files) {
   std::vector<Body> bodies;
   for (const auto& f : files) {
     headers.push_back(read_header(f));
-    bodies.push_back(split_body(headers.back(), std::string_view(f.text).substr(f.text.find('\n') + 1), f.name));
+    const std::string_view body = std::string_view(f.text).substr(f.text.find('\n') + 1);
+    if (fmt::format("{:016x}", fnv1a64(body)) != headers.back().digest)
+      bad_file(f.name, "a shard whose table differs from the one it was written with",
+               "the table as --shard wrote it (its header's digest no longer matches: rows edited, moved or cut)");
+    bodies.push_back(split_body(headers.back(), body, f.name));
   }
   const ShardHeader& ref = headers.front();
   const std::string& ref_name = files.front().name;
@@ -323,7 +340,13 @@ std::string merge_shards(const std::vector<ShardText>& files) {
     throw_bad_value("ropekit merge", "shards", given,
                     fmt::format("all {} shards of the run: missing {}", ref.shard.count, missing));
   }
-  // Every position of the unsharded table exactly once (headers written by --shard always tile it).
+  // Every position of the unsharded table exactly once (headers written by --shard always tile it). The shards'
+  // rows must add up to the run's count before a table of that size is made.
+  std::size_t held = 0;
+  for (const auto& h : headers) held += h.rows.size();
+  if (held != ref.total_rows)
+    throw_bad_value("ropekit merge", "rows", fmt::format("{} in the shards", held),
+                    fmt::format("the run's {} rows, as the shard headers state (a damaged header)", ref.total_rows));
   std::vector<const std::string*> rows(ref.total_rows, nullptr);
   for (std::size_t k = 0; k < files.size(); ++k)
     for (std::size_t r = 0; r < headers[k].rows.size(); ++r) {

@@ -48,6 +48,7 @@ struct ShardHeader {
   std::string version;            ///< ropekit's
   std::size_t total_rows = 0;     ///< rows of the unsharded table
   std::vector<std::size_t> rows;  ///< positions of this shard's rows in the unsharded table, increasing
+  std::string digest;             ///< fnv1a64 (hex) of the table text below the header, as read (written by shard_file)
 };
 
 /// The header of a shard: `run` and `version` as given, the inputs this process read (input_files_read).

@@ -118,6 +118,31 @@ TEST_CASE("cond and rank agree with an SVD of X")  {
   }
 }
 
+TEST_CASE("cond of X^T X + lambda I to eps sqrt(cond): X with chosen singular values, at ridge 0, 1e-12 and 1e-4") {
+  // X = U diag(s) V^T with s log-spaced from 1 to 1e-6 (U, V orthonormal from QRs of Gaussian matrices), so
+  // cond = (1 + lambda) / (1e-12 + lambda) exactly. Forming U and V moves each s_i by ~ eps (absolute), i.e. s_min
+  // by ~ eps / 1e-6 = 2e-10 relative, so cond is known to ~1e-9; a Gram-matrix eigenvalue route errs by
+  // eps * cond ~ 2e-4 at ridge 0.
+  std::mt19937_64 gen(7);
+  std::normal_distribution<double> normal;
+  const int n = 300, p = 40;
+  Eigen::MatrixXd A(n, p), B(p, p);
+  for (Eigen::Index j = 0; j < p; ++j) {
+    for (Eigen::Index i = 0; i < n; ++i) A(i, j) = normal(gen);
+    for (Eigen::Index i = 0; i < p; ++i) B(i, j) = normal(gen);
+  }
+  const Eigen::MatrixXd U = Eigen::HouseholderQR<Eigen::MatrixXd>(A).householderQ() * Eigen::MatrixXd::Identity(n, p);
+  const Eigen::MatrixXd V = Eigen::HouseholderQR<Eigen::MatrixXd>(B).householderQ();
+  Eigen::VectorXd s(p);
+  for (Eigen::Index i = 0; i < p; ++i) s[i] = std::pow(10.0, -6.0 * static_cast<double>(i) / (p - 1));
+  const Eigen::MatrixXd X = U * s.asDiagonal() * V.transpose();
+  for (double lam : {0.0, 1e-12, 1e-4}) {
+    CAPTURE(lam);
+    const RidgeFit fit = fit_ridge(X, Eigen::VectorXd::Ones(n), RidgeOptions{lam});
+    CHECK(fit.cond == doctest::Approx((1 + lam) / (1e-12 + lam)).epsilon(1e-8));
+  }
+}
+
 TEST_CASE("duplicated columns: rank deficiency is reported and lambda = 0 still gives finite weights") {
   Eigen::MatrixXd X = train_features("rope");
   Eigen::MatrixXd Xd(X.rows(), X.cols() + 1);

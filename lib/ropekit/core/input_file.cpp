@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -27,7 +27,9 @@ struct Recorded {
   InputFile file;
 };
 
-// Inputs pinned at most; the oldest is let go beyond (a run reads a handful of files).
+// Inputs pinned by an open descriptor at most (a run reads a handful; merge reads one per shard). Beyond, an input
+// is remembered by device and inode alone: a new file could reuse a deleted one's inode and be refused as an
+// output, never the reverse (an input overwritten).
 constexpr std::size_t kMaxPinned = 64;
 
 std::mutex& registry_mutex() {
@@ -43,6 +45,7 @@ std::vector<Recorded>& registry() {
 // Lets go of inputs deleted since (no name can reach them, so no output can overwrite them). Caller holds the lock.
 void prune(std::vector<Recorded>& r) {
   std::erase_if(r, [](const Recorded& e) {
+    if (e.fd < 0) return false;  // not pinned: kept
     struct stat st {};
     if (::fstat(e.fd, &st) == 0 && st.st_nlink > 0) return false;
     ::close(e.fd);
@@ -117,12 +120,10 @@ std::string read_file(const std::string& path, std::string_view what, std::uint6
   const std::lock_guard lock(registry_mutex());
   auto& r = registry();
   prune(r);
-  if (r.size() >= kMaxPinned) {
-    ::close(r.front().fd);
-    r.erase(r.begin());
-  }
-  r.push_back({st.st_dev, st.st_ino, fd, InputFile{std::string(what), path, fnv1a64(text)}});
-  guard.fd = -1;
+  const auto pinned = std::count_if(r.begin(), r.end(), [](const Recorded& e) { return e.fd >= 0; });
+  const bool pin = static_cast<std::size_t>(pinned) < kMaxPinned;
+  r.push_back({st.st_dev, st.st_ino, pin ? fd : -1, InputFile{std::string(what), path, fnv1a64(text)}});
+  if (pin) guard.fd = -1;  // else the guard closes it
   return text;
 }
 

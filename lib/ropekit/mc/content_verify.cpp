@@ -1,6 +1,7 @@
 #include "ropekit/mc/content_verify.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <limits>
@@ -11,6 +12,7 @@
 #include "ropekit/core/parallel.hpp"
 #include "ropekit/core/rng.hpp"
 #include "ropekit/mc/rf_verify.hpp"
+#include "ropekit/mc/score_null.hpp"
 
 namespace ropekit {
 
@@ -26,10 +28,6 @@ void check_rho(const Where& where, const char* name, double rho) {
   if (!(rho >= -1 && rho <= 1)) throw_bad_value(where, name, format_number(rho), "in [-1, 1]");
 }
 
-double ratio_z(double diff, double se) {
-  if (se > 0) return diff / se;
-  return diff == 0 ? 0.0 : std::copysign(std::numeric_limits<double>::infinity(), diff);
-}
 
 }  // namespace
 
@@ -41,7 +39,9 @@ Cost content_verify_cost(std::int64_t trials, int n, double lags, int threads, b
   const double per_worker = 8.0 * (3.0 * nn * static_cast<double>(kTrialsPerChunk) + 8.0 * lags);
   const double moments = (std::min(chunks, 64.0) + 1) * lags * sizeof(Moments);
   // Building G: n^2 entries (closed forms per block), or a dense exponential (nd), ~30 n^3 flops.
-  const double build = lags * (nn * nn / kElementsPerSecond + (dense_exponential ? 30.0 * nn * nn * nn / kFlopsPerSecond : 0.0));
+  // The null laws' cumulants (score_null.hpp): G's coupled parts, two products of 2n x 2n for a dense G.
+  const double build = lags * (2 * nn * nn / kElementsPerSecond +
+                               (dense_exponential ? (30.0 + 32.0) * nn * nn * nn / kFlopsPerSecond : 0.0));
   // Per trial: 2 n normals, and per lag G k (2 n^2 flops) and q . (G k) (2 n), plus a per-score overhead.
   const double run = t * (2.0 * nn / kElementsPerSecond + lags * (2.0 * nn * nn + 2.0 * nn) / kFlopsPerSecond +
                           lags * 8.0 / kElementsPerSecond);
@@ -140,6 +140,22 @@ ContentVerifyReport verify_content(const ContentVerifyOptions& o, const Where& w
                                   format_number(kMaxOperatorNorm), format_number(norm)));
   }
   const auto rows = kernel_rows(o.encoding, o.lags, assumed);
+  // The null laws need N large enough that their skewness is captured by three moments (score_null.hpp):
+  // refused before any trial runs, with the N that would do.
+  const double N = static_cast<double>(o.mc.trials);
+  std::vector<std::array<double, 7>> kappas(L);
+  for (std::size_t i = 0; i < L; ++i) {
+    kappas[i] = bilinear_score_cumulants(G[i], assumed);
+    const double skew = skewness(sample_variance_moments(kappas[i], N));
+    if (skew * (z_critical * z_critical - 1) / 6 > kMaxSkewTerm) {
+      for (int j = 0; j < k; ++j) buf[static_cast<std::size_t>(j)] = o.lags(static_cast<Eigen::Index>(i), j);
+      const auto need = min_calibrated_trials(kappas[i], z_critical, std::int64_t{1} << 40);
+      throw_bad_value(where, "trials", std::to_string(o.mc.trials),
+                      fmt::format("at least {} for a calibrated variance check at lag {} and alpha {}: the score's "
+                                  "heavy tails skew its sample variance by {:.3g} at this N; raise the trials or alpha",
+                                  need, lag_text(buf), format_number(o.alpha), skew));
+    }
+  }
   const auto moments = content_score_moments(G, o.rho, o.mc);
 
   ContentVerifyReport r;
@@ -161,17 +177,26 @@ ContentVerifyReport verify_content(const ContentVerifyOptions& o, const Where& w
     // Float64 rounding of one score q^T (G k): 2 n eps sum_ij |q_i| |G_ij| |k_j|, E |q_i| |k_j| <= 1, and of
     // G's entries (a few eps each); a generous 8 (n + 8) eps sum |G_ij|, as verify master's (D + 8) allowance.
     const double round = 8 * (n + 8) * DBL_EPSILON * g.cwiseAbs().sum();
+    // The statistics' null laws from the score's exact cumulants at the assumed correlation (score_null.hpp),
+    // the rounding allowance added to their variances: z is the normal score of the observed value there.
+    const auto& kappa = kappas[i];
+    StatisticMoments mean_law = sample_mean_moments(kappa, N);
+    mean_law.mean = rows[i].content_mean;  // the closed form under test
+    mean_law.variance += round * round;
     c.mean_expected = rows[i].content_mean;
     c.mean_observed = m.mean;
-    c.stderr_mean = m.stderr_mean();
-    c.z_mean = ratio_z(c.mean_observed - c.mean_expected, std::hypot(c.stderr_mean, round));
+    c.stderr_mean = std::sqrt(mean_law.variance);
+    c.z_mean = pearson3_z(c.mean_observed, mean_law);
     c.var_expected = rows[i].content_variance;
     c.var_observed = m.variance();
-    c.var_stderr = m.stderr_variance();
     // Rounding moves s^2 by at most 2 r s + r^2; the closed form carries a few eps of ||G||_F^2 + rho^2 |tr G^2|.
     const double var_round = 2 * round * std::sqrt(std::max(0.0, c.var_expected)) + round * round +
                              16 * DBL_EPSILON * n * g.squaredNorm();
-    c.z_var = ratio_z(c.var_observed - c.var_expected, std::hypot(c.var_stderr, var_round));
+    StatisticMoments var_law = sample_variance_moments(kappa, N);
+    var_law.mean = rows[i].content_variance;
+    var_law.variance += var_round * var_round;
+    c.var_stderr = std::sqrt(var_law.variance);
+    c.z_var = pearson3_z(c.var_observed, var_law);
     c.mean_pass = std::abs(c.z_mean) <= z_critical;
     c.var_pass = std::abs(c.z_var) <= z_critical;
     r.pass = r.pass && c.pass();

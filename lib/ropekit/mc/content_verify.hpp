@@ -4,10 +4,11 @@
 //   mean      E[s]   = rho tr G(Dp),
 //   variance  Var[s] = ||G(Dp)||_F^2 + rho^2 tr(G(Dp)^2)   (Isserlis),
 // which kernel_rows gives in closed form per block. N trials draw z1, z2 ~ N(0, I_n) and set q = z1,
-// k = rho z1 + sqrt(1 - rho^2) z2; the sample mean and variance at each lag are tested as verify master
-// tests Theorem 2 and Prop 4 (rf_verify.hpp): z of the mean with its standard error s / sqrt(N), z of
-// the variance with the standard error of s^2 from the sample fourth moment, both against the two-sided
-// normal bound at false-alarm rate alpha over all 2 L checks (Bonferroni: alpha / (2 L) per check).
+// k = rho z1 + sqrt(1 - rho^2) z2. The sample mean and the sample variance at each lag are each given the
+// normal score z of their null law (score_null.hpp: the score's exact cumulants at the assumed rho, three
+// moments, Pearson type III), tested against the two-sided normal bound at false-alarm rate alpha over all
+// 2 L checks (Bonferroni: alpha / (2 L) per check). The null law's skew keeps the level at small N, where a
+// z with the standard error estimated from the sample's fourth moment raised twice the false alarms.
 // Trials run in chunks of kTrialsPerChunk, chunk c draws from Rng(seed, content stream, c) and the chunks'
 // moments merge in chunk order: the numbers depend on the seed, never on the threads, and the first N
 // trials do not depend on how many follow.
@@ -43,12 +44,12 @@ struct ContentLagCheck {
   std::vector<double> lag;     ///< Dp, lag_dims components
   double mean_expected = 0;    ///< assumed_rho tr G
   double mean_observed = 0;    ///< sample mean of s
-  double stderr_mean = 0;      ///< s / sqrt(N)
-  double z_mean = 0;           ///< (mean_observed - mean_expected) / sqrt(stderr^2 + rounding^2)
+  double stderr_mean = 0;      ///< sqrt(kappa_2 / N + rounding^2): the null law's standard deviation
+  double z_mean = 0;           ///< normal score of mean_observed under the null law (score_null.hpp)
   double var_expected = 0;     ///< ||G||_F^2 + assumed_rho^2 tr G^2
   double var_observed = 0;     ///< unbiased sample variance s^2
-  double var_stderr = 0;       ///< standard error of s^2 (fourth moment)
-  double z_var = 0;            ///< (var_observed - var_expected) / sqrt(var_stderr^2 + rounding^2)
+  double var_stderr = 0;       ///< sqrt(kappa_4 / N + 2 kappa_2^2 / (N - 1) + rounding^2): the null law's sd
+  double z_var = 0;            ///< normal score of var_observed under the null law (score_null.hpp)
   bool mean_pass = true;       ///< |z_mean| <= z_critical
   bool var_pass = true;        ///< |z_var| <= z_critical
   bool pass() const { return mean_pass && var_pass; }
