@@ -47,62 +47,9 @@ Cell lag_cell(std::span<const double> lag) {
 // NaN (a quantity the family does not have) is an empty cell, never the text "nan".
 Cell number(double v) { return std::isnan(v) ? Cell() : Cell(v); }
 
-// How many frequencies a schedule has and the dims it leaves unrotated, without computing them.
-double freq_count(const FrequencySchedule& f) {
-  return std::visit(Overloaded{
-                        [](const Geometric& g) {
-                          return static_cast<double>(g.count.value_or(static_cast<int>(g.dim * g.partial) / 2));
-                        },
-                        [](const ExplicitFrequencies& x) { return static_cast<double>(x.values.size()); },
-                        [](const SampledFrequencies& s) { return static_cast<double>(s.count); },
-                    },
-                    f.source);
-}
-double unrotated_dims(const FrequencySchedule& f) {
-  if (const auto* g = std::get_if<Geometric>(&f.source)) return g->dim - std::floor(g->dim * g->partial);
-  return 0;
-}
-
-// n (the size of G) and the number of rotary frequencies, estimated from the parameters for the budgets
-// (operator_dim assembles G's blocks: a second and half a gigabyte for dim = 2^24).
-struct Size {
-  double n = 0, freqs = 0;
-};
-Size size_of(const Encoding& e) {
-  return std::visit(
-      Overloaded{
-          [](const enc::Rope& r) { return Size{2 * freq_count(r.freqs) + unrotated_dims(r.freqs), freq_count(r.freqs)}; },
-          [](const enc::RopeMatched& r) { return Size{2 * freq_count(r.freqs), freq_count(r.freqs)}; },
-          [](const enc::Xpos& x) { return Size{static_cast<double>(x.dim), x.dim / 2.0}; },
-          [](const enc::RfRope& r) { return Size{2.0 * r.freqs.count, static_cast<double>(r.freqs.count)}; },
-          [](const enc::Damped& d) { return Size{2 * freq_count(d.freqs) + unrotated_dims(d.freqs), freq_count(d.freqs)}; },
-          [](const enc::Jordan& j) {
-            return Size{2.0 * j.m * freq_count(j.freqs) + unrotated_dims(j.freqs), freq_count(j.freqs)};
-          },
-          [](const enc::JordanScaled& j) {
-            return Size{2.0 * j.m * freq_count(j.freqs) + unrotated_dims(j.freqs), freq_count(j.freqs)};
-          },
-          [](const enc::RealJordan&) { return Size{2, 0}; },
-          [](const enc::Alibi&) { return Size{2, 0}; },
-          [](const enc::Poly& p) { return Size{static_cast<double>(p.k), 0}; },
-          [](const enc::Nope&) { return Size{1, 0}; },
-          [](const enc::DirectSum& d) {
-            Size s;
-            for (const auto& p : d.parts) {
-              const Size q = size_of(p);
-              s.n += q.n;
-              s.freqs += q.freqs;
-            }
-            return s;
-          },
-          [&](const enc::Nd&) {
-            const double n = operator_dim(e);  // generators of at most 1024 dims: cheap
-            return Size{n, n / 2};
-          },
-          [](const enc::Sinusoidal& s) { return Size{static_cast<double>(s.dim), s.dim / 2.0}; },
-      },
-      e.value);
-}
+// n (the size of G) and the number of rotary frequencies, from the parameters (encoding.hpp encoding_size).
+using Size = EncodingSize;
+Size size_of(const Encoding& e) { return encoding_size(e); }
 
 // Flops of one dense nd operator: the torus closed form Q diag(R) Q^T (~4 n^3), else a matrix exponential
 // (scaling and squaring, Pade 13: ~30 n^3).

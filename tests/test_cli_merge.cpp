@@ -222,6 +222,67 @@ TEST_CASE("merge refuses shards of different runs, missing, duplicate or truncat
   check_rejected("merge " + s0 + " " + s1 + " " + s2 + " " + dir.file("missing.csv"), "missing.csv");
 }
 
+TEST_CASE("merge refuses edited, reordered or hostile shards before allocating what their headers claim") {
+  ScratchDir dir("merge-hostile");
+  const std::string fit = kSmallFit;
+  std::vector<std::string> shards;
+  for (int i = 0; i < 2; ++i) {
+    shards.push_back(dir.file("s" + std::to_string(i) + ".csv"));
+    REQUIRE(run_ropekit(fit + " --shard " + std::to_string(i) + "/2 --out " + shards.back()).exit_code == 0);
+  }
+  const std::string text = slurp(shards[1]);
+  const auto eol = text.find('\n');
+  const std::string header = text.substr(0, eol + 1), body = text.substr(eol + 1);
+  // One digit of one value edited; two rows swapped (the row count and the layout still hold).
+  std::string edited = body;
+  const auto comma = edited.rfind(',');
+  edited[comma - 1] = edited[comma - 1] == '1' ? '2' : '1';
+  check_rejected("merge " + shards[0] + " " + dir.write("edited.csv", header + edited),
+                 "edited.csv' = a shard whose table differs from the one it was written with (must be the table as --shard "
+                 "wrote it (its header's digest no longer matches: rows edited or moved))");
+  const auto l1 = body.find('\n'), l2 = body.find('\n', l1 + 1), l3 = body.find('\n', l2 + 1);
+  const std::string swapped = body.substr(0, l1 + 1) + body.substr(l2 + 1, l3 - l2) + body.substr(l1 + 1, l2 - l1) + body.substr(l3 + 1);
+  REQUIRE(swapped.size() == body.size());
+  REQUIRE(swapped != body);
+  check_rejected("merge " + shards[0] + " " + dir.write("swapped.csv", header + swapped), "swapped.csv' = a shard whose table differs");
+  // Header counts that are negative, beyond 2^63, or claim more rows than the file holds: a damaged header, at once.
+  auto with = [&](const std::string& key, const std::string& value) {
+    const auto at = header.find("\"" + key + "\":") + key.size() + 3;
+    const auto end = header.find_first_of(",}", at);
+    return header.substr(0, at) + value + header.substr(end) + body;
+  };
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"total_rows", "-1"}, {"total_rows", "9223372036854775808"}, {"total_rows", "1e300"}, {"rows", "-1"},
+           {"rows", "4000000000"}, {"positions", "\"0-4000000000\""}}) {
+    CAPTURE(key);
+    CAPTURE(value);
+    // (a count past 2^63 that fits the file's other checks is refused as a row count other than the run's)
+    check_rejected("merge " + shards[0] + " " + dir.write("hostile.csv", with(key, value)), "hostile.csv' = a ");
+  }
+}
+
+TEST_CASE("merge of more than 64 shards still never writes over one of them") {
+  ScratchDir dir("merge-many");
+  const int n = 70;
+  std::string lags;  // 70 lags, not an even grid (a grid's rows depend on its shard's range)
+  for (int i = 1; i <= n; ++i) lags += (i > 1 ? "," : "") + std::to_string(i * i);
+  std::string files;
+  for (int i = 0; i < n; ++i) {
+    const std::string f = dir.file("s" + std::to_string(i) + ".csv");
+    REQUIRE(run_ropekit("verify master --spectrum gaussian:sigma=1 --trials 100 --lags " + lags + " --shard " + std::to_string(i) +
+                        "/" + std::to_string(n) + " --out " + f)
+                .exit_code == 0);
+    files += " " + f;
+  }
+  REQUIRE(run_ropekit("merge" + files).exit_code == 0);
+  // The first shard read is the one a 64-entry registry forgot.
+  const std::string first = dir.file("s0.csv"), before = slurp(first);
+  const auto r = run_ropekit("merge" + files + " --out " + first);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("it is the shard file this run read") != std::string::npos);
+  CHECK(slurp(first) == before);
+}
+
 TEST_CASE("merge never writes over a shard it reads") {
   ScratchDir dir("merge-self");
   const std::string f = dir.file("s0.csv");

@@ -587,3 +587,22 @@ TEST_CASE("registry: every family's 1-D relative example is in the contract's sp
     CHECK(in_contract == (is_relative(e) && lag_dims(e) == 1));
   }
 }
+
+TEST_CASE("operator_dim and encoding_size come from the parameters and equal the assembled G's size") {
+  // Independent route: G itself (relative_operator assembles every block) at lag 0.
+  for (const auto& text : ropekit::test::kContractSpellings) {
+    CAPTURE(text);
+    const Encoding e = parse_encoding(text);
+    if (!is_relative(e) || lag_dims(e) != 1) continue;
+    const std::vector<double> zero{0.0};
+    const auto n = relative_operator(e, zero).rows();
+    CHECK(operator_dim(e) == n);
+    CHECK(encoding_size(e).n == static_cast<double>(n));
+  }
+  // dim 2^24 at once (the fuzz corpus' seed-large-dim took seconds when blocks were assembled), and a size past an
+  // int refused.
+  CHECK(operator_dim(parse_encoding("rope:dim=16777216,base=1e4")) == 16777216);
+  CHECK(encoding_size(parse_encoding("rope:dim=16777216,base=1e4")).freqs == 8388608);
+  CHECK_THROWS_AS(operator_dim(parse_encoding("direct-sum:[rope(dim=1073741824),rope(dim=1073741824),rope(dim=1073741824)]")),
+                  InputError);
+}

@@ -78,8 +78,14 @@ std::string family_name(const Encoding& e);
 
 /// k: the dimension of lags (1 for every family but nd and k-D rf-rope).
 int lag_dims(const Encoding& e);
-/// n: the size of G.
+/// n: the size of G, from the parameters (no block is built). @throws InputError past 2^31 - 1.
 int operator_dim(const Encoding& e);
+/// The size n of G and the number of rotary frequencies, from the parameters alone (what budgets are sized by: a
+/// rope of dim 2^24 has them at once, where assembling its blocks takes a second and half a gigabyte).
+struct EncodingSize {
+  double n = 0, freqs = 0;
+};
+EncodingSize encoding_size(const Encoding& e);
 /// True when G(s) G(t) = G(s + t) holds exactly (up to rounding) for every s, t.
 bool is_exact(const Encoding& e);
 /// True when G is orthogonal for every Dp (|Phi| <= 1).

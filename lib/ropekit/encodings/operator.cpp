@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "ropekit/core/keep_max.hpp"
+#include "ropekit/core/overloaded.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/mc/rf_estimator.hpp"
 #include "ropekit/spectral/spectrum.hpp"
@@ -40,16 +41,71 @@ Eigen::MatrixXd relative_operator(const Encoding& e, std::span<const double> lag
   return assemble(blocks(e, lag[0], seq_len));
 }
 
+namespace {
+// How many frequencies a schedule has and the dims it leaves unrotated, without computing them.
+double freq_count(const FrequencySchedule& f) {
+  return std::visit(Overloaded{
+                        [](const Geometric& g) {
+                          return static_cast<double>(g.count.value_or(static_cast<int>(g.dim * g.partial) / 2));
+                        },
+                        [](const ExplicitFrequencies& x) { return static_cast<double>(x.values.size()); },
+                        [](const SampledFrequencies& s) { return static_cast<double>(s.count); },
+                    },
+                    f.source);
+}
+double unrotated_dims(const FrequencySchedule& f) {
+  if (const auto* g = std::get_if<Geometric>(&f.source)) return g->dim - std::floor(g->dim * g->partial);
+  return 0;
+}
+}  // namespace
+
+EncodingSize encoding_size(const Encoding& e) {
+  return std::visit(
+      Overloaded{
+          [](const enc::Rope& r) { return EncodingSize{2 * freq_count(r.freqs) + unrotated_dims(r.freqs), freq_count(r.freqs)}; },
+          [](const enc::RopeMatched& r) {  // the M = max(1, floor(F / k)) highest frequencies
+            const double m = std::max(1.0, std::floor(freq_count(r.freqs) / r.k));
+            return EncodingSize{2 * m, m};
+          },
+          [](const enc::Xpos& x) { return EncodingSize{static_cast<double>(x.dim), x.dim / 2.0}; },
+          [](const enc::RfRope& r) { return EncodingSize{2.0 * r.freqs.count, static_cast<double>(r.freqs.count)}; },
+          [](const enc::Damped& d) {
+            return EncodingSize{2 * freq_count(d.freqs) + unrotated_dims(d.freqs), freq_count(d.freqs)};
+          },
+          [](const enc::Jordan& j) {
+            return EncodingSize{2.0 * j.m * freq_count(j.freqs) + unrotated_dims(j.freqs), freq_count(j.freqs)};
+          },
+          [](const enc::JordanScaled& j) {
+            return EncodingSize{2.0 * j.m * freq_count(j.freqs) + unrotated_dims(j.freqs), freq_count(j.freqs)};
+          },
+          [](const enc::RealJordan&) { return EncodingSize{2, 0}; },
+          [](const enc::Alibi&) { return EncodingSize{2, 0}; },
+          [](const enc::Poly& p) { return EncodingSize{static_cast<double>(p.k), 0}; },
+          [](const enc::Nope&) { return EncodingSize{1, 0}; },
+          [](const enc::DirectSum& d) {
+            EncodingSize s;
+            for (const auto& p : d.parts) {
+              const EncodingSize q = encoding_size(p);
+              s.n += q.n;
+              s.freqs += q.freqs;
+            }
+            return s;
+          },
+          [](const enc::Nd& n) {
+            const double dim = generators(n.generators).dim;  // generators of at most 1024 dims: cheap
+            return EncodingSize{dim, dim / 2};
+          },
+          [](const enc::Sinusoidal& s) { return EncodingSize{static_cast<double>(s.dim), s.dim / 2.0}; },
+      },
+      e.value);
+}
+
 int operator_dim(const Encoding& e) {
-  if (const auto* n = std::get_if<enc::Nd>(&e.value)) return generators(n->generators).dim;
-  if (std::holds_alternative<enc::Sinusoidal>(e.value)) return std::get<enc::Sinusoidal>(e.value).dim;
-  const int k = lag_dims(e);
-  const std::vector<double> zero(static_cast<std::size_t>(k), 0.0);
-  int n = 0;
-  FrequencyCache cache;
-  for (const auto& b : (k == 1 ? blocks(e, 0.0) : enc::rf_blocks(std::get<enc::RfRope>(e.value), zero, cache)))
-    n += b.repeat * b.size();
-  return n;
+  const double n = encoding_size(e).n;
+  if (!(n <= std::numeric_limits<int>::max()))
+    throw InputError(fmt::format("encoding '{}': n = {} (must be at most 2^31 - 1: the size of G)", spelling(e),
+                                 format_number(n)));
+  return static_cast<int>(n);
 }
 
 std::vector<KernelRow> kernel_rows(const Encoding& e, const Lags& lags, double rho, std::optional<double> seq_len) {

@@ -151,8 +151,9 @@ ContentVerifyReport verify_content(const ContentVerifyOptions& o, const Where& w
       for (int j = 0; j < k; ++j) buf[static_cast<std::size_t>(j)] = o.lags(static_cast<Eigen::Index>(i), j);
       const auto need = min_calibrated_trials(kappas[i], z_critical, std::int64_t{1} << 40);
       throw_bad_value(where, "trials", std::to_string(o.mc.trials),
-                      fmt::format("at least {} for a calibrated variance check at lag {} and alpha {}: the score's "
-                                  "heavy tails skew its sample variance by {:.3g} at this N; raise the trials or alpha",
+                      fmt::format("at least {} for a calibrated variance check at lag {} and alpha {}: the "
+                                  "sample variance's skewness {:.3g} at this N is more than its null law's three "
+                                  "moments capture at the critical z; raise the trials or alpha",
                                   need, lag_text(buf), format_number(o.alpha), skew));
     }
   }
