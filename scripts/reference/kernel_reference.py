@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values of the RF-RoPE kernels and Prop 4's variances for tests/test_spectral.cpp, computed outside
+"""Reference values of the RF-RoPE kernels and Prop 4's variances for tests/spectral/test_spectral.cpp, computed outside
 ropekit: each family's Phi from its closed form (spec rf-rope.md section 2) at 80 significant digits, then from the
 definitions
   psi = 1 - Phi(Dp), var_cos = (1 + Phi(2 Dp))/2 - Phi(Dp)^2, var_sin = (1 - Phi(2 Dp))/2,

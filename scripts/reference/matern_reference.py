@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values of the Matern correlation for tests/test_spectral.cpp, computed outside ropekit.
+"""Reference values of the Matern correlation for tests/spectral/test_spectral.cpp, computed outside ropekit.
 
 Phi(x) = 2^(1-nu) / Gamma(nu) x^nu K_nu(x) with mpmath's besselk at 150 significant digits, and the
 quantities of Prop 4 from their definitions at that precision:

@@ -9,7 +9,7 @@
 // variable ROPEKIT_SIMD=scalar|avx2|avx512 forces a path (tests and benchmarks).
 //
 // Error bounds per path, in ulp of the exact result (SLEEF's documented bounds; glibc's manual lists 1 ulp for
-// sin, cos and log on x86-64); tests/test_vecmath.cpp checks each path against long double:
+// sin, cos and log on x86-64); tests/core/test_vecmath.cpp checks each path against long double:
 //
 //   kernel                                 scalar              avx2, avx512
 //   sincos_array, cos_array                glibc, 1 ulp        SLEEF u10, 1.0 ulp

@@ -1,7 +1,7 @@
 #pragma once
 // The closed set of context-scaling schemes (spec encodings.md section 3). Adding a scheme: its header (struct,
 // key table, traits, arithmetic; see scheme.hpp), its line in the variant below, and its example row in
-// tests/test_frequencies.cpp (kSchemeExamples); ScalingScheme rejects a scheme that misses a piece.
+// tests/encodings/test_frequencies.cpp (kSchemeExamples); ScalingScheme rejects a scheme that misses a piece.
 
 #include <variant>
 
