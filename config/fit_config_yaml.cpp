@@ -86,9 +86,21 @@ class Reader {
   std::string where_;
 };
 
+// A run config is a few levels deep with a few hundred nodes. An alias can make yaml-cpp's node graph cyclic
+// (`a: &b {x: *b}`: walking it overflowed the stack) or exponentially large when expanded (nested aliases of
+// aliases), so the walk stops past these bounds with the usual one-line error (issue 20).
+constexpr int kMaxYamlDepth = 64;
+constexpr std::size_t kMaxYamlNodes = 1u << 20;
+
 // yaml-cpp keeps every entry of a mapping and answers lookups with the first; PyYAML (the reference's
 // reader) keeps the last. A key given twice is ambiguous: refuse it, naming both lines.
-void check_unique_keys(const YAML::Node& node, const std::string& where, const std::string& path) {
+void check_unique_keys(const YAML::Node& node, const std::string& where, const std::string& path, int depth,
+                       std::size_t& visited) {
+  if (depth > kMaxYamlDepth || ++visited > kMaxYamlNodes)
+    throw_bad_value(where, path.empty() ? std::string("(document)") : path,
+                    depth > kMaxYamlDepth ? fmt::format("nested deeper than {} levels", kMaxYamlDepth)
+                                          : fmt::format("more than {} nodes once its aliases are expanded", kMaxYamlNodes),
+                    "a run config without self-referring or exponentially nested aliases (&anchor / *alias)");
   if (node.IsMap()) {
     std::map<std::string, std::string> line_of;
     for (auto it = node.begin(); it != node.end(); ++it) {
@@ -100,10 +112,11 @@ void check_unique_keys(const YAML::Node& node, const std::string& where, const s
                         "given once: YAML readers disagree on which one counts (yaml-cpp keeps the first, "
                         "PyYAML the last)");
       line_of.emplace(key, line);
-      check_unique_keys(it->second, where, full);
+      check_unique_keys(it->second, where, full, depth + 1, visited);
     }
   } else if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i) check_unique_keys(node[i], where, fmt::format("{}[{}]", path, i));
+    for (std::size_t i = 0; i < node.size(); ++i)
+      check_unique_keys(node[i], where, fmt::format("{}[{}]", path, i), depth + 1, visited);
   }
 }
 
@@ -121,7 +134,8 @@ FitConfig parse_fit_config(std::string_view yaml_text, std::string_view source, 
   }
   if (!root.IsMap())
     throw InputError(where + ": not a YAML mapping (must have seeds, methods or encodings, and a toy or benchmarks section)");
-  check_unique_keys(root, where, "");
+  std::size_t visited = 0;
+  check_unique_keys(root, where, "", 0, visited);
 
   FitConfig c;
   c.source = std::string(source);

@@ -270,3 +270,33 @@ TEST_CASE("configs/long-context.yaml: scored to 2^27 lags within a bounded memor
   CHECK(shorter.cost().bytes == doctest::Approx(full.bytes).epsilon(1e-9));
   CHECK(shorter.cost().seconds < full.seconds / 64);  // time grows linearly: 2^7 = 128 times the lags
 }
+
+TEST_CASE("aliases that refer to themselves or expand exponentially are refused in one line, not a stack overflow") {
+  // `a: &b {x: *b}` made yaml-cpp's node graph cyclic and the duplicate-key walk overflowed the stack (SIGSEGV).
+  auto message = [](const std::string& yaml) {
+    try {
+      parse_fit_config(yaml, "c.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  const std::string self = message("a: &b {x: *b}\nmethods: [rope]\ntoy: {}\n");
+  CAPTURE(self);
+  CHECK(self.find("config c.yaml: a.x.x.") == 0);
+  CHECK(self.find("= nested deeper than 64 levels (must be a run config without self-referring") != std::string::npos);
+  // Seven levels of ten-fold aliases: 10^7 nodes once expanded.
+  std::string lol = "l0: &l0 [1,1,1,1,1,1,1,1,1,1]\n";
+  for (int i = 1; i <= 6; ++i) {
+    lol += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+    for (int j = 0; j < 10; ++j) lol += (j ? ",*l" : "*l") + std::to_string(i - 1);
+    lol += "]\n";
+  }
+  lol += "methods: [rope]\ntoy: {}\n";
+  const std::string big = message(lol);
+  CAPTURE(big);
+  CHECK(big.find("= more than 1048576 nodes once its aliases are expanded") != std::string::npos);
+  // A plain anchor reused once stays fine (the paper's configs use none, but YAML users do).
+  CHECK(message("d: &d {ridge: 0.0001}\nmethods: [rope]\ntoy: {train_context: 64, eval_contexts: [64]}\ne: *d\n").find("alias") ==
+        std::string::npos);
+}
