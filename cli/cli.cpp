@@ -4,7 +4,9 @@
 
 #include <iostream>
 #include <new>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -165,8 +167,19 @@ int run_cli(int argc, char** argv) {
   std::string words = "ropekit";
   for (int i = 1; i < argc && i < 4 && argv[i][0] != '-'; ++i) words += std::string(" ") + argv[i];
 
+  // The options CLI11 splits at commas: it drops empty items ("--eval-contexts 128,,256" read as 128,256).
+  std::set<std::string> comma_lists;
+  std::vector<const CLI::App*> apps{&app};
+  while (!apps.empty()) {
+    const CLI::App* a = apps.back();
+    apps.pop_back();
+    for (const CLI::Option* o : a->get_options())
+      if (o->get_delimiter() == ',')
+        for (const auto& name : o->get_lnames()) comma_lists.insert("--" + name);
+    for (const CLI::App* sub : a->get_subcommands([](const CLI::App*) { return true; })) apps.push_back(sub);
+  }
   // An option given an empty value ("--lags ''", "--q=") would read as not given and silently take its
-  // default: refuse it.
+  // default, and an empty item of a comma list would vanish: refuse both.
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0) continue;
@@ -174,6 +187,14 @@ int run_cli(int argc, char** argv) {
     if ((eq != std::string::npos && eq + 1 == arg.size()) ||
         (eq == std::string::npos && i + 1 < argc && argv[i + 1][0] == '\0')) {
       std::cerr << "error: " << words << ": " << arg.substr(0, eq) << " = '' (must be a non-empty value)\n";
+      return 2;
+    }
+    const std::string name = arg.substr(0, eq);
+    if (!comma_lists.count(name)) continue;
+    const std::string value = eq != std::string::npos ? arg.substr(eq + 1) : (i + 1 < argc ? argv[i + 1] : "");
+    if (value.find(",,") != std::string::npos || value.front() == ',' || value.back() == ',') {
+      std::cerr << "error: " << words << ": " << name << " = '" << value
+                << "' (must be a comma-separated list without empty items)\n";
       return 2;
     }
   }

@@ -10,6 +10,8 @@ packages=(
   # The Python module (pybind11), its tests (pytest, pandas, Dask's distributed) and pip install from the checkout.
   python3-dev pybind11-dev python3-numpy python3-pytest python3-pandas python3-distributed python3-setuptools
   python3-pip
+  # The locale sources, from which a test compiles de_DE (a decimal comma) to check numbers ignore LC_NUMERIC.
+  locales
 )
 [ "${ROPEKIT_BENCH_DEPS:-0}" = 1 ] && packages+=(hyperfine python3-numpy)
 # make fuzz: clang++ with libFuzzer and the sanitizer runtimes (Debian 12's clang 14).

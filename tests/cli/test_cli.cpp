@@ -195,6 +195,11 @@ TEST_CASE("about 50 bad invocations across every command: exit 2, one error line
       {"kernel --encoding rope:dim=16777216 --lags 0:1048576", "ropekit kernel: --lags = 1048576 lags"},
       {"jordan positionwise --m 32 --samples 4097 --window 16384 --c 0 --eta 0",
        "ropekit jordan positionwise: --samples = 4097 (must be at most"},
+      // Empty items of a comma list, which CLI11 drops (issue 20 item 14: "--eval-contexts 128,,256" ran as 128,256).
+      {"fit --encoding rope --train-context 128 --eval-contexts 128,,256",
+       "ropekit fit: --eval-contexts = '128,,256' (must be a comma-separated list without empty items)"},
+      {"fit --encoding rope --train-context 128 --eval-contexts=256,", "--eval-contexts = '256,' (must be a comma-separated"},
+      {"fit-params --encoding rope --free base --eval-contexts ,64", "--eval-contexts = ',64' (must be a comma-separated"},
       // 5. NaN / inf tables from finite but extreme parameters
       {"jordan positionwise --c 1e308", "ropekit jordan positionwise: --c = 1e+308 (must be at most"},
       {"jordan positionwise --gamma 1e308", "ropekit jordan positionwise: --gamma = 1e+308 (must be at most"},

@@ -1,12 +1,20 @@
 // Readable spellings "family:key=value,..." and number lists.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <clocale>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <limits>
+#include <string>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/number_text.hpp"
 #include "ropekit/core/spelling.hpp"
+#include "ropekit/encoding.hpp"
 
 using namespace ropekit;
 
@@ -480,4 +488,25 @@ TEST_CASE("nested spellings: printing - format_spelling, format_nested, format_l
       }
     }
   }
+}
+
+TEST_CASE("numbers read the same under a locale whose decimal point is a comma") {
+  // A program embedding ropekit (Python with locale.setlocale) may set LC_NUMERIC to de_DE, where strtod reads
+  // "1.5e4" as 1 and stops at the '.'. The locale is compiled into a scratch folder (localedef, from the sources
+  // of the package locales, which scripts/install-deps.sh installs) because a fresh machine has none but C.
+  const std::string dir = "/tmp/ropekit-test-locale-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const int made = std::system(("localedef -i de_DE -f UTF-8 " + dir + "/de_DE.UTF-8 >/dev/null 2>&1").c_str());
+  REQUIRE_MESSAGE(made == 0, "localedef could not build de_DE.UTF-8 (the Debian package locales has its sources)");
+  ::setenv("LOCPATH", dir.c_str(), 1);
+  const std::string before = std::setlocale(LC_NUMERIC, nullptr);
+  REQUIRE(std::setlocale(LC_NUMERIC, "de_DE.UTF-8") != nullptr);
+  CHECK(std::strtod("1.5e4", nullptr) == 1);  // the locale is in force: plain strtod stops at the '.'
+  CHECK(parse_double("1.5e4") == 15000.0);
+  CHECK(parse_double("-2.25") == -2.25);
+  CHECK_FALSE(parse_double("1,5").has_value());
+  CHECK(spelling(parse_encoding("rope:dim=8,base=1.5e4")) == "rope:dim=8,base=15000,F=4");
+  std::setlocale(LC_NUMERIC, before.c_str());
+  ::unsetenv("LOCPATH");
+  std::filesystem::remove_all(dir);
 }

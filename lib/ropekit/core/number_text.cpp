@@ -1,5 +1,8 @@
 #include "ropekit/core/number_text.hpp"
 
+#include <locale.h>
+#include <stdlib.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -25,7 +28,10 @@ std::optional<double> parse_double(std::string_view s) {
   std::string buf(s);
   char* end = nullptr;
   errno = 0;
-  double v = std::strtod(buf.c_str(), &end);
+  // In the "C" locale whatever the calling program set: under a German LC_NUMERIC plain strtod stops at the '.'
+  // of "1.5e4" (issue 20). strtod_l keeps strtod's grammar and rounding (from_chars would refuse "+1", "1e400").
+  static const locale_t c_locale = ::newlocale(LC_ALL_MASK, "C", static_cast<locale_t>(nullptr));
+  double v = ::strtod_l(buf.c_str(), &end, c_locale);
   if (end != buf.c_str() + buf.size()) return std::nullopt;
   return v;  // ERANGE: +-inf on overflow (refused as not finite), the nearest subnormal or 0 on underflow
 }
