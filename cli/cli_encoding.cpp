@@ -130,37 +130,15 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   check_output_path(a.out);
   check_output_path(a.plot);
 
-  // Per lag: the blocks' closed forms (the frequencies recomputed per lag: measured 1.3e-5 s per lag for
-  // n = 128, here 20 n elements = 5e-5 s), nd's dense G and G^2, rf-rope's expected kernel and Prop 4 variance
-  // (spectrum evaluations), and the printed cells.
-  const double columns = 4.0 + (any_rf ? 2 : 0) + (all_plain ? 3 : 0);
-  double seconds_per_lag = 0;
-  for (const auto& e : encs) {
-    const double n = size_of(e).n;
-    if (std::holds_alternative<enc::Nd>(e.value))
-      seconds_per_lag += (nd_operator_flops(e, n) + 2 * n * n * n) / kFlopsPerSecond;
-    else
-      seconds_per_lag += 20 * n / kElementsPerSecond;
-    if (const auto* rf = std::get_if<enc::RfRope>(&e.value))
-      seconds_per_lag += 3 * kernel_values_work(rf->freqs.spectrum) / kElementsPerSecond;
-    seconds_per_lag += columns / 1e6;
-  }
-  const double E = static_cast<double>(encs.size());
   const double held_rows = stream ? static_cast<double>(block) : static_cast<double>(lags.rows());
-  auto cost_of = [&](double r) { return Cost{std::min(r, held_rows) * E * columns * 150.0, r * seconds_per_lag}; };
-  const double rows = static_cast<double>(lag_count);
-  if (!cost_of(rows).fits())
-    check_cost(where, "lags", fmt::format("{} lags", lag_count), cost_of(rows),
-               fmt::format("{} lags", largest_fitting(1, lag_count, [&](std::int64_t r) {
-                             return cost_of(static_cast<double>(r)).fits();
-                           })),
-               fmt::format("for {}", fmt::join(a.encodings, " and ")));
+  check_kernel_budget(request, plan, lag_count, held_rows);
   // rf-rope's lags are checked before any row is written (a pass over a stream), once the budget has let them in.
   if (any_rf) {
     for (Eigen::Index n; (n = next_block()) > 0;) check_kernel_lags(request, plan, chunk.topRows(n));
     rewind();
   }
-  announce(command, fmt::format("{} lags of {} encoding(s)", lag_count, encs.size()), cost_of(rows).seconds);
+  announce(command, fmt::format("{} lags of {} encoding(s)", lag_count, encs.size()),
+           kernel_cost(plan, static_cast<double>(lag_count), held_rows).seconds);
 
   Table t;
   t.columns = {"encoding", "lag", "kernel", "content_variance"};
@@ -249,21 +227,13 @@ void run_encoding_features(const EncodingFeatureArgs& a) {
   request.command = command;
   request.encoding = a.encoding;
   request.lags_text = a.lags;
+  request.format = a.format;
   const FeaturesPlan plan = plan_features(request);
-  const Encoding& e = plan.encoding;
   const Lags lags = feature_lags(request, plan);
   check_output_path(a.out);
-  // Columns: the constant and about one per row of G (the jet basis spans G's entries); each cell printed.
-  const double rows = static_cast<double>(lags.rows()), cols = 2 + size_of(e).n;
-  const double per_cell = format == Format::json ? 240 : 120, rate = format == Format::json ? 2e5 : 1e6;
-  auto cost_of = [&](double r) { return Cost{r * cols * (8 + per_cell), r * cols / rate}; };
-  if (!cost_of(rows).fits())
-    check_cost(where, "lags", fmt::format("{} lags", lags.rows()), cost_of(rows),
-               fmt::format("{} lags", largest_fitting(1, lags.rows(), [&](std::int64_t r) {
-                             return cost_of(static_cast<double>(r)).fits();
-                           })),
-               fmt::format("for {} ({} columns)", a.encoding, cols));
-  announce(command, fmt::format("{} lags x {} columns of {}", lags.rows(), cols, a.encoding), cost_of(rows).seconds);
+  check_features_budget(request, plan, lags.rows());
+  announce(command, fmt::format("{} lags x {} columns of {}", lags.rows(), features_budget_columns(plan), a.encoding),
+           features_cost(request, plan, static_cast<double>(lags.rows())).seconds);
   const Features f = feature_rows(request, plan, lags);
   Table t;
   t.columns = {"lag"};
@@ -300,22 +270,14 @@ void run_frequencies(const FrequencyArgs& a) {
   request.seq_len = a.seq_len;
   request.float32 = a.float32;
   request.convention = a.convention;
+  request.format = a.format;
   const FrequenciesPlan plan = plan_frequencies(request);
-  const Encoding& e = plan.encoding;
   const bool sum = plan.sum;
   const int k = plan.k;
   check_output_path(a.out);
-  const double rows = size_of(e).freqs;
-  const double cols = 3.0 + k * (a.float32 ? 2 : 1) + (sum ? 1 : 0);
-  const double per_cell = format == Format::json ? 240 : 120, rate = format == Format::json ? 2e5 : 1e6;
-  auto cost_of = [&](double r) { return Cost{r * cols * (16 + per_cell), r * cols / rate + 4 * r / kElementsPerSecond}; };
-  if (!cost_of(rows).fits())
-    check_cost(where, "encoding", fmt::format("'{}' ({} frequencies)", a.encoding, rows), cost_of(rows),
-               fmt::format("{} frequencies", largest_fitting(1, static_cast<std::int64_t>(rows), [&](std::int64_t r) {
-                             return cost_of(static_cast<double>(r)).fits();
-                           })),
-               fmt::format("in --format {}", a.format));
-  announce(command, fmt::format("{} frequencies of {}", rows, a.encoding), cost_of(rows).seconds);
+  check_frequencies_budget(request, plan);
+  const double rows = frequencies_budget_rows(plan);
+  announce(command, fmt::format("{} frequencies of {}", rows, a.encoding), frequencies_cost(request, plan, rows).seconds);
 
   Table t;
   if (sum) t.columns.push_back("part");

@@ -54,6 +54,7 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
   const KernelPlan plan = plan_kernel(request);
   const Encoding& e = plan.encodings.front();
   const Lags lags = lags_in.is_none() ? kernel_lags(request, plan) : to_lags(lags_in, plan.k, request.command);
+  check_kernel_budget(request, plan, lags.rows(), static_cast<double>(lags.rows()));  // all lags held
   check_kernel_lags(request, plan, lags);
   const bool rf = plan.any_rf;
   const auto plain = plain_rope(e);
@@ -99,6 +100,7 @@ py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, 
   request.float32 = float32;
   request.convention = convention_text;
   const FrequenciesPlan plan = plan_frequencies(request);
+  check_frequencies_budget(request, plan);
   FrequencyRows f = frequency_rows(request, plan);
   const int k = plan.k;
   py::dict d;
@@ -129,6 +131,7 @@ py::tuple py_features(const std::string& text, const py::object& lags_in) {
     lags = to_lags(lags_in, plan.k, request.command);
     check_feature_lags(request, plan, lags);
   }
+  check_features_budget(request, plan, lags.rows());
   Features f = interruptible([&] { return feature_rows(request, plan, lags); });
   // rows = lags, cols = features; column-major, as Eigen holds it (numpy sees a Fortran-ordered array, no copy).
   return py::make_tuple(py::cast(std::move(f.values)), py::cast(f.names));

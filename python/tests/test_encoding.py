@@ -113,6 +113,21 @@ def test_errors_carry_the_command_line_message(call, args):
     assert "\n" not in str(e.value)
 
 
+# Sizes over the command line's time or memory budget are refused by the module with the same message (the
+# budgets live in the library's requests; these are refused on the time cap whatever the machine's memory; the
+# frequencies' budget is reached on memory only, tests/requests/test_requests.cpp checks it).
+@pytest.mark.parametrize("call, args", [
+    (lambda: ropekit.kernel("rope:dim=4194304", "0:5000"), ["kernel", "--encoding", "rope:dim=4194304", "--lags", "0:5000"]),
+    (lambda: ropekit.features("rope:dim=4194304", "0:2000"),
+     ["features", "--encoding", "rope:dim=4194304", "--lags", "0:2000"]),
+])
+def test_budgets_carry_the_command_line_message(call, args):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert str(e.value) == cli_error(*args)
+    assert "must be at most" in str(e.value)
+
+
 def test_bad_lag_shapes_are_refused():
     with pytest.raises(ValueError, match=r"ropekit.kernel: lags = an array of shape \(2, 3\)"):
         ropekit.kernel("rope", np.zeros((2, 3)))

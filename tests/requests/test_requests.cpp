@@ -66,6 +66,46 @@ TEST_CASE("frequencies request: convention, rows of a direct sum") {
   CHECK_THROWS_WITH_AS(plan_frequencies(r), doctest::Contains("an encoding with rotary frequencies"), InputError);
 }
 
+TEST_CASE("kernel, features and frequencies requests: the budgets of the command line") {
+  // Refused on the time cap (core/budget.hpp), whatever the machine's memory: 1.7 s per lag of n = 2^22 blocks.
+  KernelRequest k;
+  k.encodings = {"rope:dim=4194304"};
+  const KernelPlan kp = plan_kernel(k);
+  CHECK_NOTHROW(check_kernel_budget(k, kp, 10, 10));
+  CHECK_THROWS_WITH_AS(check_kernel_budget(k, kp, 5000, 5000),
+                       doctest::Contains("ropekit kernel: --lags = 5000 lags (must be at most"), InputError);
+  CHECK(kernel_cost(kp, 5000, 10).seconds == kernel_cost(kp, 5000, 5000).seconds);
+  CHECK(kernel_cost(kp, 5000, 10).bytes < kernel_cost(kp, 5000, 5000).bytes);  // a stream holds one block
+
+  FeaturesRequest f;
+  f.encoding = "rope:dim=4194304";
+  const FeaturesPlan fp = plan_features(f);
+  CHECK_NOTHROW(check_features_budget(f, fp, 10));
+  CHECK_THROWS_WITH_AS(check_features_budget(f, fp, 2000),
+                       doctest::Contains("ropekit features: --lags = 2000 lags (must be at most"), InputError);
+  f.format = "json";  // costlier cells
+  CHECK(features_cost(f, fp, 10).seconds > 4 * features_cost(FeaturesRequest{}, fp, 10).seconds);
+
+  FrequenciesRequest q;
+  q.encoding = "rope:dim=8";
+  CHECK_NOTHROW(check_frequencies_budget(q, plan_frequencies(q)));
+  // No spelling reaches the time cap (at most 2^24 frequencies a part); on memory, the refusal names the encoding.
+  q.encoding = "rope:dim=8,F=16777216";
+  q.float32 = true;
+  q.format = "json";
+  const FrequenciesPlan qp = plan_frequencies(q);
+  CHECK(frequencies_budget_rows(qp) == 16777216);
+  const Cost c = frequencies_cost(q, qp, frequencies_budget_rows(qp));
+  CHECK(c.bytes == doctest::Approx(16777216.0 * 5 * 256));
+  if (c.fits())
+    CHECK_NOTHROW(check_frequencies_budget(q, qp));
+  else
+    CHECK_THROWS_WITH_AS(check_frequencies_budget(q, qp),
+                         doctest::Contains("ropekit frequencies: --encoding = 'rope:dim=8,F=16777216' (16777216 "
+                                           "frequencies) (must be at most"),
+                         InputError);
+}
+
 TEST_CASE("verify request: the content guard and the budget") {
   VerifyRequest r;
   r.spectrum = "cauchy:b=4";

@@ -35,6 +35,25 @@ Lags feature_lags(const FeaturesRequest& a, const FeaturesPlan& p) {
   return lags;
 }
 
+double features_budget_columns(const FeaturesPlan& p) { return 2 + encoding_size(p.encoding).n; }
+
+Cost features_cost(const FeaturesRequest& a, const FeaturesPlan& p, double rows) {
+  const double cols = features_budget_columns(p);
+  const bool json = a.format == "json";
+  const double per_cell = json ? 240 : 120, rate = json ? 2e5 : 1e6;
+  return Cost{rows * cols * (8 + per_cell), rows * cols / rate};
+}
+
+void check_features_budget(const FeaturesRequest& a, const FeaturesPlan& p, std::int64_t count) {
+  const Cost cost = features_cost(a, p, static_cast<double>(count));
+  if (cost.fits()) return;
+  check_cost(Where::options(a.command), "lags", fmt::format("{} lags", count), cost,
+             fmt::format("{} lags", largest_fitting(1, count, [&](std::int64_t r) {
+                           return features_cost(a, p, static_cast<double>(r)).fits();
+                         })),
+             fmt::format("for {} ({} columns)", a.encoding, features_budget_columns(p)));
+}
+
 Features feature_rows(const FeaturesRequest& a, const FeaturesPlan& p, const Lags& lags) {
   Features f = for_encoding(a.command, a.encoding, [&] { return features(p.encoding, lags); });
   for (Eigen::Index i = 0; i < f.values.rows(); ++i)

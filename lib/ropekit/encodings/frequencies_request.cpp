@@ -2,6 +2,8 @@
 
 #include <numbers>
 
+#include <fmt/format.h>
+
 #include "ropekit/core/error.hpp"
 
 namespace ropekit {
@@ -20,6 +22,26 @@ FrequenciesPlan plan_frequencies(const FrequenciesRequest& a) {
   p.sum = std::holds_alternative<enc::DirectSum>(p.encoding.value);
   p.k = lag_dims(p.encoding);
   return p;
+}
+
+double frequencies_budget_rows(const FrequenciesPlan& p) { return encoding_size(p.encoding).freqs; }
+
+Cost frequencies_cost(const FrequenciesRequest& a, const FrequenciesPlan& p, double rows) {
+  const double cols = 3.0 + p.k * (a.float32 ? 2 : 1) + (p.sum ? 1 : 0);
+  const bool json = a.format == "json";
+  const double per_cell = json ? 240 : 120, rate = json ? 2e5 : 1e6;
+  return Cost{rows * cols * (16 + per_cell), rows * cols / rate + 4 * rows / kElementsPerSecond};
+}
+
+void check_frequencies_budget(const FrequenciesRequest& a, const FrequenciesPlan& p) {
+  const double rows = frequencies_budget_rows(p);
+  const Cost cost = frequencies_cost(a, p, rows);
+  if (cost.fits()) return;
+  check_cost(Where::options(a.command), "encoding", fmt::format("'{}' ({} frequencies)", a.encoding, rows), cost,
+             fmt::format("{} frequencies", largest_fitting(1, static_cast<std::int64_t>(rows), [&](std::int64_t r) {
+                           return frequencies_cost(a, p, static_cast<double>(r)).fits();
+                         })),
+             fmt::format("in --format {}", a.format));
 }
 
 FrequencyRows frequency_rows(const FrequenciesRequest& a, const FrequenciesPlan& p) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ropekit/core/budget.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/encodings/frequencies.hpp"
 
@@ -20,6 +21,7 @@ struct FrequenciesRequest {
   std::optional<double> seq_len;                ///< > 0: the sequence length of dynamic and longrope schemes
   bool float32 = false;                         ///< add the float32 frequencies
   std::string convention = "huggingface";       ///< huggingface or ggml
+  std::string format = "csv";                   ///< how the rows are rendered (json cells cost more; budgets only)
 };
 
 /// A validated request.
@@ -33,6 +35,14 @@ struct FrequenciesPlan {
 /// @throws InputError for a spelling that does not parse, a convention other than huggingface or ggml, a seq_len
 ///         that is not > 0, or an encoding without rotary frequencies.
 FrequenciesPlan plan_frequencies(const FrequenciesRequest& request);
+
+/// The estimated cost of `rows` frequencies: the scheme's arithmetic and the printed cells.
+Cost frequencies_cost(const FrequenciesRequest& request, const FrequenciesPlan& plan, double rows);
+/// The number of rows (rotary frequencies of every part) the budget counts.
+double frequencies_budget_rows(const FrequenciesPlan& plan);
+/// The budget (core/budget.hpp) of the plan's frequencies.
+/// @throws InputError naming --encoding and the largest number of frequencies that fits.
+void check_frequencies_budget(const FrequenciesRequest& request, const FrequenciesPlan& plan);
 
 /// One row per frequency of every rotary part, columns by name (a 1-D part of a k-D sum has zeros past its axis).
 struct FrequencyRows {

@@ -1,9 +1,11 @@
 #include "ropekit/encodings/kernel_request.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <span>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ropekit/core/error.hpp"
 #include "ropekit/spectral/spectrum.hpp"
@@ -48,6 +50,36 @@ void check_kernel_lags(const KernelRequest& a, const KernelPlan& p, const Lags& 
   if (p.any_rf)
     check_rf_lag_range(Where::options(a.command),
                        std::span<const double>(lags.data(), static_cast<std::size_t>(lags.size())), " for rf-rope");
+}
+
+// Per lag: the blocks' closed forms (the frequencies recomputed per lag: measured 1.3e-5 s per lag for n = 128,
+// here 20 n elements = 5e-5 s), nd's dense G (torus: ~4 n^3 flops, else a Pade 13 exponential ~30 n^3) and G^2,
+// rf-rope's expected kernel and Prop 4 variance (spectrum evaluations), and the printed cells.
+Cost kernel_cost(const KernelPlan& p, double rows, double held) {
+  const double columns = 4.0 + (p.any_rf ? 2 : 0) + (p.all_plain ? 3 : 0);
+  double seconds_per_lag = 0;
+  for (const auto& e : p.encodings) {
+    const double n = encoding_size(e).n;
+    if (std::holds_alternative<enc::Nd>(e.value))
+      seconds_per_lag += ((has_frequencies(e) ? 4 : 30) * n * n * n + 2 * n * n * n) / kFlopsPerSecond;
+    else
+      seconds_per_lag += 20 * n / kElementsPerSecond;
+    if (const auto* rf = std::get_if<enc::RfRope>(&e.value))
+      seconds_per_lag += 3 * kernel_values_work(rf->freqs.spectrum) / kElementsPerSecond;
+    seconds_per_lag += columns / 1e6;
+  }
+  const double E = static_cast<double>(p.encodings.size());
+  return Cost{std::min(rows, held) * E * columns * 150.0, rows * seconds_per_lag};
+}
+
+void check_kernel_budget(const KernelRequest& a, const KernelPlan& p, std::int64_t count, double held) {
+  const Cost cost = kernel_cost(p, static_cast<double>(count), held);
+  if (cost.fits()) return;
+  check_cost(Where::options(a.command), "lags", fmt::format("{} lags", count), cost,
+             fmt::format("{} lags", largest_fitting(1, count, [&](std::int64_t r) {
+                           return kernel_cost(p, static_cast<double>(r), held).fits();
+                         })),
+             fmt::format("for {}", fmt::join(a.encodings, " and ")));
 }
 
 std::vector<KernelRow> kernel_block(const KernelRequest& a, const KernelPlan& p, std::size_t j, const Lags& lags) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ropekit/core/budget.hpp"
 #include "ropekit/core/lags.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/encodings/rope_kernel.hpp"
@@ -40,6 +41,13 @@ Lags kernel_lags(const KernelRequest& request, const KernelPlan& plan);
 
 /// Checks the lags of a plan with an rf-rope (within kMaxRfLag). @throws InputError naming --lags.
 void check_kernel_lags(const KernelRequest& request, const KernelPlan& plan, const Lags& lags);
+
+/// The estimated cost of `rows` lags of every encoding of the plan, at most `held` rows held at once (the command
+/// line streams 1-D lags one block at a time; Python holds them all).
+Cost kernel_cost(const KernelPlan& plan, double rows, double held);
+/// The budget (core/budget.hpp) of `count` lags, at most `held` held at once.
+/// @throws InputError naming --lags and the largest count that fits.
+void check_kernel_budget(const KernelRequest& request, const KernelPlan& plan, std::int64_t count, double held);
 
 /// kernel_rows of plan.encodings[j] at `lags`, each finite. @throws InputError naming the lag where the kernel or
 ///         the content variance overflows, or the encoding's own message as the command's.
