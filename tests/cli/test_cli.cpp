@@ -195,6 +195,14 @@ TEST_CASE("about 50 bad invocations across every command: exit 2, one error line
       {"kernel --encoding rope:dim=16777216 --lags 0:1048576", "ropekit kernel: --lags = 1048576 lags"},
       {"jordan positionwise --m 32 --samples 4097 --window 16384 --c 0 --eta 0",
        "ropekit jordan positionwise: --samples = 4097 (must be at most"},
+      // An encoding whose blocks at one lag exceed the memory (12 x 2.8 GB): refused as such, before any lag (it
+      // was accepted and ran out of memory; issue 20 item 11).
+      {"kernel --encoding 'direct-sum:[" + [] {
+         std::string parts;
+         for (int i = 0; i < 12; ++i) parts += std::string(i ? "," : "") + "jordan(m=32,dim=16777216)";
+         return parts;
+       }() + "]' --lags 0",
+       "(must be an encoding whose blocks at one lag fit in memory: one lag needs 33.8 GB of memory"},
       // Empty items of a comma list, which CLI11 drops (issue 20 item 14: "--eval-contexts 128,,256" ran as 128,256).
       {"fit --encoding rope --train-context 128 --eval-contexts 128,,256",
        "ropekit fit: --eval-contexts = '128,,256' (must be a comma-separated list without empty items)"},

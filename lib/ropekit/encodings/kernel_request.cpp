@@ -55,10 +55,22 @@ void check_kernel_lags(const KernelRequest& a, const KernelPlan& p, const Lags& 
 // Per lag: the blocks' closed forms (the frequencies recomputed per lag: measured 1.3e-5 s per lag for n = 128,
 // here 20 n elements = 5e-5 s), nd's dense G (torus: ~4 n^3 flops, else a Pade 13 exponential ~30 n^3) and G^2,
 // rf-rope's expected kernel and Prop 4 variance (spectrum evaluations), and the printed cells.
+namespace {
+// Bytes of G's closed-form blocks held at one lag (kernel_rows builds every part's blocks of a lag at once): per
+// frequency a Block and its coefficient vector (~80 bytes), plus 8 bytes per coefficient (~n/2 of them); a dense
+// n x n operator and its exponential's workspace for nd. jordan:m=32,dim=2^24 holds 2.8 GB.
+double block_bytes(const Encoding& e) {
+  const EncodingSize z = encoding_size(e);
+  if (std::holds_alternative<enc::Nd>(e.value)) return 8.0 * 8 * z.n * z.n;
+  return 80 * z.freqs + 4 * z.n;
+}
+}  // namespace
+
 Cost kernel_cost(const KernelPlan& p, double rows, double held) {
   const double columns = 4.0 + (p.any_rf ? 2 : 0) + (p.all_plain ? 3 : 0);
-  double seconds_per_lag = 0;
+  double seconds_per_lag = 0, blocks = 0;
   for (const auto& e : p.encodings) {
+    blocks = std::max(blocks, block_bytes(e));  // one encoding's blocks at a time
     const double n = encoding_size(e).n;
     if (std::holds_alternative<enc::Nd>(e.value))
       seconds_per_lag += ((has_frequencies(e) ? 4 : 30) * n * n * n + 2 * n * n * n) / kFlopsPerSecond;
@@ -69,10 +81,19 @@ Cost kernel_cost(const KernelPlan& p, double rows, double held) {
     seconds_per_lag += columns / 1e6;
   }
   const double E = static_cast<double>(p.encodings.size());
-  return Cost{std::min(rows, held) * E * columns * 150.0, rows * seconds_per_lag};
+  return Cost{blocks + std::min(rows, held) * E * columns * 150.0, rows * seconds_per_lag};
 }
 
 void check_kernel_budget(const KernelRequest& a, const KernelPlan& p, std::int64_t count, double held) {
+  // An encoding whose blocks alone exceed the memory is refused as such, not as "at most 0 lags" (issue 20:
+  // direct-sum:[20 x jordan(m=32,dim=2^24)] was accepted and ran out of 24 GB).
+  for (std::size_t j = 0; j < p.encodings.size(); ++j) {
+    const Cost one{block_bytes(p.encodings[j]), 0};
+    if (!one.fits())
+      throw_bad_value(Where::options(a.command), "encoding",
+                      fmt::format("'{}' (n = {})", a.encodings[j], format_number(encoding_size(p.encodings[j]).n)),
+                      fmt::format("an encoding whose blocks at one lag fit in memory: one lag {}", one.excess()));
+  }
   const Cost cost = kernel_cost(p, static_cast<double>(count), held);
   if (cost.fits()) return;
   check_cost(Where::options(a.command), "lags", fmt::format("{} lags", count), cost,
