@@ -129,8 +129,11 @@ void run_tuning(const FitParamsArgs& a) {
                         {"iterations", s.iterations}, {"termination", s.termination}});
     summary_json[r.name] = {{"termination", st.termination},     {"iterations", st.iterations},
                             {"initial_cost", result.untuned_cost}, {"final_cost", result.tuned_cost},
-                            {"best_start", result.best_start},   {"seconds", result.seconds},
-                            {"cond", tuned_rows.front().cond},   {"starts", starts}};
+                            {"best_start", result.best_start + 1},  // 1-based, as the Markdown
+                            {"seconds", result.seconds},         {"cond", tuned_rows.front().cond},
+                            {"starts", starts},                  {"notes", result.notes}};
+    // One free parameter: starts that ended in other minima are a warning (issue 20 item 6), on stderr.
+    for (const auto& note : result.notes) std::cerr << kCommand << ": target " << r.name << ": warning: " << note << "\n";
     Table s;
     s.columns = {"start", "kind", "initial cost", "final cost", "iterations", "termination"};
     for (std::size_t i = 0; i < result.starts.size(); ++i) {
@@ -194,6 +197,11 @@ void run_spectral(const FitParamsArgs& a) {
   if (!a.free.empty() || !a.targets.empty())
     throw InputError(std::string(kCommand) + ": --free/--target given with --spectrum (must be one mode: mark free "
                                              "spectral parameters with ?, e.g. matern:nu=?,l=?)");
+  // --export writes an encoding's tuned frequencies; a spectral fit has none (it wrote nothing with exit 0).
+  if (!a.exp0rt.empty())
+    throw_bad_value(Where::options(kCommand), "export", "'" + a.exp0rt + "'",
+                    "absent with --spectrum (it writes tuned frequencies of --encoding; the fit's estimates are in "
+                    "--format csv or json)");
   const Format format = parse_format_option(kCommand, a.format);
   if (format == Format::latex) throw_bad_value(Where::options(kCommand), "format", "'latex'", "one of md, csv, json");
   check_output_path(a.out);

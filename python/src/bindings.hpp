@@ -72,8 +72,20 @@ auto interruptible(F&& f) -> decltype(f()) {
 // Lags as the command line spells them ("0,1,10", "0:8", "1,0;0,2") or as numbers: a scalar, a 1-D array (k = 1) or
 // an (n, k) array.
 Lags to_lags(const py::object& o, int k, const std::string& command, const std::string& name = "--lags");
-/// A str or a sequence of str.
-std::vector<std::string> to_strings(const py::object& o);
+/// A str or a sequence of str; anything else is ValueError "<command>: <name> = <repr> (must be a str or a list of str)".
+std::vector<std::string> to_strings(const py::object& o, const std::string& command, const std::string& name);
+/// repr(o), cut to 60 characters (a refusal never echoes an unbounded value).
+std::string short_repr(const py::object& o);
+/// o as T, or ValueError "<command>: <name> = <repr> (must be <constraint>)" instead of pybind11's RuntimeError
+/// "Unable to cast Python instance" (issue 20 item 10).
+template <class T>
+T cast_arg(const py::object& o, const std::string& command, const std::string& name, const std::string& constraint) {
+  try {
+    return o.cast<T>();
+  } catch (const py::cast_error&) {
+    bad(command, name, short_repr(o), constraint);
+  }
+}
 // A 1-D column of float64 handed to numpy without a copy (the vector moves into a capsule).
 py::array column(Eigen::VectorXd v);
 py::array column(std::vector<double> v);

@@ -87,9 +87,14 @@ Lags to_lags(const py::object& o, int k, const std::string& command, const std::
       k == 1 ? "a 1-D array of lags" : fmt::format("an array of shape (n, {}) for {}-D lags", k, k));
 }
 
-std::vector<std::string> to_strings(const py::object& o) {
+std::string short_repr(const py::object& o) {
+  std::string r = py::repr(o).cast<std::string>();
+  return r.size() > 60 ? r.substr(0, 57) + "..." : r;
+}
+
+std::vector<std::string> to_strings(const py::object& o, const std::string& command, const std::string& name) {
   if (py::isinstance<py::str>(o)) return {o.cast<std::string>()};
-  return o.cast<std::vector<std::string>>();
+  return cast_arg<std::vector<std::string>>(o, command, name, "a str or a list of str");
 }
 
 // A 1-D column of float64 handed to numpy without a copy (the vector moves into a capsule).

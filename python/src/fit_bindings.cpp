@@ -116,9 +116,9 @@ py::dict py_fit(const py::object& encodings, const py::object& targets, int trai
                 const std::vector<std::int64_t>& seeds, int num_freqs, int head_dim, double theta, double gamma,
                 const std::string& tau, int target_freq_index, int second_freq_index, int threads) {
   FitRun a;
-  a.encodings = encodings.is_none() ? std::vector<std::string>{} : to_strings(encodings);
-  a.targets = targets.is_none() ? std::vector<std::string>{} : to_strings(targets);
-  a.methods = methods.is_none() ? std::vector<std::string>{} : to_strings(methods);
+  a.encodings = encodings.is_none() ? std::vector<std::string>{} : to_strings(encodings, "ropekit fit", "encodings");
+  a.targets = targets.is_none() ? std::vector<std::string>{} : to_strings(targets, "ropekit fit", "targets");
+  a.methods = methods.is_none() ? std::vector<std::string>{} : to_strings(methods, "ropekit fit", "methods");
   a.train_context = train_context;
   a.eval_contexts = eval_contexts;
   a.ridge = ridge;
@@ -148,8 +148,8 @@ py::tuple py_fit_params(const std::string& encoding_text, const py::object& free
   // The arguments bound to the library's request (fit/tune_request.hpp), as `ropekit fit-params` binds its options.
   TuneRequest request;
   request.encoding = encoding_text;
-  request.free = to_strings(free_in);
-  if (!targets_in.is_none()) request.targets = to_strings(targets_in);
+  request.free = to_strings(free_in, "ropekit fit-params", "free");
+  if (!targets_in.is_none()) request.targets = to_strings(targets_in, "ropekit fit-params", "targets");
   request.train_context = train_context;
   request.eval_contexts = eval_contexts;
   request.ridge = ridge;
@@ -194,8 +194,9 @@ py::tuple py_fit_params(const std::string& encoding_text, const py::object& free
     t["params"] = py::cast(result.params);
     t["untuned_cost"] = result.untuned_cost;
     t["tuned_cost"] = result.tuned_cost;
-    t["best_start"] = result.best_start;
+    t["best_start"] = result.best_start + 1;  // 1-based, as the command line's JSON and Markdown
     t["starts"] = st;
+    t["notes"] = result.notes;
     t["seconds"] = result.seconds;
     summary[py::str(r.name)] = t;
   }
@@ -225,7 +226,7 @@ py::tuple py_fit_spectrum(const std::string& spectrum, const py::object& lags_in
   const std::string command = "ropekit fit-params";
   KernelTable table;
   if (py::isinstance<py::str>(lags_in) && values_in.is_none()) {
-    table = read_kernel_table(lags_in.cast<std::string>(), command + ": --kernel-data");
+    table = read_kernel_table(cast_arg<std::string>(lags_in, command, "lags", "a path or an array of lags"), command + ": --kernel-data");
   } else {
     table.lag = to_lags(lags_in, 1, command, "--kernel-data").col(0);
     table.value = to_lags(values_in, 1, command, "--kernel-data").col(0);

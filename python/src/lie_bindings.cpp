@@ -59,7 +59,7 @@ py::dict py_lie_check(const py::object& generators, const py::object& mixing, in
         for (int c = 0; c < set.dim; ++c) T(r, c) = a.at(i, r, c);
       set.base.push_back(std::move(T));
     }
-    if (!mixing.is_none()) set.mixing = mixing.cast<Eigen::MatrixXd>();
+    if (!mixing.is_none()) set.mixing = cast_arg<Eigen::MatrixXd>(mixing, command, "mixing", "a 2-D array of numbers or None");
   }
   where.rename("generators", "generators of '" + source + "'");
   LieCheckOptions o;

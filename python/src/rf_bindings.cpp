@@ -83,7 +83,7 @@ py::tuple py_verify_master(const std::string& spectrum, int blocks, std::int64_t
   const std::string& command = r.command;
   r.spectrum = spectrum;
   const int k = dims(parse_spectrum(spectrum));  // the shape lag arrays are read in
-  if (!draw_from.is_none()) r.draw_from = draw_from.cast<std::string>();
+  if (!draw_from.is_none()) r.draw_from = cast_arg<std::string>(draw_from, command, "draw_from", "a spectrum spelling (str) or None");
   r.power = power;
   if (!lags_in.is_none()) r.lags = to_lags(lags_in, k, command);
   r.blocks = blocks;
@@ -92,7 +92,7 @@ py::tuple py_verify_master(const std::string& spectrum, int blocks, std::int64_t
   r.threads = threads;
   r.sampling = sampling;
   r.alpha = alpha;
-  if (!content_in.is_none()) r.content = content_in.cast<std::string>();
+  if (!content_in.is_none()) r.content = cast_arg<std::string>(content_in, command, "content", "an encoding spelling (str) or None");
   auto numbers = [&](const py::object& o, const std::string& name) {
     const Eigen::VectorXd v = to_lags(o, 1, command, name).col(0);
     return std::vector<double>(v.data(), v.data() + v.size());
@@ -145,9 +145,9 @@ py::tuple py_design(const std::string& k, int blocks, const std::string& samplin
   r.blocks = blocks;
   r.sampling = sampling;
   r.seed_given = !seed_in.is_none();
-  if (r.seed_given) r.seed = seed_in.cast<std::uint64_t>();
+  if (r.seed_given) r.seed = cast_arg<std::uint64_t>(seed_in, command, "seed", "an integer in [0, 2^64) or None");
   // Python objects are read here, with the GIL: the work below runs without it.
-  if (py::isinstance<py::str>(lags_in)) r.lags_text = lags_in.cast<std::string>();
+  if (py::isinstance<py::str>(lags_in)) r.lags_text = cast_arg<std::string>(lags_in, command, "lags", "a lag spelling or an array");
   else if (!lags_in.is_none()) r.lags = to_lags(lags_in, 1, command);
   r.taper = taper;
   r.wpoints = wpoints;

@@ -125,3 +125,50 @@ def test_fit_spectrum_matches_command_line():
     np.testing.assert_array_equal(params["estimate"], numbers(want["estimate"]))
     np.testing.assert_array_equal(from_file["estimate"], params["estimate"])
     assert params["estimate"][0] == pytest.approx(2.5, rel=1e-9)
+
+
+def test_fit_spectrum_refuses_bad_tables_and_non_finite_residuals():
+    # Issue 20 item 9: a NaN or an empty table killed the interpreter; non-finite residuals crashed the standard
+    # errors. Each is now a one-line ValueError naming the function.
+    x = np.linspace(0, 6, 61)
+    y = 1 / (1 + (x / 2.5) ** 2)
+    bad = y.copy()
+    bad[3] = np.nan
+    cases = [
+        ((x, bad), "(must be finite values at finite lags >= 0)"),
+        ((np.array([]), np.array([])), "has 0 rows (must have more than the free parameters"),
+        ((x[::-1].copy(), y), "(must be strictly increasing lags)"),
+        ((x - 1, y), "(must be finite values at finite lags >= 0)"),
+    ]
+    for args, expect in cases:
+        with pytest.raises(ValueError) as e:
+            ropekit.fit_spectrum("cauchy:b=?", *args)
+        assert str(e.value).startswith("ropekit.fit_params: ") and expect in str(e.value), str(e.value)
+        assert "\n" not in str(e.value)
+    with pytest.raises(ValueError) as e:
+        ropekit.fit_spectrum("gaussian:sigma=?1e-300", x, y)
+    assert str(e.value).startswith("ropekit.fit_params: spectrum = 'gaussian:sigma=?1e-300' (must be finite residuals")
+
+
+def test_fit_params_summary_counts_starts_from_one():
+    # Issue 20 item 7: best_start is 1-based in Python, the command line's JSON and its Markdown.
+    _, summary = ropekit.fit_params("rope:dim=16", ["theta"], targets=["phase"], train_context=256,
+                                    eval_contexts=[256], starts=2)
+    s = summary["phase"]
+    assert 1 <= s["best_start"] <= len(s["starts"])
+    assert s["starts"][s["best_start"] - 1]["final_cost"] == s["tuned_cost"]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: ropekit.design("gaussian:sigma=0.5", 4, seed=-1),
+     "ropekit.design: seed = -1 (must be an integer in [0, 2^64) or None)"),
+    (lambda: ropekit.fit([1, 2], None, 256, [256]), "ropekit.fit: encodings = [1, 2] (must be a str or a list of str)"),
+    (lambda: ropekit.fit_params("rope", [3]), "ropekit.fit_params: free = [3] (must be a str or a list of str)"),
+    (lambda: ropekit.verify_master("gaussian:sigma=0.5", content=3),
+     "ropekit.verify_master: content = 3 (must be an encoding spelling (str) or None)"),
+])
+def test_wrong_python_types_are_value_errors(call, message):
+    # Issue 20 item 10: pybind11's RuntimeError "Unable to cast Python instance" before.
+    with pytest.raises(ValueError) as e:
+        call()
+    assert str(e.value) == message

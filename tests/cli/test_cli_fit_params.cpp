@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -145,4 +147,69 @@ TEST_CASE("fit-params refuses bad input with one line, exit code 2 and no output
   check_rejected("fit-params --spectrum 'matern:nu=?,l=?'", "--kernel-data is missing");
   check_rejected("fit-params --spectrum 'matern:nu=?,l=?' --kernel-data " + nan, "value = 'nan'");
   check_rejected("fit-params --encoding 'rope:dim=8' --free theta --format latex", "one of md, csv, json");
+}
+
+TEST_CASE("fit-params JSON best_start counts from 1, as the Markdown (issue 20 item 7)") {
+  // The damped example of docs/how-to/fit-params.md: its Markdown marks start 1 (untuned) best.
+  const std::string args = "fit-params --encoding 'damped:dim=16,base=100,gamma=1e-4' --free theta,gamma --target "
+                           "'kernel:damped:freqs=[1.04,0.55,0.33,0.17,0.104,0.053,0.033,0.0171],gamma=3e-3' "
+                           "--ridge 1e-14 --eval-contexts 1024";
+  const auto md = run_ropekit(args);
+  const auto js = run_ropekit(args + " --format json");
+  REQUIRE(md.exit_code == 0);
+  REQUIRE(js.exit_code == 0);
+  const auto s = nlohmann::json::parse(js.out)["summary"].begin().value();
+  const int best = s["best_start"];
+  CHECK(md.out.find(fmt::format("best: start {})", best)) != std::string::npos);
+  CHECK(md.out.find(fmt::format("| {} | {} (best) |", best, s["starts"][best - 1]["kind"].get<std::string>())) !=
+        std::string::npos);
+}
+
+TEST_CASE("fit-params with one free factor scans its interval and says when starts disagree (issue 20 item 6)") {
+  // The hidden factor is the generating one (6); from factor=2 every start ended at 1.471 (cost 7.72, CONVERGENCE).
+  const auto r = run_ropekit("fit-params --encoding 'rope:dim=32,base=10000,scaling=yarn(factor=2,orig=256)' --free "
+                             "factor --target 'kernel:rope:dim=32,base=10000,scaling=yarn(factor=6,orig=256)' "
+                             "--eval-contexts 1024 --format json");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string tuned = j["tuned_encoding"].begin().value();
+  const auto at = tuned.find("factor=");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stod(tuned.substr(at + 7)) == doctest::Approx(6).epsilon(1e-5));
+  const auto s = j["summary"].begin().value();
+  CHECK(s["starts"][s["best_start"].get<int>() - 1]["kind"] == "scan");
+  REQUIRE(s["notes"].size() >= 1);
+  CHECK(r.err.find("warning: starts disagree") != std::string::npos);
+}
+
+TEST_CASE("fit-params --spectrum refuses non-finite residuals and --export, in one line with exit 2 (issue 20)") {
+  ScratchDir dir("fit-params-spectral-bad");
+  std::string text = "lag,value\n";
+  for (int i = 0; i <= 20; ++i) text += fmt::format("{},{:.17g}\n", 0.5 * i, std::exp(-0.5 * i * 0.5 * i / 8));
+  const auto good = dir.write("good.csv", text);
+  check_rejected("fit-params --kernel-data " + good + " --spectrum 'gaussian:sigma=?1e-300'",
+                 "--spectrum = 'gaussian:sigma=?1e-300' (must be finite residuals");
+  check_rejected("fit-params --kernel-data " + good + " --spectrum 'gaussian:sigma=?' --export " + dir.file("w.npy"),
+                 "--export = '" + dir.file("w.npy") + "' (must be absent with --spectrum");
+  CHECK(!std::filesystem::exists(dir.file("w.npy")));
+}
+
+TEST_CASE("fit-params finds the Ceres module when ropekit is called through a symlink or PATH (issue 20 item 10)") {
+  // The module was looked up beside argv[0]: a symlink elsewhere or a bare name found through PATH missed it.
+  ScratchDir dir("fit-params-symlink");
+  const std::string link = dir.file("rk");
+  std::filesystem::create_symlink(std::filesystem::absolute(ROPEKIT_CLI), link);
+  std::string text = "lag,value\n";
+  for (int i = 0; i <= 20; ++i) text += fmt::format("{},{:.17g}\n", i, 1 / (1 + (i / 3.0) * (i / 3.0)));
+  const auto data = dir.write("k.csv", text);
+  for (const std::string& cmd : std::vector<std::string>{"'" + link + "'", "cd / && PATH='" + dir.file("") + "':\"$PATH\" rk"}) {
+    CAPTURE(cmd);
+    const int status = std::system((cmd + " fit-params --spectrum 'cauchy:b=?' --kernel-data '" + data +
+                                    "' --format csv >'" + dir.file("o.csv") + "' 2>'" + dir.file("e.txt") + "'").c_str());
+    CAPTURE(slurp(dir.file("e.txt")));
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(slurp(dir.file("o.csv")).find("b,") != std::string::npos);
+  }
 }

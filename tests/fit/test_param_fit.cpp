@@ -278,3 +278,64 @@ TEST_CASE("spectral fit input errors") {
   data.value = Eigen::VectorXd::Ones(2);
   rejected("matern:nu=?,l=?", "has 2 rows (must have more than the 2 free parameters");
 }
+
+TEST_CASE("one free factor: the scan of its interval finds a hidden YaRN factor 6 from starts in other basins") {
+  // Issue 20 item 6. The target is the kernel of yarn(factor=6): the truth is the generating factor, not a fit.
+  // Without the scan, LM from factor 1 stopped at 1.148 (cost 6.40) and from 2 at 1.471 (cost 7.72), each reported
+  // as CONVERGENCE by every start.
+  const Eigen::VectorXd lags = grid(1024);
+  const Eigen::VectorXd y = kernel(parse_encoding("rope:dim=32,base=10000,scaling=yarn(factor=6,orig=256)"), Lags(lags));
+  for (const char* start : {"1", "2"}) {
+    CAPTURE(start);
+    const auto t = tunable(std::string("rope:dim=32,base=10000,scaling=yarn(factor=") + start + ",orig=256)", {"factor"});
+    REQUIRE(tuning_scans(t));
+    const auto r = tune_encoding(t, lags, y, TuneOptions{});
+    CHECK(r.params[0] == doctest::Approx(6).epsilon(1e-5));
+    CHECK(r.scanned_points > 64);
+    CHECK(r.starts[static_cast<std::size_t>(r.best_start)].kind == "scan");
+    // The untuned start ended in another basin: said, and the best is separated from it.
+    REQUIRE(!r.notes.empty());
+    CHECK(r.notes.front().find("starts disagree") == 0);
+    CHECK(r.notes.front().find("start 1 (untuned)") != std::string::npos);
+    for (const auto& note : r.notes) CHECK(note.find("not separated") == std::string::npos);
+  }
+}
+
+TEST_CASE("one free factor: a flat objective is reported as not separated") {
+  // Lag 0 alone: cos(theta 0) = 1 for every factor, so c(p) is the same everywhere and the starts stay where they
+  // began. The best is then not separated from the others (the data do not determine the factor).
+  const auto t = tunable("rope:dim=8,base=100,scaling=linear(factor=2)", {"factor"});
+  const auto r = tune_encoding(t, Eigen::VectorXd::Zero(1), Eigen::VectorXd::Ones(1), TuneOptions{});
+  REQUIRE(r.notes.size() == 2);
+  CHECK(r.notes[0].find("starts disagree") == 0);
+  CHECK(r.notes[1].find("the best start is not separated") == 0);
+  CHECK(r.params[0] == 2);  // no gain, so the untuned start stays
+}
+
+TEST_CASE("spectral fits refuse tables the command line would and non-finite residuals, in one line") {
+  // Issue 20 item 9: an empty table read past its end, non-finite residuals crashed in the standard errors.
+  KernelTable data;
+  data.source = "t.csv";
+  data.lag = grid(20, 0.5);
+  data.value = (-(data.lag.array() / 2).square() / 2).exp();
+  auto rejected = [&](const std::string& spelling, const KernelTable& d, const std::string& expect) {
+    try {
+      (void)fit_spectrum(spelling, d, "ropekit fit-params");
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      CAPTURE(e.what());
+      CHECK(std::string(e.what()).find(expect) != std::string::npos);
+      CHECK(std::string(e.what()).find('\n') == std::string::npos);
+    }
+  };
+  rejected("gaussian:sigma=?1e-300", data, "--spectrum = 'gaussian:sigma=?1e-300' (must be finite residuals");
+  KernelTable empty;
+  empty.source = "e.csv";
+  rejected("gaussian:sigma=?", empty, "has 0 rows");
+  KernelTable nan = data;
+  nan.value[4] = std::nan("");
+  rejected("gaussian:sigma=?", nan, "--kernel-data = row 5: lag 2, value nan (must be finite values");
+  KernelTable back = data;
+  std::swap(back.lag[2], back.lag[3]);
+  rejected("gaussian:sigma=?", back, "(must be strictly increasing lags)");
+}

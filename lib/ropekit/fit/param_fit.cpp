@@ -8,9 +8,12 @@
 #include <cmath>
 #include <complex>
 #include <numbers>
+#include <queue>
+#include <tuple>
 
 #include <ceres/ceres.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ropekit/core/cancel.hpp"
 #include "ropekit/core/error.hpp"
@@ -205,6 +208,90 @@ std::vector<double> periodogram_peaks(const Eigen::VectorXd& lags, const Eigen::
   return out;
 }
 
+namespace {
+
+// A global scan of a one-dimensional frequency map (factor or a spectrum's scale; issue 20 item 6): from 64
+// log-spaced points on [lower, upper], intervals whose frequencies move more than pi/4 of phase at the largest lag,
+// max_k |theta_k(a) - theta_k(b)| max|d|, are split at their geometric midpoint (8 points per period of the fastest
+// cosine, so every basin the lags resolve holds a grid point), up to 4096 points.
+// Returns the grid's local minima of c(p), lowest first, at most `count`.
+std::vector<double> scan_minima(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
+                                double ridge, int count, int& points) {
+  const double lo = t.lower[0], hi = t.upper[0], dmax = lags.cwiseAbs().maxCoeff();
+  auto phase = [&](double a, double b) {
+    const auto va = tunable_values<double>(t, &a), vb = tunable_values<double>(t, &b);
+    double m = 0;
+    for (std::size_t k = 0; k < va.theta.size(); ++k) m = std::max(m, std::abs(va.theta[k] - vb.theta[k]));
+    return m * dmax;
+  };
+  // Intervals still moving more than pi/4, smallest phase first: the basins the lags resolve are split before the
+  // far end where the frequencies pass pi many times over (there the grid stops at the point budget).
+  constexpr auto kMaxPoints = static_cast<std::size_t>(kScanPoints);
+  using Interval = std::tuple<double, double, double>;  // (phase, a, b)
+  std::priority_queue<Interval, std::vector<Interval>, std::greater<>> open;
+  std::vector<double> grid{lo};
+  auto add = [&](double a, double b) {
+    const double ph = phase(a, b);
+    if (ph > std::numbers::pi / 4 && b > a * (1 + 1e-12)) open.emplace(ph, a, b);
+  };
+  for (int i = 1; i < 64; ++i) {
+    const double a = lo * std::pow(hi / lo, (i - 1) / 63.0), b = i == 63 ? hi : lo * std::pow(hi / lo, i / 63.0);
+    grid.push_back(b);
+    add(a, b);
+  }
+  while (!open.empty() && grid.size() < kMaxPoints) {
+    const auto [ph, a, b] = open.top();
+    open.pop();
+    const double mid = std::sqrt(a * b);
+    grid.push_back(mid);
+    add(a, mid);
+    add(mid, b);
+  }
+  std::sort(grid.begin(), grid.end());
+  points = static_cast<int>(grid.size());
+  std::vector<double> cost(grid.size());
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    if (i % 64 == 0) check_cancelled();
+    Eigen::VectorXd p(1);
+    p[0] = grid[i];
+    cost[i] = varpro_evaluate(t, lags, y, ridge, p, false).residual.squaredNorm();
+  }
+  std::vector<std::pair<double, double>> minima;  // (cost, p)
+  for (std::size_t i = 0; i < grid.size(); ++i)
+    if (std::isfinite(cost[i]) && (i == 0 || cost[i] <= cost[i - 1]) && (i + 1 == grid.size() || cost[i] <= cost[i + 1]))
+      minima.emplace_back(cost[i], grid[i]);
+  std::sort(minima.begin(), minima.end());
+  std::vector<double> out;
+  for (const auto& [c, p] : minima) {
+    if (static_cast<int>(out.size()) >= count) break;
+    out.push_back(p);
+  }
+  return out;
+}
+
+// Notes on a one-dimensional tuning: which starts ended in other minima than the best, and whether the best is
+// separated from them (its objective at least 1e-6 relative below theirs).
+std::vector<std::string> agreement_notes(const TuneResult& r, const std::vector<double>& ends) {
+  std::vector<std::string> notes;
+  const double best_p = r.params[0], best_c = r.tuned_cost;
+  std::vector<std::string> other, close;
+  for (std::size_t s = 0; s < ends.size(); ++s) {
+    if (std::abs(ends[s] - best_p) <= 1e-6 * std::abs(best_p) || !std::isfinite(r.starts[s].final_cost)) continue;
+    other.push_back(fmt::format("start {} ({}) at {} with objective {}", s + 1, r.starts[s].kind,
+                                format_significant(ends[s], 6), format_significant(r.starts[s].final_cost, 6)));
+    if (r.starts[s].final_cost <= best_c + 1e-6 * std::abs(best_c)) close.push_back(fmt::format("{}", s + 1));
+  }
+  if (!other.empty())
+    notes.push_back(fmt::format("starts disagree: the best ({}) ends at {} with objective {}; {}", r.best_start + 1,
+                                format_significant(best_p, 6), format_significant(best_c, 6), fmt::join(other, "; ")));
+  if (!close.empty())
+    notes.push_back(fmt::format("the best start is not separated: start(s) {} end elsewhere within 1e-6 relative of "
+                                "its objective (the data do not determine the parameter)", fmt::join(close, ", ")));
+  return notes;
+}
+
+}  // namespace
+
 TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
                          const TuneOptions& options) {
   if (!(options.ridge > 0) || !std::isfinite(options.ridge))
@@ -247,7 +334,14 @@ TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, 
     starts.emplace_back("perturbed", clamp_into(p, t.lower, t.upper));
   }
 
+  // One free frequency-map parameter on a bounded interval: LM from a few starts stops in whichever of the
+  // objective's many basins holds the start, so a grid scan brackets every basin and the best three are refined.
+  const bool scan = tuning_scans(t);
   TuneResult result;
+  if (scan)
+    for (double p0 : scan_minima(t, lags, y, options.ridge, kScanRefined, result.scanned_points))
+      starts.emplace_back("scan", Eigen::VectorXd::Constant(1, p0));
+  std::vector<double> ends;
   result.untuned_cost = varpro_evaluate(t, lags, y, options.ridge, t.start, false).residual.squaredNorm();
   double best = std::numeric_limits<double>::infinity();
   for (std::size_t s = 0; s < starts.size(); ++s) {
@@ -276,6 +370,7 @@ TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, 
       result.best_start = static_cast<int>(s);
     }
     result.starts.push_back(st);
+    ends.push_back(p[0]);
     if (options.progress)
       options.progress(fmt::format("start {}/{} ({}): cost {} -> {} in {} iterations ({})", s + 1, starts.size(),
                                    st.kind, format_number(st.initial_cost), format_number(st.final_cost),
@@ -289,6 +384,7 @@ TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, 
   }
   result.tuned_cost = best;
   result.tuned = tuned_encoding(t, result.params);
+  if (t.start.size() == 1) result.notes = agreement_notes(result, ends);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock0).count();
   return result;
 }
@@ -365,10 +461,13 @@ class AnalyticSpectralCost : public ceres::CostFunction {
   bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override {
     if (!r_(parameters, residuals)) return false;
     if (jacobians && jacobians[0]) {
-      // The family's closed-form dPhi/d(scale) (spectral/<family>.hpp), at the trial scale.
+      // The family's closed-form dPhi/d(scale) (spectral/<family>.hpp), at the trial scale; a non-finite one is a
+      // failed evaluation (Ceres rejects the step instead of printing its dump).
       const Spectrum s = build_spectrum(r_.model, parameters[0]);
-      for (Eigen::Index j = 0; j < r_.data->lag.size(); ++j)
+      for (Eigen::Index j = 0; j < r_.data->lag.size(); ++j) {
         jacobians[0][j] = *spectrum_scale_derivative(s, r_.data->lag[j]);
+        if (!std::isfinite(jacobians[0][j])) return false;
+      }
     }
     return true;
   }
@@ -390,6 +489,18 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
   if (keys.empty())
     throw_bad_value(where, "--spectrum", "'" + std::string(text) + "'",
                     fmt::format("one of {} with free parameters marked ?, e.g. matern:nu=?,l=?", fitted_family_names()));
+  // The table as read_kernel_table guarantees it (Python hands arrays directly): rows, finite, lags >= 0 increasing.
+  for (Eigen::Index j = 0; j < data.lag.size(); ++j) {
+    const std::string row = fmt::format("row {}: lag {}, value {}", j + 1, format_number(data.lag[j]),
+                                        format_number(data.value[j]));
+    if (!std::isfinite(data.lag[j]) || !std::isfinite(data.value[j]) || !(data.lag[j] >= 0))
+      throw_bad_value(where, "--kernel-data", row, "finite values at finite lags >= 0");
+    if (j > 0 && !(data.lag[j] > data.lag[j - 1]))
+      throw_bad_value(where, "--kernel-data", row, "strictly increasing lags");
+  }
+  if (data.lag.size() == 0)
+    throw InputError(fmt::format("{}: --kernel-data '{}' has 0 rows (must have more than the free parameters, for "
+                                 "standard errors)", where, data.source));
   // A scale guess from the data: the first lag where Phi falls below 1/2 (else the largest lag).
   double scale_guess = data.lag[data.lag.size() - 1];
   for (Eigen::Index j = 0; j < data.lag.size(); ++j)
@@ -440,6 +551,7 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
   if (data.lag.size() <= P)
     throw InputError(fmt::format("{}: --kernel-data '{}' has {} rows (must have more than the {} free parameters, for "
                                  "standard errors)", where, data.source, data.lag.size(), P));
+
   const Spectrum start_spectrum = build_spectrum(m, m.values.data() + 0);  // validates the fixed values
 
   SpectralFitResult out;
@@ -469,6 +581,19 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
     problem.SetParameterLowerBound(p.data(), i, k.lo);
     problem.SetParameterUpperBound(p.data(), i, k.hi);
   }
+  // Residuals (and analytic derivatives) that are not finite at the start leave Ceres nothing to do and the standard
+  // errors nothing to stand on: refused in one line before Ceres sees them (issue 20 item 9).
+  const auto refuse = [&] {
+    throw_bad_value(where, "--spectrum", "'" + std::string(text) + "'",
+                    fmt::format("finite residuals on --kernel-data '{}' at the start and at the end ({}): start the "
+                                "free parameters elsewhere", data.source, spelling(build_spectrum(m, p.data()))));
+  };
+  {
+    std::vector<double> r0(static_cast<std::size_t>(data.lag.size())), j0(r0.size() * static_cast<std::size_t>(P));
+    const double* at[] = {p.data()};
+    double* jac[] = {j0.data()};
+    if (!(analytic ? AnalyticSpectralCost(residuals).Evaluate(at, r0.data(), jac) : residuals(at, r0.data()))) refuse();
+  }
   const std::vector<double> start = p;
   ceres::Solver::Summary summary;
   auto options = solver_options(max_iterations);
@@ -486,11 +611,16 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
   double cost = 0;
   std::vector<double> res;
   ceres::CRSMatrix crs;
-  problem.Evaluate(ceres::Problem::EvaluateOptions(), &cost, &res, nullptr, &crs);
+  const bool evaluated = problem.Evaluate(ceres::Problem::EvaluateOptions(), &cost, &res, nullptr, &crs);
   Eigen::MatrixXd J = Eigen::MatrixXd::Zero(crs.num_rows, crs.num_cols);
   for (int r = 0; r < crs.num_rows; ++r)
     for (int k = crs.rows[static_cast<std::size_t>(r)]; k < crs.rows[static_cast<std::size_t>(r) + 1]; ++k)
       J(r, crs.cols[static_cast<std::size_t>(k)]) = crs.values[static_cast<std::size_t>(k)];
+  // Residuals that turn non-finite (a scale at the edge of its range: gaussian:sigma=?1e-300) leave no Jacobian and
+  // no standard errors: refused in one line, never read past an empty matrix (issue 20 item 9).
+  if (!evaluated || !std::isfinite(cost) || !std::isfinite(summary.initial_cost) || J.rows() != data.lag.size() ||
+      J.cols() != P || !J.allFinite())
+    refuse();
   out.rss = 2 * cost;
   out.rms = std::sqrt(out.rss / out.rows);
   const double s2 = out.rss / (out.rows - P);

@@ -15,6 +15,7 @@
 //    --kernel-data FILE`): nonlinear least squares sum_j (Phi(lag_j) - value_j)^2 with standard errors
 //    sqrt(diag(s^2 (J^T J)^{-1})), s^2 = RSS / (n - p), J the Jacobian at the optimum.
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -48,9 +49,17 @@ VarProEvaluation varpro_evaluate(const TunableEncoding& t, const Eigen::VectorXd
 /// 1e-2 of the strongest (Hann-windowed, so side lobes stay below that). Used as starts: a far-off initial grid still finds the target's basin.
 std::vector<double> periodogram_peaks(const Eigen::VectorXd& lags, const Eigen::VectorXd& y, int count);
 
+/// One free frequency-map parameter (factor, a spectrum's scale) with finite bounds: tune_encoding scans the bounded
+/// interval on a grid of at most kScanPoints and refines the kScanRefined best grid minima as "scan" starts.
+inline constexpr int kScanPoints = 4096, kScanRefined = 3;
+inline bool tuning_scans(const TunableEncoding& t) {
+  return t.start.size() == 1 && t.factor_at == 0 && std::isfinite(t.upper[0]) && t.lower[0] > 0;
+}
+
 struct TuneOptions {
   double ridge = 1e-4;          ///< finite, > 0
   int starts = 3;               ///< 1: the untuned encoding only; then the periodogram start, then perturbations
+                                ///< (one free factor or scale with finite bounds: plus up to 3 "scan" starts)
   std::uint64_t seed = 1;       ///< perturbations of the starts
   int max_iterations = 200;     ///< per start
   /// Called after each start with a one-line account (the command prints it on stderr for long runs).
@@ -72,8 +81,10 @@ struct TuneResult {
   Encoding tuned;               ///< tuned_encoding(t, params)
   double untuned_cost = 0;      ///< c(p0)
   double tuned_cost = 0;        ///< c(p*)
-  int best_start = 0;
+  int best_start = 0;            ///< 0-based index into starts (the command line prints it 1-based everywhere)
   std::vector<TuneStart> starts;
+  int scanned_points = 0;        ///< grid points of the one-dimensional global scan (0: no scan)
+  std::vector<std::string> notes;  ///< one free parameter: starts that ended elsewhere, an unseparated best
   double seconds = 0;
 };
 /// @param lags, y the training lags and target values.

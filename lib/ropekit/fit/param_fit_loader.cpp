@@ -1,8 +1,10 @@
 // The param_fit.hpp functions in every ropekit binary: each forwards to libropekit_ceres.so (param_fit_module.hpp),
-// loaded with dlopen on the first call from the directory of the binary that contains this code (the ropekit
+// loaded with dlopen on the first call from the real directory of the binary that contains this code (the ropekit
 // executable, the test runner, the Python extension), or from the library search path.
 #include <dlfcn.h>
+#include <link.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -20,15 +22,50 @@ namespace {
 
 constexpr const char* kModuleName = "libropekit_ceres.so";
 
+const ParamFitModule& load_module();
+
+// Whether `address` lies in a loaded segment of the main program (dl_iterate_phdr lists it first).
+bool in_main_program(const void* address) {
+  struct Query {
+    std::uintptr_t address;
+    bool found = false;
+  } q{reinterpret_cast<std::uintptr_t>(address)};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        auto* q = static_cast<Query*>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const auto& ph = info->dlpi_phdr[i];
+          const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          if (ph.p_type == PT_LOAD && q->address >= start && q->address < start + ph.p_memsz) q->found = true;
+        }
+        return 1;  // the first entry is the main program: stop after it
+      },
+      &q);
+  return q.found;
+}
+
+// The real directory of the binary holding this code: the executable through /proc/self/exe (dladdr names it as
+// argv[0] spelled it: a bare name found through PATH, or a symlink), a shared object (the Python extension) by
+// its own path with links resolved (issue 20 item 10).
+std::string binary_directory() {
+  std::error_code ec;
+  std::filesystem::path file;
+  Dl_info info{};
+  const void* self = reinterpret_cast<const void*>(&load_module);
+  if (in_main_program(self))
+    file = std::filesystem::read_symlink("/proc/self/exe", ec);
+  else if (dladdr(self, &info) != 0 && info.dli_fname != nullptr)
+    file = std::filesystem::canonical(info.dli_fname, ec);
+  if (ec || file.empty()) return ".";
+  const std::string dir = file.parent_path().string();
+  return dir.empty() ? "." : dir;
+}
+
 const ParamFitModule& load_module() {
   static const ParamFitModule* module = nullptr;
   static std::once_flag once;
   std::call_once(once, [] {
-    std::string dir = ".";
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&load_module), &info) != 0 && info.dli_fname != nullptr)
-      dir = std::filesystem::path(info.dli_fname).parent_path().string();
-    if (dir.empty()) dir = ".";
+    const std::string dir = binary_directory();
     const std::string beside = dir + "/" + kModuleName;
     void* handle = dlopen(beside.c_str(), RTLD_NOW | RTLD_LOCAL);
     std::string error = handle != nullptr ? "" : std::string(dlerror());

@@ -108,7 +108,9 @@ TunePlan plan_tuning(const TuneRequest& a) {
                           passes * N * n * 4 / kElementsPerSecond;
   Cost& cost = plan.cost;
   cost.bytes = 8 * ((N + n) * n * 6 + 3.0 * plan.max_length * (n + 2));
-  cost.seconds = static_cast<double>(targets.size()) * a.starts * (a.max_iterations + 1) * per_eval +
+  // A one-parameter scan adds its grid and the refinement of its best minima (param_fit.hpp tuning_scans).
+  const double scan = tuning_scans(tunable) ? kScanPoints + kScanRefined * (a.max_iterations + 1.0) : 0.0;
+  cost.seconds = static_cast<double>(targets.size()) * (a.starts * (a.max_iterations + 1) + scan) * per_eval +
                  2 * plan.max_length * n * n / kFlopsPerSecond;
   if (!cost.fits())
     throw InputError(fmt::format("{}: --encoding = '{}' ({} features, {} free parameters) with --train-context {}, "
