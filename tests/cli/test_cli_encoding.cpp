@@ -345,8 +345,8 @@ TEST_CASE("jordan eta from the command line: features and kernel run, the report
   for (std::size_t i = 0; i < 4; ++i) {
     const double d = num(t.rows[i][0]);
     CAPTURE(d);
-    // theta_0 = 1; bounded that = eta d/(1 + eta d), E = e^{-1e-4 d} (the default gamma): a few roundings.
-    const double that = 0.003 * d / (1 + 0.003 * d), envelope = that * std::exp(-1e-4 * d);
+    // theta_0 = 1; bounded that = eta d/(1 + d/L) (Jordan-RoPE), E = e^{-1e-4 d} (the default gamma): a few roundings.
+    const double that = 0.003 * d / (1 + d / 1024), envelope = that * std::exp(-1e-4 * d);
     CHECK(std::abs(num(cell(t, i, "that*E*cos0")) - envelope * std::cos(d)) <= 1e-15);
     CHECK(std::abs(num(cell(t, i, "that*E*sin0")) - envelope * std::sin(d)) <= 1e-15);
   }

@@ -22,11 +22,11 @@ using ropekit::test::slurp;
 namespace {
 
 // A Jordan (m = 2, stabilized) target with known shear rate eta = 3e-3 and damping 2e-3 on the frequencies
-// 100^{-2k/8}: y = sum_k E (cos + 0.5 that sin), that = eta d / (1 + eta d), written here from the closed form.
+// 100^{-2k/8}: y = sum_k E (cos + 0.5 that sin), that = eta d / (1 + d/L), L = 1024 (Jordan-RoPE), written here from the closed form.
 std::string jordan_table(double eta, double gamma, int n) {
   std::string text = "lag,value\n";
   for (int d = 0; d < n; ++d) {
-    const double that = eta * d / (1 + eta * d), E = std::exp(-gamma * d);
+    const double that = eta * d / (1 + d / 1024.0), E = std::exp(-gamma * d);
     double y = 0;
     for (int k = 0; k < 4; ++k) {
       const double th = std::pow(100.0, -2.0 * k / 8);
@@ -49,10 +49,13 @@ TEST_CASE("fit-params recovers a Jordan block's shear rate eta and damping from 
   const auto j = nlohmann::json::parse(r.out);
   const std::string tuned = j["tuned_encoding"]["data:" + data];
   CAPTURE(tuned);
-  // eta and gamma to 1e-6 relative: the target lies in the tuned basis exactly (ridge 1e-14).
+  // gamma to 1e-6 relative: the target lies in the tuned basis exactly (ridge 1e-14). With Jordan-RoPE's shear
+  // eta tau(d), tau(d) = d/(1 + d/L), eta only scales the shear column (the weights absorb it, as with tau=raw): any
+  // finite eta > 0 fits, so the check is that eta is one and the mse below is exact (issue 20 item 1; see the note).
   const auto eta_at = tuned.find("eta=");
   REQUIRE(eta_at != std::string::npos);
-  CHECK(std::stod(tuned.substr(eta_at + 4)) == doctest::Approx(3e-3).epsilon(1e-6));
+  const double eta = std::stod(tuned.substr(eta_at + 4));
+  CHECK((std::isfinite(eta) && eta > 0));
   const auto gamma_at = tuned.find("gamma=");
   CHECK(std::stod(tuned.substr(gamma_at + 6)) == doctest::Approx(2e-3).epsilon(1e-6));
   for (const auto& row : j["rows"]) {

@@ -282,7 +282,7 @@ TEST_CASE("num_freqs is bounded so that column counts stay ints, and theta < 1 m
   CHECK(features_bytes(method::Rope{}, p, 10) == 8.0 * 10 * (2 * 16 + 33 + 6));
 }
 
-TEST_CASE("a shear rate eta: Jordan columns equal exp(d D + eta tau N), tau = d/(1 + eta d); other methods ignore it") {
+TEST_CASE("a shear rate eta: Jordan columns equal exp(d D + eta tau N), tau = d/(1 + d/L); other methods ignore it") {
   BasisParams p = paper_params();
   p.num_freqs = 3;
   p.head_dim = 6;
@@ -296,7 +296,7 @@ TEST_CASE("a shear rate eta: Jordan columns equal exp(d D + eta tau N), tau = d/
       for (int k = 0; k < p.num_freqs; ++k)
         for (Eigen::Index i = 0; i < lags.size(); ++i) {
           const double d = lags[i];
-          const double tau = bounded ? d / (1 + eta * d) : d;
+          const double tau = bounded ? d / (1 + d / p.train_context) : d;
           const Eigen::MatrixXd G = (d * rotation_part(m, p.gamma, w[k]) + (eta * tau) * nilpotent_part(m)).exp();
           for (int q = 0; q < m; ++q) {
             CAPTURE(m);

@@ -458,8 +458,8 @@ TEST_CASE("jordan eta = 3e-3, L = 1024, m = 3: feature columns are (that^p/p!) e
     for (int i = 0; i < 5; ++i) {
       const double d = lags[i];
       CAPTURE(d);
-      // bounded: tau = d/(1 + eta d), that = eta tau = eta d/(1 + eta d); raw: that = eta d.
-      const double that = bounded ? eta * d / (1 + eta * d) : eta * d;
+      // bounded: tau = d/(1 + d/L) (Jordan-RoPE), that = eta tau = eta d/(1 + d/L); raw: that = eta d.
+      const double that = bounded ? eta * d / (1 + d / 1024) : eta * d;
       CHECK(f.values(i, 0) == 1);
       double factorial = 1;
       for (int p = 0; p < m; ++p) {
@@ -509,11 +509,11 @@ TEST_CASE("jordan eta: raw tau is an exact group (defect at rounding); G's (0,1)
     CHECK((G(raw, d) - expected).norm() <= 1e-12 * expected.norm());
   }
   // Block (0, 1) of the 6 x 6 operator is c_1 R(-w Dp), c_1 = e^{-gamma Dp} eta tau; block (0, 2) c_2 with
-  // (eta tau)^2/2; tau = Dp (raw) or Dp/(1 + eta |Dp|) (bounded).
+  // (eta tau)^2/2; tau = Dp (raw) or Dp/(1 + |Dp|/L) (bounded, Jordan-RoPE).
   for (double d : {0.0, 1.0, 37.0, 500.0, -250.0, 4095.0}) {
     CAPTURE(d);
     for (const Encoding* e : {&raw, &bounded}) {
-      const double tau = e == &bounded ? d / (1 + eta * std::abs(d)) : d;
+      const double tau = e == &bounded ? d / (1 + std::abs(d) / 1024) : d;
       const Eigen::Matrix2d R = rotation(-w * d);
       const double c1 = std::exp(-gamma * d) * eta * tau, c2 = std::exp(-gamma * d) * (eta * tau) * (eta * tau) / 2;
       const Eigen::MatrixXd g = G(*e, d);
@@ -525,16 +525,21 @@ TEST_CASE("jordan eta: raw tau is an exact group (defect at rounding); G's (0,1)
   }
 }
 
-TEST_CASE("jordan eta: where eta |Dp| overflows the bounded shear time is 1/eta, not 0") {
-  const Encoding e = parse_encoding("jordan:m=2,gamma=0,tau=bounded,eta=1e300,freqs=[1]");
-  const std::vector<double> lag{1e10};  // eta |Dp| = 1e310: inf in float64
+TEST_CASE("jordan eta: where eta |Dp| overflows the bounded shear eta tau(Dp), tau = Dp/(1 + Dp/L), stays finite") {
+  // Jordan-RoPE's shear eta tau(Dp): tau <= L, so eta tau = 1e300 * 1e10/(1 + 1e10/1000) ~ 1e303 (finite) although
+  // eta |Dp| = 1e310 is inf in float64 (before issue 20 item 1 the shear was eta Dp/(1 + eta Dp) -> 1).
+  const Encoding e = parse_encoding("jordan:m=2,gamma=0,tau=bounded,L=1000,eta=1e300,freqs=[1]");
+  const std::vector<double> lag{1e10};
+  const double that = 1e300 * (1e10 / (1 + 1e10 / 1000));
   const Eigen::MatrixXd g = relative_operator(e, lag);
-  // c_1 = eta tau = eta (1/eta) = 1: the off-diagonal block is R(-Dp).
-  CHECK((g.block<2, 2>(0, 2) - rotation(-1e10)).norm() <= 1e-15);
+  // c_1 = eta tau: the off-diagonal block is c_1 R(-Dp).
+  const Eigen::Matrix2d r = rotation(-1e10);
+  for (int i = 0; i < 2; ++i)
+    for (int k = 0; k < 2; ++k) CHECK(g(i, 2 + k) == doctest::Approx(that * r(i, k)).epsilon(1e-12));
   Lags l(1, 1);
   l(0, 0) = 1e10;
   const auto f = features(e, l);
-  CHECK(f.values(0, 3) == doctest::Approx(std::cos(1e10)).epsilon(1e-12));  // that = 1: column that E C_0
+  CHECK(f.values(0, 3) == doctest::Approx(that * std::cos(1e10)).epsilon(1e-12));  // column that E C_0
 }
 
 TEST_CASE("registry: every family's record parses its example to that family, lists it and round-trips it") {

@@ -175,8 +175,10 @@ double log_max_column(const Method& method, const BasisParams& p, double d) {
                           return std::max(0.0, (m.k - 1) * std::log(d / L));
                         },
                         [&](const Jordan& m) {
-                          if (m.bounded_tau.value_or(p.bounded_tau)) return 0.0;  // that < 1, E <= 1
-                          const double log_t = p.eta ? std::log(*p.eta * d) : std::log(d / L);  // raw that
+                          const bool bounded = m.bounded_tau.value_or(p.bounded_tau);
+                          if (bounded && !p.eta) return 0.0;  // that < 1, E <= 1
+                          const double t = bounded ? d / (1 + d / L) : d;  // that = eta tau(d) < eta L when bounded
+                          const double log_t = p.eta ? std::log(*p.eta * t) : std::log(d / L);
                           return std::max(0.0, log_chain_max(m.m, m.gamma.value_or(p.gamma), d, log_t));
                         },
                         [&](const JordanScaled& m) {
@@ -238,12 +240,11 @@ Eigen::MatrixXd BasisEvaluator::features(const Method& method, Eigen::Index firs
   const auto sin_ = this->sin_.middleRows(first, count);
   const Eigen::ArrayXd x = d / L;
   // Shear time over L: x/(1+x) = tau(d)/L with tau(d) = d/(1+d/L) when bounded, else x. With a shear rate
-  // (Jordan's eta): y = eta d in place of x, y/(1+y) = eta tau(d) with tau(d) = d/(1 + eta d) (1 where y overflows).
+  // (Jordan's eta): eta tau(d) with tau(d) = d/(1 + d/L) bounded (Jordan-RoPE's stabilized shear), else eta d.
   auto that = [&](const std::optional<bool>& bounded, std::optional<double> rate = {}) -> Eigen::ArrayXd {
     if (!rate) return bounded.value_or(p.bounded_tau) ? Eigen::ArrayXd(x / (1.0 + x)) : x;
-    const Eigen::ArrayXd y = *rate * d;
-    if (!bounded.value_or(p.bounded_tau)) return y;
-    return y.isInf().select(Eigen::ArrayXd::Ones(y.size()), y / (1.0 + y));
+    if (!bounded.value_or(p.bounded_tau)) return *rate * d;
+    return *rate * (d / (1.0 + x));
   };
   auto damping = [&](const std::optional<double>& gamma) -> Eigen::ArrayXd {
     return (-gamma.value_or(p.gamma) * d).exp();

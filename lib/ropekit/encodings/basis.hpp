@@ -24,7 +24,7 @@ struct BasisParams {
   int train_context = 1024;  ///< L >= 1: x = d/L
   bool bounded_tau = true;   ///< shear time tau = d/(1+d/L) (stabilized) or d (raw)
   /// Shear rate of that = eta tau; default 1/train_context. Given: finite, > 0, 1/eta finite, and method::Jordan's
-  /// columns use tau = d/(1 + eta d) (bounded) or d (raw); every other method keeps x = d/L and its that.
+  /// columns use eta tau(d), tau(d) = d/(1 + d/L) (bounded) or eta d (raw); every other method keeps x = d/L and its that.
   std::optional<double> eta;
   /// Explicit frequencies (an encoding's scaled or listed schedule) instead of the grid; size = num_freqs,
   /// each finite and > 0. Empty: the grid base^(-2k/h).

@@ -209,7 +209,9 @@ void throw_no_frequencies(const Encoding& e) {
 // Blocks.
 
 bool BlockContext::per_lag(const FrequencySchedule& f) const {
-  return !seq_len && std::holds_alternative<scaling::Dynamic>(f.scaling);
+  // Without seq_len, schemes that depend on T use the length a causal model has seen at the lag: T = |Dp| + 1.
+  return !seq_len && (std::holds_alternative<scaling::Dynamic>(f.scaling) ||
+                      std::holds_alternative<scaling::LongRope>(f.scaling));
 }
 
 const FrequencyTable& BlockContext::table(const FrequencySchedule& f, FrequencyTable& scratch) const {

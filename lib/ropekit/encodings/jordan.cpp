@@ -25,14 +25,9 @@ Encoding parse(Spelling& s, const ParseContext& ctx) {
   return {j};
 }
 
-// The shear rate eta = 1/L unless given. Given, the bounded tau = Dp / (1 + eta |Dp|), which is 1/eta (finite by
-// the parser) where eta |Dp| overflows; absent, shear_time's Dp / (1 + |Dp|/L) exactly as before eta existed.
+// The shear rate eta = 1/L unless given. The shear is eta tau(d) with tau(d) = d / (1 + |d|/L) (bounded) or d
+// (raw), Jordan-RoPE's stabilized shear for any eta (with eta = 1/L as before eta existed).
 double rate(const Jordan& j) { return j.eta ? *j.eta : 1.0 / j.L; }
-double jordan_shear_time(const Jordan& j, double d) {
-  if (!j.eta || !j.bounded_tau) return shear_time(d, j.bounded_tau, j.L);
-  const double s = *j.eta * std::abs(d);
-  return std::isinf(s) ? std::copysign(1 / *j.eta, d) : d / (1 + s);
-}
 
 }  // namespace
 
@@ -42,7 +37,7 @@ const FamilyInfo& Jordan::info() {
       {{"jordan", parse}},
       {{"jordan:m=<m>,gamma=<g>,tau=bounded|raw,L=<L>[,eta=<eta>][,<freq keys>]",
         "jordan_rope, jordan_no_gamma, jordan_raw_tau, jordan_m3, jordan_m4",
-        "e^{-gamma Dp} exp(eta tau N_m) (x) R(-theta_i Dp), eta = 1/L unless given",
+        "a^2 e^{-gamma Dp} exp(eta tau N_m) (x) R(-theta_i Dp), eta = 1/L unless given",
         "1, (that^p/p!) E C, (that^p/p!) E S, p < m"}},
       "jordan:m=3,gamma=1e-3,tau=raw,L=64,dim=16",
       Rotary::always,
@@ -73,7 +68,9 @@ FrequencyTable frequencies(const Jordan& f, std::optional<double> seq_len, Conve
 void append_blocks(const Jordan& f, BlockContext& ctx) {
   FrequencyTable scratch;
   const auto& t = ctx.table(f.freqs, scratch);
-  ctx.rotary(t, jordan_chain(f.m, f.gamma, rate(f), ctx.lag, jordan_shear_time(f, ctx.lag)));
+  auto c = jordan_chain(f.m, f.gamma, rate(f), ctx.lag, shear_time(ctx.lag, f.bounded_tau, f.L));
+  for (double& v : c) v *= t.attention_factor * t.attention_factor;  // the scheme's a^2, as rope's
+  ctx.rotary(t, c);
   ctx.identity(identity_dims(f.freqs));
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Complex Jordan block of order m per frequency (Jordan-RoPE eq. 3.3): e^{-gamma Dp} R(theta_i Dp) (x)
-// exp(eta tau N_m), tau = Dp (exact) or the bounded shear time Dp / (1 + eta |Dp|) (stabilized); features'
-// that = eta tau. eta = 1/L unless given (a tuned shear rate: L is an integer, eta a real number).
+// exp(eta tau N_m), tau = Dp (exact) or the bounded shear time Dp / (1 + |Dp|/L) (stabilized); features'
+// that = eta tau. eta = 1/L unless given (a tuned shear rate: L is an integer, eta a real number). G carries the
+// scheme's attention factor a^2 as rope's does.
 
 #include <cstdint>
 #include <optional>

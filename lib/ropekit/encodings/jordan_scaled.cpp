@@ -29,7 +29,7 @@ const FamilyInfo& JordanScaled::info() {
       "jordan-scaled",
       {{"jordan-scaled", parse}},
       {{"jordan-scaled:m=<m>,c=<c>,L=<L>[,<freq keys>]", "jordan_scaled_m<k>[_cNNN], jordan_exact[_cNNN]",
-        "e^{-c x} exp(x N_m) (x) R(-theta_i Dp), x = Dp/L", "1, (x^p/p!) e^{-cx} C, (x^p/p!) e^{-cx} S, p < m"}},
+        "a^2 e^{-c x} exp(x N_m) (x) R(-theta_i Dp), x = Dp/L", "1, (x^p/p!) e^{-cx} C, (x^p/p!) e^{-cx} S, p < m"}},
       "jordan-scaled:m=3,c=0.1,L=64,dim=16",
       Rotary::always,
       "",
@@ -59,7 +59,9 @@ FrequencyTable frequencies(const JordanScaled& f, std::optional<double> seq_len,
 void append_blocks(const JordanScaled& f, BlockContext& ctx) {
   FrequencyTable scratch;
   const auto& t = ctx.table(f.freqs, scratch);
-  ctx.rotary(t, jordan_chain(f.m, f.c / f.L, 1.0 / f.L, ctx.lag, ctx.lag));
+  auto c = jordan_chain(f.m, f.c / f.L, 1.0 / f.L, ctx.lag, ctx.lag);
+  for (double& v : c) v *= t.attention_factor * t.attention_factor;  // the scheme's a^2, as rope's
+  ctx.rotary(t, c);
   ctx.identity(identity_dims(f.freqs));
 }
 

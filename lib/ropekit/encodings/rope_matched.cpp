@@ -38,7 +38,7 @@ const FamilyInfo& RopeMatched::info() {
   static const FamilyInfo info{
       "rope-matched",
       {{"rope-matched", parse}},
-      {{"rope-matched:k=<k>[,<freq keys>]", "rope_matched_m<k>", "R(-theta_i Dp), the max(1, F/k) highest theta_i",
+      {{"rope-matched:k=<k>[,<freq keys>]", "rope_matched_m<k>", "a^2 R(-theta_i Dp), the max(1, F/k) highest theta_i",
         "1, C_0..C_{M-1}, S_0..S_{M-1}"}},
       "rope-matched:k=3,dim=32,F=8",
       Rotary::always,
@@ -67,7 +67,7 @@ void append_blocks(const RopeMatched& f, BlockContext& ctx) {
   FrequencyTable scratch;
   const auto& t = ctx.per_lag(f.freqs) ? (scratch = matched(f, std::abs(ctx.lag) + 1))
                                        : ctx.cache.get(&f, [&] { return matched(f, ctx.seq_len); });
-  ctx.rotary(t, {1.0});
+  ctx.rotary(t, {t.attention_factor * t.attention_factor});  // the scheme's a^2, as rope's
 }
 
 Features features(const RopeMatched& f, const Lags& lags) {

@@ -94,7 +94,7 @@ TunableValues<T> tunable_values(const TunableEncoding& t, const T* p) {
 /// features(t.untuned, lags) of encoding.hpp (fixed-basis.md section 2), computed here from closed forms:
 ///   trig:          1, cos(theta_k d), sin(theta_k d)
 ///   damped:        1, E cos, E sin                                     E = e^{-gamma d}
-///   jordan:        1, then for q < m: (that^q/q!) E cos, (that^q/q!) E sin   that = eta d/(1 + eta d) or eta d
+///   jordan:        1, then for q < m: (that^q/q!) E cos, (that^q/q!) E sin   that = eta d/(1 + d/L) or eta d
 ///   jordan-scaled: 1, then for q < m: (x^q/q!) e^{-c x} cos, sin        x = d/L
 ///   real-jordan:   1, E, that E
 template <class T>
@@ -123,7 +123,12 @@ void tunable_row(const TunableEncoding& t, const TunableValues<T>& v, double d, 
   switch (t.kind) {
     case TunableEncoding::Kind::trig: trig_chain(T(1.0), T(0.0)); break;
     case TunableEncoding::Kind::damped: trig_chain(exp(-v.gamma * d), T(0.0)); break;
-    case TunableEncoding::Kind::jordan: trig_chain(exp(-v.gamma * d), that()); break;
+    case TunableEncoding::Kind::jordan: {
+      // Jordan-RoPE's stabilized shear eta tau(d), tau(d) = d/(1 + d/L) (d * (1/L): bit-equal to s/(1+s) at eta = 1/L).
+      const T s = v.eta * d;
+      trig_chain(exp(-v.gamma * d), t.bounded_tau ? T(s / (1.0 + d * (1.0 / t.L))) : s);
+      break;
+    }
     case TunableEncoding::Kind::jordan_scaled: {
       const double x = d / t.L;
       trig_chain(exp(-v.c * x), T(x));
