@@ -203,6 +203,10 @@ TEST_CASE("about 50 bad invocations across every command: exit 2, one error line
          return parts;
        }() + "]' --lags 0",
        "(must be an encoding whose blocks at one lag fit in memory: one lag needs 33.8 GB of memory"},
+      // A frequency whose wavelength 2 pi / theta passes the largest double (printed as inf; issue 20 item 12).
+      {"frequencies --encoding 'rope-freqs:freqs=[1,5e-324]'",
+       "ropekit frequencies: --encoding = 'rope-freqs:freqs=[1,5e-324]' (must be frequencies whose wavelength 2 pi / "
+       "theta is a float64 number: theta_1 = 5e-324 is below"},
       // Empty items of a comma list, which CLI11 drops (issue 20 item 14: "--eval-contexts 128,,256" ran as 128,256).
       {"fit --encoding rope --train-context 128 --eval-contexts 128,,256",
        "ropekit fit: --eval-contexts = '128,,256' (must be a comma-separated list without empty items)"},
@@ -307,6 +311,17 @@ TEST_CASE("integer options take integer-valued numbers in any notation, and refu
   CHECK(sci.out == plain.out);
   CHECK(dec.out == plain.out);
   check_clean_refusal({"features --method rope --num-freqs 2.5", "ropekit features: --num-freqs = 2.5 (must be an integer"});
+}
+
+TEST_CASE("frequencies prints finite wavelengths for theta down to 1e-231 (|theta| was squared and underflowed)") {
+  const auto r = run_ropekit("frequencies --encoding rope:dim=8,base=1e308");
+  REQUIRE(r.exit_code == 0);
+  const auto t = ropekit::parse_csv(r.out, "stdout");
+  REQUIRE(t.rows.size() == 4);
+  // theta_3 = 1e308^(-6/8) = 1e-231: the wavelength is 2 pi / theta (to the rounding of theta itself)
+  const double theta = std::stod(t.rows[3][1]);
+  CHECK(std::stod(t.rows[3][2]) == doctest::Approx(2 * 3.141592653589793 / theta).epsilon(1e-15));
+  CHECK(theta == doctest::Approx(1e-231).epsilon(1e-13));
 }
 
 TEST_CASE("features never prints a NaN or inf: extreme valid parameters give finite numbers") {

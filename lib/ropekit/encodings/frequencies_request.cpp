@@ -1,5 +1,6 @@
 #include "ropekit/encodings/frequencies_request.hpp"
 
+#include <cmath>
 #include <numbers>
 
 #include <fmt/format.h>
@@ -65,7 +66,16 @@ FrequencyRows frequency_rows(const FrequenciesRequest& a, const FrequenciesPlan&
         out.theta[j].push_back(c < f64.theta.cols() ? f64.theta(i, c) : 0.0);
         if (a.float32) out.theta32[j].push_back(c < f32.theta.cols() ? f32.theta(i, c) : 0.0);
       }
-      out.wavelength.push_back(2 * std::numbers::pi / f64.theta.row(i).norm());
+      // |theta| without squaring (norm() underflowed to 0 for theta below 1e-154 and printed an infinite
+      // wavelength); a theta whose wavelength passes the largest double is refused rather than printed as inf.
+      const double size = f64.theta.row(i).stableNorm();
+      const double wavelength = 2 * std::numbers::pi / size;
+      if (!std::isfinite(wavelength))
+        throw_bad_value(Where::options(a.command), "encoding", "'" + a.encoding + "'",
+                        fmt::format("frequencies whose wavelength 2 pi / theta is a float64 number: theta_{} = {} "
+                                    "is below 2 pi / DBL_MAX = 3.5e-308",
+                                    i, format_number(size)));
+      out.wavelength.push_back(wavelength);
       out.attention_factor.push_back(f64.attention_factor);
     }
   }
