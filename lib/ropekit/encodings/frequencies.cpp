@@ -8,14 +8,7 @@
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/core/rng.hpp"
 
-// Every a * b + c is two roundings, as in torch (one kernel per tensor op) and ggml's scalar code: without this,
-// -march=native lets GCC fuse them into FMAs (one rounding) and the float32 emulation drifts by an ulp. The
-// schemes' own .cpp files (encodings/scaling/) say the same.
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "ropekit/core/no_fp_contract.hpp"  // two roundings per a * b + c, as torch and ggml
 
 namespace ropekit {
 

@@ -2,12 +2,7 @@
 
 #include <fmt/format.h>
 
-// Two roundings per a * b + c, as in torch and ggml (no FMA contraction; see frequencies.cpp).
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "ropekit/core/no_fp_contract.hpp"  // two roundings per a * b + c, as torch and ggml
 
 namespace ropekit::scaling {
 
