@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <numbers>
 #include <optional>
@@ -136,6 +137,20 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   if (any_rf) {
     for (Eigen::Index n; (n = next_block()) > 0;) check_kernel_lags(request, plan, chunk.topRows(n));
     rewind();
+  }
+  // Rows go out block by block, so a lag where G overflows must be found before the first row (458,753 rows
+  // reached stdout before the error at lag 515685 of alibi:slope=2.6e148, issue 20): every family's kernel and
+  // content variance grow with |lag| or stay bounded, so the smallest and largest lags overflow first.
+  if (k == 1 && lag_count > 0) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (Eigen::Index n; (n = next_block()) > 0;) {
+      lo = std::min(lo, chunk.col(0).head(n).minCoeff());
+      hi = std::max(hi, chunk.col(0).head(n).maxCoeff());
+    }
+    rewind();
+    Lags extremes(2, 1);
+    extremes << lo, hi;
+    for (std::size_t j = 0; j < encs.size(); ++j) (void)kernel_block(request, plan, j, extremes);
   }
   announce(command, fmt::format("{} lags of {} encoding(s)", lag_count, encs.size()),
            kernel_cost(plan, static_cast<double>(lag_count), held_rows).seconds);

@@ -361,3 +361,13 @@ TEST_CASE("jordan eta from the command line: features and kernel run, the report
   CHECK(cell(plain, 0, "encoding") == "jordan:m=2,gamma=0.0001,tau=bounded,L=1024,dim=8,base=100,F=4");
   ropekit::test::check_rejected("kernel --encoding 'jordan:dim=8,eta=0'", "eta = 0 (must be finite and > 0");
 }
+
+TEST_CASE("kernel: a lag where G overflows is refused before any row reaches stdout") {
+  // alibi's content variance grows as (slope d)^2: past d = 515685 it leaves float64. Rows go out in blocks of
+  // 2^18, so 458,753 lines had been printed before the error (issue 20 item 13).
+  const auto r = run_ropekit("kernel --encoding alibi:slope=2.6e148 --lags 0:600000");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("ropekit kernel: --lags = 599999 (must be lags at which G is finite for 'alibi:slope=2.6e148'") !=
+        std::string::npos);
+}
