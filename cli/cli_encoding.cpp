@@ -48,10 +48,6 @@ Cell lag_cell(std::span<const double> lag) {
 // NaN (a quantity the family does not have) is an empty cell, never the text "nan".
 Cell number(double v) { return std::isnan(v) ? Cell() : Cell(v); }
 
-// n (the size of G) and the number of rotary frequencies, from the parameters (encoding.hpp encoding_size).
-using Size = EncodingSize;
-Size size_of(const Encoding& e) { return encoding_size(e); }
-
 // Flops of one dense nd operator: the torus closed form Q diag(R) Q^T (~4 n^3), else a matrix exponential
 // (scaling and squaring, Pade 13: ~30 n^3).
 double nd_operator_flops(const Encoding& e, double n) { return (has_frequencies(e) ? 4 : 30) * n * n * n; }
@@ -382,7 +378,7 @@ void run_check(const CheckArgs& a) {
   double seconds = 0;
   for (std::size_t j = 0; j < encs.size(); ++j) {
     current = &encs[j];
-    const double n = size_of(encs[j]).n, w = static_cast<double>(windows[j].size());
+    const double n = encoding_size(encs[j]).n, w = static_cast<double>(windows[j].size());
     const bool nd = std::holds_alternative<enc::Nd>(encs[j].value);
     const Cost c = cost_of(n, nd, w);
     if (!c.fits()) {

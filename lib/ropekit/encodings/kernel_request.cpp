@@ -59,8 +59,7 @@ namespace {
 // Bytes of G's closed-form blocks held at one lag (kernel_rows builds every part's blocks of a lag at once): per
 // frequency a Block and its coefficient vector (~80 bytes), plus 8 bytes per coefficient (~n/2 of them); a dense
 // n x n operator and its exponential's workspace for nd. jordan:m=32,dim=2^24 holds 2.8 GB.
-double block_bytes(const Encoding& e) {
-  const EncodingSize z = encoding_size(e);
+double block_bytes(const Encoding& e, const EncodingSize& z) {
   if (std::holds_alternative<enc::Nd>(e.value)) return 8.0 * 8 * z.n * z.n;
   return 80 * z.freqs + 4 * z.n;
 }
@@ -70,8 +69,9 @@ Cost kernel_cost(const KernelPlan& p, double rows, double held) {
   const double columns = 4.0 + (p.any_rf ? 2 : 0) + (p.all_plain ? 3 : 0);
   double seconds_per_lag = 0, blocks = 0;
   for (const auto& e : p.encodings) {
-    blocks = std::max(blocks, block_bytes(e));  // one encoding's blocks at a time
-    const double n = encoding_size(e).n;
+    const EncodingSize z = encoding_size(e);
+    blocks = std::max(blocks, block_bytes(e, z));  // one encoding's blocks at a time
+    const double n = z.n;
     if (std::holds_alternative<enc::Nd>(e.value))
       seconds_per_lag += ((has_frequencies(e) ? 4 : 30) * n * n * n + 2 * n * n * n) / kFlopsPerSecond;
     else
@@ -88,10 +88,11 @@ void check_kernel_budget(const KernelRequest& a, const KernelPlan& p, std::int64
   // An encoding whose blocks alone exceed the memory is refused as such, not as "at most 0 lags" (issue 20:
   // direct-sum:[20 x jordan(m=32,dim=2^24)] was accepted and ran out of 24 GB).
   for (std::size_t j = 0; j < p.encodings.size(); ++j) {
-    const Cost one{block_bytes(p.encodings[j]), 0};
+    const EncodingSize z = encoding_size(p.encodings[j]);
+    const Cost one{block_bytes(p.encodings[j], z), 0};
     if (!one.fits())
       throw_bad_value(Where::options(a.command), "encoding",
-                      fmt::format("'{}' (n = {})", a.encodings[j], format_number(encoding_size(p.encodings[j]).n)),
+                      fmt::format("'{}' (n = {})", a.encodings[j], format_number(z.n)),
                       fmt::format("an encoding whose blocks at one lag fit in memory: one lag {}", one.excess()));
   }
   const Cost cost = kernel_cost(p, static_cast<double>(count), held);
