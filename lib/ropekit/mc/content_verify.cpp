@@ -146,8 +146,8 @@ ContentVerifyReport verify_content(const ContentVerifyOptions& o, const Where& w
   std::vector<std::array<double, 7>> kappas(L);
   for (std::size_t i = 0; i < L; ++i) {
     kappas[i] = bilinear_score_cumulants(G[i], assumed);
-    const double skew = skewness(sample_variance_moments(kappas[i], N));
-    if (skew * (z_critical * z_critical - 1) / 6 > kMaxSkewTerm) {
+    if (variance_skew_term(kappas[i], N, z_critical) > kMaxSkewTerm) {
+      const double skew = skewness(sample_variance_moments(kappas[i], N));
       for (int j = 0; j < k; ++j) buf[static_cast<std::size_t>(j)] = o.lags(static_cast<Eigen::Index>(i), j);
       const auto need = min_calibrated_trials(kappas[i], z_critical, std::int64_t{1} << 40);
       throw_bad_value(where, "trials", std::to_string(o.mc.trials),

@@ -96,9 +96,13 @@ double skewness(const StatisticMoments& m) {
   return m.variance > 0 ? m.third / (m.variance * std::sqrt(m.variance)) : 0.0;
 }
 
+double variance_skew_term(const std::array<double, 7>& kappa, double N, double z) {
+  return skewness(sample_variance_moments(kappa, N)) * (z * z - 1) / 6;
+}
+
 std::int64_t min_calibrated_trials(const std::array<double, 7>& kappa, double z, std::int64_t cap) {
   auto ok = [&](std::int64_t N) {
-    return skewness(sample_variance_moments(kappa, static_cast<double>(N))) * (z * z - 1) / 6 <= kMaxSkewTerm;
+    return variance_skew_term(kappa, static_cast<double>(N), z) <= kMaxSkewTerm;
   };
   if (!ok(cap)) return cap;
   std::int64_t lo = 3, hi = cap;  // the skewness falls as N grows (as N^-1/2 for large N)

@@ -38,6 +38,9 @@ double skewness(const StatisticMoments& m);
 /// 1.3x of nominal (sampling error included) up to 0.47 and exceeds it by 1.4x to 24x from 0.7 on.
 constexpr double kMaxSkewTerm = 0.45;
 
+/// The Cornish-Fisher skew term skewness (z^2 - 1) / 6 of the sample variance of N draws at the critical z.
+double variance_skew_term(const std::array<double, 7>& kappa, double N, double z);
+
 /// The smallest N (>= 3) at which sample_variance_moments(kappa, N) has skew (z^2 - 1) / 6 <= kMaxSkewTerm;
 /// `cap` if even N = cap does not reach it.
 std::int64_t min_calibrated_trials(const std::array<double, 7>& kappa, double z, std::int64_t cap);
