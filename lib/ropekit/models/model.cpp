@@ -2,19 +2,29 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 
 #include "ropekit/core/input_file.hpp"
+#include "ropekit/models/gguf.hpp"
 #include "ropekit/models/hf_config.hpp"
 
 namespace ropekit {
 
 Model read_model(const std::string& path) {
+  // GGUF by its magic, read without the weights; anything else must be a config.json.
+  {
+    std::ifstream in(path, std::ios::binary);
+    char magic[4] = {};
+    std::error_code ec;
+    if (in && std::filesystem::is_regular_file(path, ec) && in.read(magic, 4) && std::string_view(magic, 4) == "GGUF")
+      return model_from_gguf(read_gguf(path), path);
+  }
   const std::string text = read_file(path, "model file", kMaxConfigJsonBytes);
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') return read_hf_config(text, path);
-  throw InputError(fmt::format("{}: not a model file (a HuggingFace config.json is a JSON object)", path));
+  throw InputError(fmt::format("{}: not a model file (a HuggingFace config.json is a JSON object; a GGUF file starts with 'GGUF')", path));
 }
 
 namespace {
