@@ -53,9 +53,9 @@ void run_model(const ModelArgs& a) {
 
 void add_model_command(CLI::App& app, const CliContext&) {
   auto a = std::make_shared<ModelArgs>();
-  auto* c = app.add_subcommand("model", "Read a model file (HuggingFace config.json, transformers 4 or 5 keys): one row "
+  auto* c = app.add_subcommand("model", "Read a model file (HuggingFace config.json, transformers 4 or 5 keys, or GGUF): one row "
                                         "per layer type with its encoding as a spelling every command accepts");
-  c->add_option("file", a->file, "the model's config.json")->required();
+  c->add_option("file", a->file, "the model's config.json or .gguf file")->required();
   c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
   c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
   c->callback([a] { run_model(*a); });

@@ -235,6 +235,43 @@ TEST_CASE("config.json: layer types with their windows, NoPE layers and the Llam
   CHECK(l4.layer_types[1].encoding == "nope");
   REQUIRE(l4.layer_types[1].notes.size() == 1);
   CHECK(l4.layer_types[1].notes[0].find("0.1 ln(1 + floor((p + 1)/8192)) + 1") != std::string::npos);
+  // models.md section 4: s(p) at p = 8190 / 8191 / 65536 / 1048576 is 1.0 / 1.0693 / 1.2197 / 1.4860
+  // (0.1 ln 1 + 1, 0.1 ln 2 + 1, 0.1 ln 9 + 1, 0.1 ln 129 + 1).
+  REQUIRE(l4.layer_types[1].temperature);
+  const auto& t = *l4.layer_types[1].temperature;
+  CHECK(query_scale(t, 8190) == 1.0);
+  CHECK(std::abs(query_scale(t, 8191) - 1.0693) < 5e-5);
+  CHECK(std::abs(query_scale(t, 65536) - 1.2197) < 5e-5);
+  CHECK(std::abs(query_scale(t, 1048576) - 1.4860) < 5e-5);
+}
+
+TEST_CASE("config.json: gpt-oss's YaRN, models.md section 4's numbers") {
+  // n 64, B 1.5e5, YaRN factor 32 from 4096, beta 32/1, truncate false: correction range
+  // [8.092779115512402, 17.39802450158856] (vLLM PR #28244), attention factor 0.1 ln 32 + 1 = 1.3465736.
+  const Model m = read_hf_config(R"({"model_type": "gpt_oss", "head_dim": 64, "num_hidden_layers": 24,
+      "sliding_window": 128, "max_position_embeddings": 131072,
+      "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention",
+                      "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+                      "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention",
+                      "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+                      "sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+      "rope_parameters": {"rope_type": "yarn", "rope_theta": 150000, "factor": 32.0, "beta_fast": 32.0,
+                          "beta_slow": 1.0, "original_max_position_embeddings": 4096, "truncate": false}})", "oss.json");
+  REQUIRE(m.layer_types.size() == 2);
+  CHECK(m.layer_types[0].layers == 12);
+  CHECK(m.layer_types[0].window == "sliding 128");
+  CHECK(std::abs(m.layer_types[1].attention_factor - 1.3465736) < 5e-8);
+  const Encoding e = parse_encoding(m.layer_types[1].encoding);
+  const auto* f = schedule_of(e);
+  REQUIRE(f != nullptr);
+  const auto& y = std::get<scaling::Yarn>(f->scaling);
+  const auto range = yarn_correction_range(y, 64, 150000);
+  CHECK(std::abs(range.low - 8.092779115512402) < 1e-13);
+  CHECK(std::abs(range.high - 17.39802450158856) < 1e-13);
+  auto truncated = y;
+  truncated.truncate = true;
+  CHECK(yarn_correction_range(truncated, 64, 150000).low == 8);
+  CHECK(yarn_correction_range(truncated, 64, 150000).high == 18);
 }
 
 TEST_CASE("config.json: DeepSeek's decoupled head and its softmax multiplier mscale(s, mscale_all_dim)^2") {

@@ -406,6 +406,7 @@ Model read_hf_config(std::string_view text, const std::string& source) {
       l.encoding = "nope";
       if (temperature && !rope_on[i]) {
         const double floor = r.positive(cfg, "floor_scale").value_or(8192), scale = r.number(cfg, "attn_scale").value_or(0.1);
+        l.temperature = QueryTemperature{floor, scale};
         l.notes.push_back(fmt::format("query scaled by s(p) = {} ln(1 + floor((p + 1)/{})) + 1 "
                                       "(attn_temperature_tuning): the score depends on the query position",
                                       num(scale), num(floor)));

@@ -1,6 +1,7 @@
 #include "ropekit/models/model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -25,6 +26,10 @@ Model read_model(const std::string& path) {
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') return read_hf_config(text, path);
   throw InputError(fmt::format("{}: not a model file (a HuggingFace config.json is a JSON object; a GGUF file starts with 'GGUF')", path));
+}
+
+double query_scale(const QueryTemperature& t, double position) {
+  return t.attn_scale * std::log1p(std::floor((position + 1) / t.floor_scale)) + 1;
 }
 
 namespace {

@@ -14,6 +14,14 @@
 
 namespace ropekit {
 
+/// Llama 4's query temperature on NoPE layers (attn_temperature_tuning): the query at position p is multiplied by
+/// s(p) = attn_scale ln(1 + floor((p + 1) / floor_scale)) + 1, so the score depends on p, not only on the lag.
+struct QueryTemperature {
+  double floor_scale = 8192, attn_scale = 0.1;
+};
+/// s(p) above (transformers' Llama4TextAttention, in float64).
+double query_scale(const QueryTemperature& t, double position);
+
 /// One layer type of a model: every layer of this type has the same positional encoding and window.
 struct LayerType {
   std::string name;             ///< "full_attention", "sliding_attention", "chunked_attention", "full_attention/nope"
@@ -24,6 +32,7 @@ struct LayerType {
   std::string window;           ///< "" (every earlier position), "sliding W" (lags < W), "chunked C"
   double attention_factor = 1;  ///< a: cos and sin are scaled by a, the score by a^2 (YaRN mscale, LongRoPE)
   double softmax_scale = 1;     ///< multiplier of the logits beyond 1/sqrt(head_dim) (DeepSeek's mscale^2)
+  std::optional<QueryTemperature> temperature;  ///< Llama 4 NoPE layers
   std::vector<std::string> notes;  ///< how frameworks read it, keys read but unused, defaults assumed
 };
 
