@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/finite.hpp"
 #include "ropekit/encodings/frequencies.hpp"
@@ -25,7 +26,7 @@ std::string known_targets() {
 }
 
 [[noreturn]] void unknown(std::string_view name) {
-  throw InputError(fmt::format("unknown target '{}' (known: {})", name, known_targets()));
+  throw InputError(fmt::format("target = {} (must be one of {})", quote(name), known_targets()));
 }
 
 int checked_jet(std::string_view name, std::int64_t r) {

@@ -126,7 +126,7 @@ TEST_CASE("fit --encoding: bad input is exit 2 with one line naming the option o
   const std::string run = " --target phase --train-context 64 --eval-contexts 128";
   check_rejected("fit --encoding rope:dim=63" + run,
                  "ropekit fit: --encoding: encoding 'rope:dim=63': dim = 63 (must be a positive even integer)");
-  check_rejected("fit --encoding wavelets" + run, "ropekit fit: --encoding: encoding 'wavelets': unknown encoding family");
+  check_rejected("fit --encoding wavelets" + run, "ropekit fit: --encoding: encoding 'wavelets': encoding family = 'wavelets' (must be one of");
   check_rejected("fit --encoding rope --target phase --train-context 0 --eval-contexts 128",
                  "ropekit fit: --train-context = 0 (must be an integer in [1, 2147483647])");
   check_rejected("fit --encoding rope --target phase --train-context 64 --eval-contexts 128,0",
@@ -137,7 +137,7 @@ TEST_CASE("fit --encoding: bad input is exit 2 with one line naming the option o
   check_rejected("fit --encoding 'rf-rope:spectrum=gaussian(sigma=1,dims=2),blocks=8,seed=1'" + run,
                  "(must be an encoding of 1-D lags");
   check_rejected("fit --encoding sinusoidal:dim=8" + run, "ropekit fit: --encoding = 'sinusoidal:dim=8' (must be a relative encoding");
-  check_rejected("fit --encoding rope --target spiral --train-context 64 --eval-contexts 128", "unknown target 'spiral'");
+  check_rejected("fit --encoding rope --target spiral --train-context 64 --eval-contexts 128", "target = 'spiral' (must be one of phase, linear, ");
   check_rejected("fit --encoding rope --target phase --train-context 64 --eval-contexts 128 --ridge -1",
                  "ropekit fit: --ridge = -1");
   check_rejected("fit --encoding rope --target phase --train-context 64 --eval-contexts 128 --head-dim 63",

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/core/overloaded.hpp"
@@ -28,11 +29,11 @@ std::string known_names() {
 
 // Messages name the method as the user wrote it, after the context `what` ("method", or
 // "ropekit features: --method").
-std::string where_of(std::string_view what, std::string_view name) { return fmt::format("{} '{}'", what, name); }
+std::string where_of(std::string_view what, std::string_view name) { return fmt::format("{} {}", what, quote(name)); }
 
 [[noreturn]] void unknown(std::string_view what, std::string_view name) {
-  if (what == "method") throw InputError(fmt::format("unknown method '{}' (known: {})", name, known_names()));
-  throw InputError(fmt::format("{}: unknown method '{}' (known: {})", what, name, known_names()));
+  if (what == "method") throw InputError(fmt::format("method = {} (must be one of {})", quote(name), known_names()));
+  throw InputError(fmt::format("{}: method = {} (must be one of {})", what, quote(name), known_names()));
 }
 
 // The family parameters of the spec (fixed-basis.md section 2), shared by the reference names and the

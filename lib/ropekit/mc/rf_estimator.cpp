@@ -60,7 +60,7 @@ void draw_frequencies(const Spectrum& s, Sampling sampling, const QuantileFuncti
 }
 
 Content make_content(ContentKind kind, int blocks, std::uint64_t seed) {
-  check_at_least("ropekit::make_content", "blocks", blocks, 1);
+  check_at_least("content vectors", "blocks", blocks, 1);
   Rng rng(seed, kStreamContent);
   Content c;
   c.q.resize(blocks, 2);
