@@ -123,7 +123,7 @@ void TargetParams::validate(const Where& where) const {
 
 Target parse_target(std::string_view name) {
   std::string n(name);
-  if (n.empty()) throw InputError("target name is empty (known: " + known_targets() + ")");
+  if (n.empty()) throw InputError("target = '' (must be one of " + known_targets() + ")");
   if (n.find_first_of(":-=") != std::string::npos) return parse_readable(n);
   // std::regex recurses per character: a name of 1e5 characters would overflow the stack.
   if (n.size() > 128)

@@ -343,7 +343,8 @@ std::vector<Block> blocks(const Encoding& e, double lag, std::optional<double> s
 
 Features features(const Encoding& e, const Lags& lags) {
   if (lags.cols() != lag_dims(e))
-    throw InputError(fmt::format("encoding '{}' takes {}-D lags; got {}", spelling(e), lag_dims(e), lags.cols()));
+    throw InputError(
+        fmt::format("encoding {}: lag dimension = {} (must be {})", quote(spelling(e)), lags.cols(), lag_dims(e)));
   return std::visit(Overloaded{
                         [&](const enc::Rope& f) { return enc::features(f, lags); },
                         [&](const enc::RopeMatched& f) { return enc::features(f, lags); },

@@ -60,6 +60,8 @@ TEST_CASE("refusals name the command, no C++ function, in the shape <name> = <va
       "fit --methods nosuch --target phase --train-context 64 --eval-contexts 128",
       "fit-params --encoding rope:dim=8 --free theta --target nosuch",
       "probe nosuch",
+      // Before: "(... (ropekit::frequencies: scaling dynamic needs the current sequence length ...))".
+      "design --kernel 'kernel:rope:dim=32,scaling=dynamic(factor=4,orig=64)' --blocks 4 --spectrum-route lines",
   };
   for (const auto& args : cases) check_refusal(args, command_of(args));
 }

@@ -301,7 +301,9 @@ std::optional<LineSpectrum> line_spectrum(const Encoding& e, std::string* why) {
     t = frequencies(e);
     b = blocks(e, 0.0);
   } catch (const InputError& err) {
-    return none(fmt::format("its frequencies are not fixed ({})", err.what()));
+    std::string reason = err.what();  // without the library's "ropekit::frequencies: " (the caller names the encoding)
+    if (const std::string head = "ropekit::frequencies: "; reason.rfind(head, 0) == 0) reason.erase(0, head.size());
+    return none(fmt::format("its frequencies are not fixed ({})", reason));
   }
   // tr G(0) block by block: a rotary block of order 1 is 2 c_0 (m_i), a real block of order 1 is its copies times c_0
   // (the identity dims: the atom at 0). Rotary blocks follow the frequency table's rows.
