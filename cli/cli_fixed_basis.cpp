@@ -15,6 +15,7 @@
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
 #include "reports/shard.hpp"
+#include "ropekit/core/echo.hpp"
 #include "ropekit/version.hpp"
 #include "reports/table.hpp"
 #include "ropekit/encodings/basis.hpp"
@@ -169,7 +170,9 @@ void run_fit(const FitArgs& a, const CliContext& ctx) {
 void run_features(const FeatureArgs& a) {
   const std::string command = "ropekit features";
   const Where where = Where::options(command);
-  if (a.method.empty() == a.encoding.empty())
+  if (!a.method.empty() && !a.encoding.empty())
+    throw_bad_value(command, "--method", quote(a.method), "absent with --encoding (give one of them)");
+  if (a.method.empty() && a.encoding.empty())
     throw InputError(command + ": give exactly one of --method METHOD and --encoding ENCODING");
   if (!a.encoding.empty()) {
     // The spelling carries every parameter: the basis options would be silently ignored, so they are refused.

@@ -311,7 +311,7 @@ TEST_CASE("bad input to the encoding commands: exit 2, one error line naming the
       {"features --encoding rope --lags nan", "--lags = 'nan'"},
       {"features --encoding nd:dim=8", "--lags = (missing)"},
       {"features --encoding rope --num-freqs 4", "--num-freqs = given with --encoding"},
-      {"features --encoding rope --method rope", "exactly one of --method"},
+      {"features --encoding rope --method rope", "--method = 'rope' (must be absent with --encoding"},
       {"features --encoding sinusoidal", "--encoding = 'sinusoidal'"},
       {"check --encoding foo", "encoding family = 'foo' (must be one of rope, "},
       {"check --encoding rope:dim=6,base=-1", "base = -1"},
