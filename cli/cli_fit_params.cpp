@@ -193,7 +193,7 @@ void run_tuning(const FitParamsArgs& a) {
 
 void run_spectral(const FitParamsArgs& a) {
   if (a.kernel_data.empty())
-    throw InputError(std::string(kCommand) + ": --kernel-data is missing (must be a CSV table lag,value with --spectrum)");
+    throw InputError(std::string(kCommand) + ": --kernel-data = none (must be a CSV table lag,value with --spectrum)");
   if (!a.free.empty() || !a.targets.empty())
     throw InputError(std::string(kCommand) + ": --free/--target given with --spectrum (must be one mode: mark free "
                                              "spectral parameters with ?, e.g. matern:nu=?,l=?)");
@@ -279,8 +279,8 @@ void add_fit_params_commands(CLI::App& app, const CliContext&) {
     else if (!a->spectrum.empty())
       run_spectral(*a);
     else
-      throw InputError(std::string(kCommand) + ": no --encoding or --spectrum (must give --encoding E --free NAMES "
-                                               "[--target T...], or --spectrum S --kernel-data FILE)");
+      throw InputError(std::string(kCommand) + ": --encoding = none (must be given, or --spectrum: --encoding E "
+                                               "--free NAMES [--target T...], or --spectrum S --kernel-data FILE)");
   });
 }
 

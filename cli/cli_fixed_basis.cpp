@@ -71,12 +71,12 @@ FitConfig fit_config_from_options(const FitArgs& a) {
   const Where where = Where::options(command);
   if (!a.section.empty()) throw_bad_value(where, "section", "'" + a.section + "'", "given only with --config");
   if (a.encodings.empty() && a.methods.empty())
-    throw InputError(command + ": no --config, --encoding or --methods (must give --encoding E... or --methods M..., "
-                               "with --train-context and --eval-contexts, or --config FILE.yaml)");
+    throw InputError(command + ": --encoding = none (must be given, or --methods or --config: --encoding E... or "
+                               "--methods M..., with --train-context and --eval-contexts, or --config FILE.yaml)");
   if (!a.train_context->count())
-    throw InputError(command + ": --train-context is missing (must be set without --config: the training lags 0..L-1)");
+    throw InputError(command + ": --train-context = none (must be set without --config: the training lags 0..L-1)");
   if (!a.eval_contexts_option->count())
-    throw InputError(command + ": --eval-contexts is missing (must be set without --config: lengths T1,T2,... to score)");
+    throw InputError(command + ": --eval-contexts = none (must be set without --config: lengths T1,T2,... to score)");
   FitOptions o;
   o.methods = a.methods;
   o.encodings = a.encodings;

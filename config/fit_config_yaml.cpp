@@ -72,7 +72,7 @@ class Reader {
                      std::string_view constraint) const {
     YAML::Node n = section[key];
     if (!n.IsDefined() || n.IsNull())
-      throw InputError(fmt::format("{}: {}.{} is missing (must be set: {})", where_, section_name, key, constraint));
+      throw InputError(fmt::format("{}: {}.{} = none (must be set: {})", where_, section_name, key, constraint));
     return n;
   }
 

@@ -99,7 +99,7 @@ def test_fit_params_matches_command_line():
 def test_fit_params_errors():
     with pytest.raises(ValueError) as e:
         ropekit.fit_params("rope", [])
-    assert str(e.value) == "ropekit.fit_params: free is missing (must name the parameters to tune)"
+    assert str(e.value) == "ropekit.fit_params: free = none (must be the parameters to tune, e.g. theta)"
     with pytest.raises(ValueError) as e:
         ropekit.fit_params("rope", "theta", ridge=0)
     assert str(e.value) == cli_error("fit-params", "--encoding", "rope", "--free", "theta", "--ridge", "0")

@@ -144,9 +144,9 @@ TEST_CASE("fit --encoding: bad input is exit 2 with one line naming the option o
                  "ropekit fit: --head-dim = 63");
   check_rejected("fit --encoding rope --target phase --train-context 64 --eval-contexts 128 --tau sideways",
                  "ropekit fit: --tau = 'sideways' (must be bounded or raw)");
-  check_rejected("fit --encoding rope --target phase --eval-contexts 128", "--train-context is missing");
-  check_rejected("fit --encoding rope --target phase --train-context 64", "--eval-contexts is missing");
-  check_rejected("fit --target phase --train-context 64 --eval-contexts 128", "no --config, --encoding or --methods");
+  check_rejected("fit --encoding rope --target phase --eval-contexts 128", "--train-context = none (must be set without --config");
+  check_rejected("fit --encoding rope --target phase --train-context 64", "--eval-contexts = none (must be set without --config");
+  check_rejected("fit --target phase --train-context 64 --eval-contexts 128", "--encoding = none (must be given, or --methods or --config");
   // With --config: the config sets the run's parameters; --encoding replaces its encodings.
   check_rejected("fit --config '" + toy + "' --encoding rope --train-context 64",
                  "ropekit fit: --train-context = '64' (must be absent with --config");

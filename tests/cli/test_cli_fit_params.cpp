@@ -145,9 +145,9 @@ TEST_CASE("fit-params refuses bad input with one line, exit code 2 and no output
   check_rejected("fit-params --encoding 'rope:dim=8' --free theta --export f.bin", "(must be a file name ending in .txt, .json or .npy)");
   check_rejected("fit-params --encoding 'rope:dim=8' --free theta --target phase --target linear --export f.npy",
                  "given with exactly one --target");
-  check_rejected("fit-params --encoding 'rope:dim=8'", "--free is missing");
-  check_rejected("fit-params --free theta", "no --encoding or --spectrum");
-  check_rejected("fit-params --spectrum 'matern:nu=?,l=?'", "--kernel-data is missing");
+  check_rejected("fit-params --encoding 'rope:dim=8'", "--free = none (must be the parameters to tune");
+  check_rejected("fit-params --free theta", "--encoding = none (must be given, or --spectrum");
+  check_rejected("fit-params --spectrum 'matern:nu=?,l=?'", "--kernel-data = none (must be a CSV table");
   check_rejected("fit-params --spectrum 'matern:nu=?,l=?' --kernel-data " + nan, "value = 'nan'");
   check_rejected("fit-params --encoding 'rope:dim=8' --free theta --format latex", "one of md, csv, json");
 }

@@ -112,7 +112,7 @@ TEST_CASE("bad configs are rejected with the key - the value and the constraint"
       {replace(kToy, "train_context: 512", "train_context: 512.5"), "toy.train_context = '512.5'"},
       {replace(kToy, "ridge: 0.001", "ridge: 0.001\n  train_points: 600"), "toy.train_points = 600"},
       {replace(kToy, "toy:", "other:"), "neither a 'toy' nor a 'benchmarks' section"},
-      {replace(kToy, "  num_freqs: 8\n", ""), "toy.num_freqs is missing"},
+      {replace(kToy, "  num_freqs: 8\n", ""), "toy.num_freqs = none (must be set: "},
       {replace(kToy, "jordan_rope]", "jordan_exact_m4_c010]"), "jordan_scaled_m4_c010"},
       {replace(kToy, "jordan_rope]", "wavelets]"), "method = 'wavelets' (must be one of nope, rope, "},
       {replace(kToy, "bounded_tau: true", "bounded_tau: maybe"), "position.bounded_tau = 'maybe'"},
