@@ -14,6 +14,7 @@
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
 #include "reports/table.hpp"
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/spelling.hpp"
@@ -59,8 +60,9 @@ std::vector<Row> rows_of(const Encoding& e, const std::string& which, const std:
 void run_tuning(const FitParamsArgs& a) {
   const Where where = Where::options(kCommand);
   if (!a.spectrum.empty() || !a.kernel_data.empty())
-    throw InputError(std::string(kCommand) + ": --spectrum/--kernel-data given with --encoding (must be one mode: "
-                                             "--encoding E --free NAMES, or --spectrum S --kernel-data FILE)");
+    throw_bad_value(kCommand, a.spectrum.empty() ? "--kernel-data" : "--spectrum",
+                    quote(a.spectrum.empty() ? a.kernel_data : a.spectrum),
+                    "absent with --encoding (one mode: --encoding E --free NAMES, or --spectrum S --kernel-data FILE)");
   // The options bound to the library's request (fit/tune_request.hpp), which checks them.
   TuneRequest request;
   request.command = kCommand;
