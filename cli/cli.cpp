@@ -243,11 +243,15 @@ int run_cli(int argc, char** argv) {
   } catch (const ChecksFailed&) {
     return finish(3);
   } catch (const InputError& e) {
-    // Every refusal names the command; the library's checks below the command's own name only their part.
-    const std::string what = e.what(), parsed = command_path(app);
+    // Every refusal names the command; the library's checks below the command's own name only their part, and a
+    // check shared by subcommands names their group ("ropekit verify: ..." from verify master).
+    std::string what = e.what();
+    const std::string parsed = command_path(app);
     const std::string& path = parsed == "ropekit" ? words : parsed;  // before parsing (ROPEKIT_SIMD): the words
-    const bool named = what.rfind("ropekit ", 0) == 0;
-    std::cerr << "error: " << (named ? "" : path + ": ") << what << "\n";
+    const std::string head = what.substr(0, what.find(": "));
+    if (head.rfind("ropekit ", 0) != 0) what = path + ": " + what;
+    else if (head != path && (path + " ").rfind(head + " ", 0) == 0) what.replace(0, head.size(), path);
+    std::cerr << "error: " << what << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     // Sizes are bounded up front (half the physical memory); this is memory other processes hold.
