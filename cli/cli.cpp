@@ -13,6 +13,7 @@
 
 #include "reports/output.hpp"
 #include "reports/table.hpp"
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/vecmath.hpp"
 #include "ropekit/core/spelling.hpp"
@@ -52,6 +53,30 @@ CLI::Validator real_transform(const std::string& command, const std::string& nam
         return std::string();
       },
       "", "");
+}
+
+// CLI11's messages echo what was typed: each word bounded as error.hpp's bounded() does.
+std::string bounded_words(std::string_view text) {
+  std::string out;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    const std::size_t end = std::min(text.find(' ', pos), text.size());
+    if (pos > 0) out += ' ';
+    out += bounded(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+// "ropekit verify master": the command and subcommands CLI11 has parsed.
+std::string command_path(const CLI::App& app) {
+  std::string path = "ropekit";
+  for (const CLI::App* sub = &app;;) {
+    const auto subs = sub->get_subcommands();
+    if (subs.empty()) break;
+    sub = subs.front();
+    path += " " + sub->get_name();
+  }
+  return path;
 }
 
 }  // namespace
@@ -166,7 +191,7 @@ int run_cli(int argc, char** argv) {
   };
   // The command words (without options), for messages that come before CLI11 knows the subcommand.
   std::string words = "ropekit";
-  for (int i = 1; i < argc && i < 4 && argv[i][0] != '-'; ++i) words += std::string(" ") + argv[i];
+  for (int i = 1; i < argc && i < 4 && argv[i][0] != '-'; ++i) words += " " + bounded(argv[i]);
 
   // The options CLI11 splits at commas: it drops empty items ("--eval-contexts 128,,256" read as 128,256).
   std::set<std::string> comma_lists;
@@ -187,15 +212,15 @@ int run_cli(int argc, char** argv) {
     const auto eq = arg.find('=');
     if ((eq != std::string::npos && eq + 1 == arg.size()) ||
         (eq == std::string::npos && i + 1 < argc && argv[i + 1][0] == '\0')) {
-      std::cerr << "error: " << words << ": " << arg.substr(0, eq) << " = '' (must be a non-empty value)\n";
+      std::cerr << "error: " << words << ": " << bounded(arg.substr(0, eq)) << " = '' (must be a non-empty value)\n";
       return 2;
     }
     const std::string name = arg.substr(0, eq);
     if (!comma_lists.count(name)) continue;
     const std::string value = eq != std::string::npos ? arg.substr(eq + 1) : (i + 1 < argc ? argv[i + 1] : "");
     if (value.find(",,") != std::string::npos || value.front() == ',' || value.back() == ',') {
-      std::cerr << "error: " << words << ": " << name << " = '" << value
-                << "' (must be a comma-separated list without empty items)\n";
+      std::cerr << "error: " << words << ": " << name << " = " << quote(value)
+                << " (must be a comma-separated list without empty items)\n";
       return 2;
     }
   }
@@ -212,19 +237,22 @@ int run_cli(int argc, char** argv) {
     return finish(print(e));
   } catch (const CLI::ParseError& e) {
     // Name the (sub)command being parsed: "error: ropekit fit: --config is required (see ropekit fit --help)".
-    std::string path = "ropekit";
-    for (CLI::App* sub = &app;;) {
-      const auto subs = sub->get_subcommands();
-      if (subs.empty()) break;
-      sub = subs.front();
-      path += " " + sub->get_name();
-    }
-    std::cerr << "error: " << (path == "ropekit" ? "" : path + ": ") << e.what() << " (see " << path << " --help)\n";
+    const std::string path = command_path(app);
+    std::cerr << "error: " << (path == "ropekit" ? "" : path + ": ") << bounded_words(e.what()) << " (see " << path
+              << " --help)\n";
     return 2;
   } catch (const ChecksFailed&) {
     return finish(3);
   } catch (const InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    // Every refusal names the command; the library's checks below the command's own name only their part, and a
+    // check shared by subcommands names their group ("ropekit verify: ..." from verify master).
+    std::string what = e.what();
+    const std::string parsed = command_path(app);
+    const std::string& path = parsed == "ropekit" ? words : parsed;  // before parsing (ROPEKIT_SIMD): the words
+    const std::string head = what.substr(0, what.find(": "));
+    if (head.rfind("ropekit ", 0) != 0) what = path + ": " + what;
+    else if (head != path && (path + " ").rfind(head + " ", 0) == 0) what.replace(0, head.size(), path);
+    std::cerr << "error: " << what << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     // Sizes are bounded up front (half the physical memory); this is memory other processes hold.

@@ -14,6 +14,7 @@
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
 #include "reports/table.hpp"
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/spelling.hpp"
@@ -59,8 +60,9 @@ std::vector<Row> rows_of(const Encoding& e, const std::string& which, const std:
 void run_tuning(const FitParamsArgs& a) {
   const Where where = Where::options(kCommand);
   if (!a.spectrum.empty() || !a.kernel_data.empty())
-    throw InputError(std::string(kCommand) + ": --spectrum/--kernel-data given with --encoding (must be one mode: "
-                                             "--encoding E --free NAMES, or --spectrum S --kernel-data FILE)");
+    throw_bad_value(kCommand, a.spectrum.empty() ? "--kernel-data" : "--spectrum",
+                    quote(a.spectrum.empty() ? a.kernel_data : a.spectrum),
+                    "absent with --encoding (one mode: --encoding E --free NAMES, or --spectrum S --kernel-data FILE)");
   // The options bound to the library's request (fit/tune_request.hpp), which checks them.
   TuneRequest request;
   request.command = kCommand;
@@ -193,7 +195,7 @@ void run_tuning(const FitParamsArgs& a) {
 
 void run_spectral(const FitParamsArgs& a) {
   if (a.kernel_data.empty())
-    throw InputError(std::string(kCommand) + ": --kernel-data is missing (must be a CSV table lag,value with --spectrum)");
+    throw InputError(std::string(kCommand) + ": --kernel-data = none (must be a CSV table lag,value with --spectrum)");
   if (!a.free.empty() || !a.targets.empty())
     throw InputError(std::string(kCommand) + ": --free/--target given with --spectrum (must be one mode: mark free "
                                              "spectral parameters with ?, e.g. matern:nu=?,l=?)");
@@ -279,8 +281,8 @@ void add_fit_params_commands(CLI::App& app, const CliContext&) {
     else if (!a->spectrum.empty())
       run_spectral(*a);
     else
-      throw InputError(std::string(kCommand) + ": no --encoding or --spectrum (must give --encoding E --free NAMES "
-                                               "[--target T...], or --spectrum S --kernel-data FILE)");
+      throw InputError(std::string(kCommand) + ": --encoding = none (must be given, or --spectrum: --encoding E "
+                                               "--free NAMES [--target T...], or --spectrum S --kernel-data FILE)");
   });
 }
 

@@ -15,6 +15,7 @@
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
 #include "reports/shard.hpp"
+#include "ropekit/core/echo.hpp"
 #include "ropekit/version.hpp"
 #include "reports/table.hpp"
 #include "ropekit/encodings/basis.hpp"
@@ -70,12 +71,12 @@ FitConfig fit_config_from_options(const FitArgs& a) {
   const Where where = Where::options(command);
   if (!a.section.empty()) throw_bad_value(where, "section", "'" + a.section + "'", "given only with --config");
   if (a.encodings.empty() && a.methods.empty())
-    throw InputError(command + ": no --config, --encoding or --methods (must give --encoding E... or --methods M..., "
-                               "with --train-context and --eval-contexts, or --config FILE.yaml)");
+    throw InputError(command + ": --encoding = none (must be given, or --methods or --config: --encoding E... or "
+                               "--methods M..., with --train-context and --eval-contexts, or --config FILE.yaml)");
   if (!a.train_context->count())
-    throw InputError(command + ": --train-context is missing (must be set without --config: the training lags 0..L-1)");
+    throw InputError(command + ": --train-context = none (must be set without --config: the training lags 0..L-1)");
   if (!a.eval_contexts_option->count())
-    throw InputError(command + ": --eval-contexts is missing (must be set without --config: lengths T1,T2,... to score)");
+    throw InputError(command + ": --eval-contexts = none (must be set without --config: lengths T1,T2,... to score)");
   FitOptions o;
   o.methods = a.methods;
   o.encodings = a.encodings;
@@ -169,7 +170,9 @@ void run_fit(const FitArgs& a, const CliContext& ctx) {
 void run_features(const FeatureArgs& a) {
   const std::string command = "ropekit features";
   const Where where = Where::options(command);
-  if (a.method.empty() == a.encoding.empty())
+  if (!a.method.empty() && !a.encoding.empty())
+    throw_bad_value(command, "--method", quote(a.method), "absent with --encoding (give one of them)");
+  if (a.method.empty() && a.encoding.empty())
     throw InputError(command + ": give exactly one of --method METHOD and --encoding ENCODING");
   if (!a.encoding.empty()) {
     // The spelling carries every parameter: the basis options would be silently ignored, so they are refused.

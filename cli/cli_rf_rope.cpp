@@ -13,6 +13,7 @@
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
 #include "reports/shard.hpp"
+#include "ropekit/core/echo.hpp"
 #include "ropekit/version.hpp"
 #include "reports/table.hpp"
 #include "ropekit/core/budget.hpp"
@@ -141,7 +142,9 @@ void run_kernel(const KernelArgs& a) {
     emit(a.out, render(t, format));
     return;
   }
-  if (a.spectrum.empty() == a.encodings.empty())
+  if (!a.spectrum.empty() && !a.encodings.empty())
+    throw_bad_value("ropekit kernel", "--spectrum", quote(a.spectrum), "absent with --encoding (give one of them)");
+  if (a.spectrum.empty() && a.encodings.empty())
     throw InputError("ropekit kernel: give exactly one of --spectrum SPEC and --encoding ENCODING...");
   if (!a.encodings.empty()) {
     run_encoding_kernel(EncodingKernelArgs{a.encodings, a.lags, a.rho, a.seq_len, a.format, a.out, a.plot, a.block_rows});

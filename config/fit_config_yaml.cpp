@@ -72,7 +72,7 @@ class Reader {
                      std::string_view constraint) const {
     YAML::Node n = section[key];
     if (!n.IsDefined() || n.IsNull())
-      throw InputError(fmt::format("{}: {}.{} is missing (must be set: {})", where_, section_name, key, constraint));
+      throw InputError(fmt::format("{}: {}.{} = none (must be set: {})", where_, section_name, key, constraint));
     return n;
   }
 
@@ -145,7 +145,8 @@ FitConfig parse_fit_config(std::string_view yaml_text, std::string_view source, 
     if (*overrides.section != "toy" && *overrides.section != "benchmarks")
       throw_bad_value("ropekit fit", "--section", "'" + *overrides.section + "'", "toy or benchmarks");
     if (!root[*overrides.section].IsDefined())
-      throw InputError(fmt::format("{}: no '{}' section (asked for with --section)", where, *overrides.section));
+      throw InputError(fmt::format("{}: --section = '{}' (must be a section of the config: it has none of that name)",
+                                   where, *overrides.section));
     c.section = *overrides.section;
   } else if (has_toy && has_bench) {
     throw InputError(where + ": has both 'toy' and 'benchmarks' sections (choose one with --section)");
@@ -155,9 +156,10 @@ FitConfig parse_fit_config(std::string_view yaml_text, std::string_view source, 
     throw InputError(where + ": neither a 'toy' nor a 'benchmarks' section (must have one)");
   }
   const YAML::Node sec = root[c.section];
-  if (!sec.IsMap()) throw InputError(fmt::format("{}: '{}' is not a mapping", where, c.section));
+  if (!sec.IsMap()) throw InputError(fmt::format("{}: {} = {} (must be a mapping)", where, c.section,
+                                                 sec.IsSequence() ? "a list" : sec.IsScalar() ? "a scalar" : "null"));
   const YAML::Node pos = root["position"];
-  if (pos.IsDefined() && !pos.IsNull() && !pos.IsMap()) throw InputError(where + ": 'position' is not a mapping");
+  if (pos.IsDefined() && !pos.IsNull() && !pos.IsMap()) throw InputError(where + ": position = " + (pos.IsSequence() ? "a list" : "a scalar") + " (must be a mapping)");
   // A key that is absent or null: nullopt (a default-constructed YAML::Node would count as defined).
   auto opt = [](const YAML::Node& parent, const char* key) -> std::optional<YAML::Node> {
     if (!parent.IsDefined() || !parent.IsMap()) return std::nullopt;

@@ -8,6 +8,7 @@
 #include "probes/scaling_probe.hpp"
 #include "probes/tuning_probe.hpp"
 #include "probes/nd_rope_probe.hpp"
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/version.hpp"
 
@@ -39,7 +40,7 @@ const ProbeInfo& find_probe(const std::string& name) {
     if (p.name == name) return p;
     known += (known.empty() ? "" : ", ") + p.name;
   }
-  throw InputError(fmt::format("unknown probe '{}' (known: {})", name, known));
+  throw InputError(fmt::format("probe = {} (must be one of {})", quote(name), known));
 }
 
 std::string report_header(const std::string& title, const std::string& command, const std::string& details) {

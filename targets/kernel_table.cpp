@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/input_file.hpp"
 #include "ropekit/core/spelling.hpp"
@@ -28,7 +29,7 @@ KernelTable parse_kernel_table(std::string_view text, std::string_view source, s
   bool header = false;
   std::size_t line_no = 0;
   auto fail = [&](const std::string& what) {
-    throw InputError(fmt::format("{}: {} line {}: {}", where, source, line_no, what));
+    throw InputError(fmt::format("{}: {} line {}: {}", where, bounded(std::string(source)), line_no, what));
   };
   while (!text.empty()) {
     const auto nl = text.find('\n');
@@ -38,24 +39,26 @@ KernelTable parse_kernel_table(std::string_view text, std::string_view source, s
     if (line.empty() || line.front() == '#') continue;
     const auto comma = line.find(',');
     if (comma == std::string_view::npos || line.find(',', comma + 1) != std::string_view::npos)
-      fail(fmt::format("'{}' (must be two comma-separated fields{})", line.substr(0, 80), header ? "" : ": lag,value"));
+      fail(fmt::format("{} (must be two comma-separated fields{})", quote(line), header ? "" : ": lag,value"));
     const auto a = trim(line.substr(0, comma)), b = trim(line.substr(comma + 1));
     if (!header) {
-      if (a != "lag" || b != "value") fail(fmt::format("header '{}' (must be lag,value)", line.substr(0, 80)));
+      if (a != "lag" || b != "value") fail(fmt::format("header = {} (must be lag,value)", quote(line)));
       header = true;
       continue;
     }
     const auto lag = parse_double(a), value = parse_double(b);
-    if (!lag || !std::isfinite(*lag) || *lag < 0) fail(fmt::format("lag = '{}' (must be a finite number >= 0)", a));
-    if (!value || !std::isfinite(*value)) fail(fmt::format("value = '{}' (must be a finite number)", b));
+    if (!lag || !std::isfinite(*lag) || *lag < 0) fail(fmt::format("lag = {} (must be a finite number >= 0)", quote(a)));
+    if (!value || !std::isfinite(*value)) fail(fmt::format("value = {} (must be a finite number)", quote(b)));
     if (!lags.empty() && !(*lag > lags.back()))
-      fail(fmt::format("lag = {} after {} (lags must be strictly increasing)", format_number(*lag),
-                       format_number(lags.back())));
+      fail(fmt::format("lag = {} (must be greater than the lag before it, {}: lags are strictly increasing)",
+                       format_number(*lag), format_number(lags.back())));
     lags.push_back(*lag);
     values.push_back(*value);
   }
-  if (!header) throw InputError(fmt::format("{}: {}: empty table (must have the header lag,value and rows)", where, source));
-  if (lags.empty()) throw InputError(fmt::format("{}: {}: no rows after the header (must have at least one)", where, source));
+  if (!header)
+    throw InputError(fmt::format("{}: {}: header = none (must be lag,value, then the rows)", where, bounded(source)));
+  if (lags.empty())
+    throw InputError(fmt::format("{}: {}: rows = 0 (must be at least one after the header)", where, bounded(source)));
   t.lag = Eigen::Map<Eigen::VectorXd>(lags.data(), static_cast<Eigen::Index>(lags.size()));
   t.value = Eigen::Map<Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
   return t;

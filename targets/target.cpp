@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/finite.hpp"
 #include "ropekit/encodings/frequencies.hpp"
@@ -25,7 +26,7 @@ std::string known_targets() {
 }
 
 [[noreturn]] void unknown(std::string_view name) {
-  throw InputError(fmt::format("unknown target '{}' (known: {})", name, known_targets()));
+  throw InputError(fmt::format("target = {} (must be one of {})", quote(name), known_targets()));
 }
 
 int checked_jet(std::string_view name, std::int64_t r) {
@@ -122,7 +123,7 @@ void TargetParams::validate(const Where& where) const {
 
 Target parse_target(std::string_view name) {
   std::string n(name);
-  if (n.empty()) throw InputError("target name is empty (known: " + known_targets() + ")");
+  if (n.empty()) throw InputError("target = '' (must be one of " + known_targets() + ")");
   if (n.find_first_of(":-=") != std::string::npos) return parse_readable(n);
   // std::regex recurses per character: a name of 1e5 characters would overflow the stack.
   if (n.size() > 128)

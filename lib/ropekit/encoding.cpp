@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encodings/reference_names.hpp"
@@ -99,7 +100,7 @@ std::string known_families() {
   for (const auto* info : family_infos())
     for (const auto& p : info->parsers)
       if (p.listed) out += std::string(p.name) + ", ";
-  return out + "and the fixed-basis reference names (ropekit list methods)";
+  return out + "or a fixed-basis reference name (ropekit list methods)";
 }
 
 bool is_reference_name(std::string_view text) {
@@ -111,8 +112,8 @@ bool is_reference_name(std::string_view text) {
 
 Encoding ParseContext::parse_part(Spelling& s) const {
   if (const auto* p = find_parser(s.family())) return p->parse(s, *this);
-  throw InputError(fmt::format("{}: {} '{}': unknown encoding family '{}' (known: {})", where_.context, s.what(),
-                               s.text(), s.family(), known_families()));
+  throw InputError(fmt::format("{}: {} {}: encoding family = {} (must be one of {})", where_.context, s.what(),
+                               quote(s.text()), quote(s.family()), known_families()));
 }
 
 Encoding parse_encoding(std::string_view text, const Where& where, const EncodingDefaults& defaults) {
@@ -349,7 +350,8 @@ std::vector<Block> blocks(const Encoding& e, double lag, std::optional<double> s
 
 Features features(const Encoding& e, const Lags& lags) {
   if (lags.cols() != lag_dims(e))
-    throw InputError(fmt::format("encoding '{}' takes {}-D lags; got {}", spelling(e), lag_dims(e), lags.cols()));
+    throw InputError(
+        fmt::format("encoding {}: lag dimension = {} (must be {})", quote(spelling(e)), lags.cols(), lag_dims(e)));
   return std::visit(Overloaded{
                         [&](const enc::Rope& f) { return enc::features(f, lags); },
                         [&](const enc::RopeMatched& f) { return enc::features(f, lags); },
@@ -430,7 +432,7 @@ void rethrow_for_encoding(const std::string& command, const std::string& text, c
   for (const char* prefix : {"ropekit::frequencies: ", "ropekit::long_term_decay_bound: "})
     if (what.rfind(prefix, 0) == 0) what = what.substr(std::char_traits<char>::length(prefix));
   if (what.rfind("encoding '", 0) == 0) throw InputError(fmt::format("{}: {}", command, what));
-  throw InputError(fmt::format("{}: encoding '{}': {}", command, text, what));
+  throw InputError(fmt::format("{}: encoding {}: {}", command, quote(text), what));
 }
 
 }  // namespace ropekit

@@ -17,6 +17,12 @@ def _blocks(n, size):
     return [(i, min(n, i + size)) for i in range(0, n, size)]
 
 
+def _as_sweep(e):
+    """fit's ValueError as sweep's: "ropekit.fit: ..." -> "ropekit.sweep: ..." (messages name the function called)."""
+    text = str(e)
+    return ValueError("ropekit.sweep: " + (text[len("ropekit.fit: "):] if text.startswith("ropekit.fit: ") else text))
+
+
 def sweep(encodings, targets, train_context, eval_contexts, ridge=1e-4, client=None, *, block_size=None,
           threads=None, **options):
     """Fit every encoding to every target and return the rows of ``ropekit fit`` as a pandas DataFrame.
@@ -54,10 +60,13 @@ def sweep(encodings, targets, train_context, eval_contexts, ridge=1e-4, client=N
     if "methods" in options:
         raise ValueError("ropekit.sweep: methods = given (must be absent: sweep fits encodings; use ropekit.fit)")
     if not encodings:
-        raise ValueError("ropekit.sweep: encodings = [] (must list at least one encoding)")
+        raise ValueError("ropekit.sweep: encodings = [] (must be at least one encoding)")
     if client is None:
         opts = dict(options, threads=0 if threads is None else threads)
-        rows = _ropekit.fit(encodings, targets, train_context, eval_contexts, ridge, **opts)
+        try:
+            rows = _ropekit.fit(encodings, targets, train_context, eval_contexts, ridge, **opts)
+        except ValueError as e:
+            raise _as_sweep(e) from None
         return pd.DataFrame(rows, columns=FIT_COLUMNS)
 
     # A bad spelling fails in its task and gather re-raises its ValueError here.
@@ -68,7 +77,10 @@ def sweep(encodings, targets, train_context, eval_contexts, ridge=1e-4, client=N
     blocks = _blocks(len(encodings), int(block_size))
     futures = [client.submit(_fit_block, encodings[a:b], targets, train_context, eval_contexts, ridge, opts,
                              pure=False) for a, b in blocks]
-    results = client.gather(futures)
+    try:
+        results = client.gather(futures)
+    except ValueError as e:
+        raise _as_sweep(e) from None
 
     # Each block's rows are (seed, target, encoding, context) in order; interleave them into the serial order.
     seeds = list(opts.get("seeds", [0]))

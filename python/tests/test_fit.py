@@ -99,7 +99,7 @@ def test_fit_params_matches_command_line():
 def test_fit_params_errors():
     with pytest.raises(ValueError) as e:
         ropekit.fit_params("rope", [])
-    assert str(e.value) == "ropekit.fit_params: free is missing (must name the parameters to tune)"
+    assert str(e.value) == "ropekit.fit_params: free = none (must be the parameters to tune, e.g. theta)"
     with pytest.raises(ValueError) as e:
         ropekit.fit_params("rope", "theta", ridge=0)
     assert str(e.value) == cli_error("fit-params", "--encoding", "rope", "--free", "theta", "--ridge", "0")
@@ -136,18 +136,18 @@ def test_fit_spectrum_refuses_bad_tables_and_non_finite_residuals():
     bad[3] = np.nan
     cases = [
         ((x, bad), "(must be finite values at finite lags >= 0)"),
-        ((np.array([]), np.array([])), "has 0 rows (must have more than the free parameters"),
+        ((np.array([]), np.array([])), "rows = 0 (must be more than the free parameters"),
         ((x[::-1].copy(), y), "(must be strictly increasing lags)"),
         ((x - 1, y), "(must be finite values at finite lags >= 0)"),
     ]
     for args, expect in cases:
         with pytest.raises(ValueError) as e:
             ropekit.fit_spectrum("cauchy:b=?", *args)
-        assert str(e.value).startswith("ropekit.fit_params: ") and expect in str(e.value), str(e.value)
+        assert str(e.value).startswith("ropekit.fit_spectrum: ") and expect in str(e.value), str(e.value)
         assert "\n" not in str(e.value)
     with pytest.raises(ValueError) as e:
         ropekit.fit_spectrum("gaussian:sigma=?1e-300", x, y)
-    assert str(e.value).startswith("ropekit.fit_params: spectrum = 'gaussian:sigma=?1e-300' (must be finite residuals")
+    assert str(e.value).startswith("ropekit.fit_spectrum: spectrum = 'gaussian:sigma=?1e-300' (must be finite residuals")
 
 
 def test_fit_params_summary_counts_starts_from_one():

@@ -22,7 +22,7 @@ def test_serial_sweep_is_fit_as_a_dataframe():
 def test_sweep_refuses_methods_and_bad_spellings():
     with pytest.raises(ValueError, match="methods"):
         ropekit.sweep(["rope"], ["phase"], 64, [128], methods=["rope"])
-    with pytest.raises(ValueError, match=r"ropekit.fit: encodings: encoding 'rope:dim=63'"):
+    with pytest.raises(ValueError, match=r"^ropekit.sweep: encodings: encoding 'rope:dim=63'"):
         ropekit.sweep(["rope:dim=63"], ["phase"], 64, [128])
 
 
@@ -46,5 +46,5 @@ def test_cluster_sweep_equals_serial(client):
 
 
 def test_cluster_sweep_raises_the_tasks_value_error(client):
-    with pytest.raises(ValueError, match=r"dim = 63 \(must be a positive even integer\)"):
+    with pytest.raises(ValueError, match=r"^ropekit.sweep: .*dim = 63 \(must be a positive even integer\)"):
         ropekit.sweep(["rope", "rope:dim=63"], ["phase"], 64, [128], client=client, block_size=1)

@@ -68,9 +68,9 @@ TEST_CASE("ropekit fit --config paper-table3-toy.yaml --format csv agrees with t
 TEST_CASE("bad input on the command line: error: - exit 2 - no output file") {
   ScratchDir cfg("cfg");
   const std::string toy = source_path("configs/paper-table3-toy.yaml");
-  check_rejected("fit --config '" + toy + "' --methods wavelets", "unknown method 'wavelets'");
+  check_rejected("fit --config '" + toy + "' --methods wavelets", "method = 'wavelets' (must be one of nope, rope, ");
   check_rejected("fit --config '" + toy + "' --methods jordan_exact_m4_c010", "jordan_scaled_m4_c010");
-  check_rejected("fit --config '" + toy + "' --targets spiral", "unknown target 'spiral'");
+  check_rejected("fit --config '" + toy + "' --targets spiral", "target = 'spiral' (must be one of phase, linear, ");
   check_rejected("fit --config '" + toy + "' --format xml", "format = 'xml'");
   check_rejected("fit --config /nonexistent.yaml", "/nonexistent.yaml");
   // The paper's Table 3 config with one value broken.

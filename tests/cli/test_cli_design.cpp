@@ -249,12 +249,12 @@ TEST_CASE("design: bad input exits 2 with one line naming the value and the cons
   const std::string uneven = dir.write("uneven.csv", "lag,value\n0,1\n1,0.5\n3,0.2\n");
   check_rejected("design --kernel foo:x=1 --blocks 4", "ropekit design: --kernel = 'foo:x=1' (must be a 1-D spectral family");
   check_rejected("design --kernel 'gaussian:sigma=1,dims=2' --blocks 4", "(must be a 1-D spectral family (this one has dims = 2))");
-  check_rejected("design --kernel data:" + empty + " --blocks 4", "no rows after the header");
-  check_rejected("design --kernel data:" + nonmono + " --blocks 4", "(lags must be strictly increasing)");
+  check_rejected("design --kernel data:" + empty + " --blocks 4", "rows = 0 (must be at least one after the header)");
+  check_rejected("design --kernel data:" + nonmono + " --blocks 4", "lags are strictly increasing)");
   check_rejected("design --kernel data:" + notone + " --blocks 4", "Phi(0) 0.5 (must be 1 to within 1e-09");
   check_rejected("design --kernel data:" + nan + " --blocks 4", "line 3: value = 'nan' (must be a finite number)");
   check_rejected("design --kernel data:" + uneven + " --blocks 4", "(must be an even grid k h");
-  check_rejected("design --kernel data:" + dir.file("missing.csv") + " --blocks 4", "cannot read kernel table");
+  check_rejected("design --kernel data:" + dir.file("missing.csv") + " --blocks 4", "kernel table = '");
   check_rejected("design --kernel gaussian:sigma=1 --blocks 0", "ropekit design: --blocks = 0 (must be an integer in [1, 16777216])");
   check_rejected("design --kernel gaussian:sigma=1 --blocks 4 --sampling sobol",
                  "ropekit design: --sampling = 'sobol' (must be one of quantile, iid, antithetic)");

@@ -286,7 +286,7 @@ TEST_CASE("bad input to the encoding commands: exit 2, one error line naming the
     std::string args, mentions;
   };
   const std::vector<Bad> bad = {
-      {"kernel --encoding foo", "unknown encoding family 'foo'"},
+      {"kernel --encoding foo", "encoding family = 'foo' (must be one of rope, "},
       {"kernel --encoding rope:dim=127", "dim = 127"},
       {"kernel --encoding rope --lags 1,nan", "--lags = 'nan'"},
       {"kernel --encoding rope --rho 2", "--rho = 2"},
@@ -299,7 +299,7 @@ TEST_CASE("bad input to the encoding commands: exit 2, one error line naming the
       {"kernel --encoding rope --plot " + dir.file("p.svg") + " --lags '1,0;0,1'", "--lags"},
       {"kernel --spectrum gaussian --rho 0.5", "--rho = 0.5"},
       {"kernel --encoding rope:dim=16777216 --lags 0:1048576", "--lags = 1048576 lags (must be at most"},
-      {"frequencies --encoding foo", "unknown encoding family 'foo'"},
+      {"frequencies --encoding foo", "encoding family = 'foo' (must be one of rope, "},
       {"frequencies --encoding rope:dim=7", "dim = 7"},
       {"frequencies --encoding alibi", "--encoding = 'alibi'"},
       {"frequencies --encoding rope --seq-len -1", "--seq-len = -1"},
@@ -311,9 +311,9 @@ TEST_CASE("bad input to the encoding commands: exit 2, one error line naming the
       {"features --encoding rope --lags nan", "--lags = 'nan'"},
       {"features --encoding nd:dim=8", "--lags = (missing)"},
       {"features --encoding rope --num-freqs 4", "--num-freqs = given with --encoding"},
-      {"features --encoding rope --method rope", "exactly one of --method"},
+      {"features --encoding rope --method rope", "--method = 'rope' (must be absent with --encoding"},
       {"features --encoding sinusoidal", "--encoding = 'sinusoidal'"},
-      {"check --encoding foo", "unknown encoding family 'foo'"},
+      {"check --encoding foo", "encoding family = 'foo' (must be one of rope, "},
       {"check --encoding rope:dim=6,base=-1", "base = -1"},
       {"check --encoding rope --window 1,nan", "--window = 'nan'"},
       {"check --encoding rope --seq-len -1", "--seq-len = -1"},

@@ -126,7 +126,7 @@ TEST_CASE("fit --encoding: bad input is exit 2 with one line naming the option o
   const std::string run = " --target phase --train-context 64 --eval-contexts 128";
   check_rejected("fit --encoding rope:dim=63" + run,
                  "ropekit fit: --encoding: encoding 'rope:dim=63': dim = 63 (must be a positive even integer)");
-  check_rejected("fit --encoding wavelets" + run, "ropekit fit: --encoding: encoding 'wavelets': unknown encoding family");
+  check_rejected("fit --encoding wavelets" + run, "ropekit fit: --encoding: encoding 'wavelets': encoding family = 'wavelets' (must be one of");
   check_rejected("fit --encoding rope --target phase --train-context 0 --eval-contexts 128",
                  "ropekit fit: --train-context = 0 (must be an integer in [1, 2147483647])");
   check_rejected("fit --encoding rope --target phase --train-context 64 --eval-contexts 128,0",
@@ -137,16 +137,16 @@ TEST_CASE("fit --encoding: bad input is exit 2 with one line naming the option o
   check_rejected("fit --encoding 'rf-rope:spectrum=gaussian(sigma=1,dims=2),blocks=8,seed=1'" + run,
                  "(must be an encoding of 1-D lags");
   check_rejected("fit --encoding sinusoidal:dim=8" + run, "ropekit fit: --encoding = 'sinusoidal:dim=8' (must be a relative encoding");
-  check_rejected("fit --encoding rope --target spiral --train-context 64 --eval-contexts 128", "unknown target 'spiral'");
+  check_rejected("fit --encoding rope --target spiral --train-context 64 --eval-contexts 128", "target = 'spiral' (must be one of phase, linear, ");
   check_rejected("fit --encoding rope --target phase --train-context 64 --eval-contexts 128 --ridge -1",
                  "ropekit fit: --ridge = -1");
   check_rejected("fit --encoding rope --target phase --train-context 64 --eval-contexts 128 --head-dim 63",
                  "ropekit fit: --head-dim = 63");
   check_rejected("fit --encoding rope --target phase --train-context 64 --eval-contexts 128 --tau sideways",
                  "ropekit fit: --tau = 'sideways' (must be bounded or raw)");
-  check_rejected("fit --encoding rope --target phase --eval-contexts 128", "--train-context is missing");
-  check_rejected("fit --encoding rope --target phase --train-context 64", "--eval-contexts is missing");
-  check_rejected("fit --target phase --train-context 64 --eval-contexts 128", "no --config, --encoding or --methods");
+  check_rejected("fit --encoding rope --target phase --eval-contexts 128", "--train-context = none (must be set without --config");
+  check_rejected("fit --encoding rope --target phase --train-context 64", "--eval-contexts = none (must be set without --config");
+  check_rejected("fit --target phase --train-context 64 --eval-contexts 128", "--encoding = none (must be given, or --methods or --config");
   // With --config: the config sets the run's parameters; --encoding replaces its encodings.
   check_rejected("fit --config '" + toy + "' --encoding rope --train-context 64",
                  "ropekit fit: --train-context = '64' (must be absent with --config");

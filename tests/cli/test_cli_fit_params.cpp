@@ -131,12 +131,12 @@ TEST_CASE("fit-params refuses bad input with one line, exit code 2 and no output
   const auto nan = dir.write("nan.csv", "lag,value\n0,1\n1,nan\n");
   const auto noheader = dir.write("noheader.csv", "0,1\n1,0.5\n");
   const std::string base = "fit-params --encoding 'damped:dim=8' --free theta ";
-  check_rejected(base + "--target data:" + empty, "empty table");
-  check_rejected(base + "--target data:" + header_only, "no rows after the header");
-  check_rejected(base + "--target data:" + backwards, "lags must be strictly increasing");
+  check_rejected(base + "--target data:" + empty, "header = none (must be lag,value, then the rows)");
+  check_rejected(base + "--target data:" + header_only, "rows = 0 (must be at least one after the header)");
+  check_rejected(base + "--target data:" + backwards, "lags are strictly increasing)");
   check_rejected(base + "--target data:" + nan, "value = 'nan' (must be a finite number)");
-  check_rejected(base + "--target data:" + noheader, "header '0,1' (must be lag,value)");
-  check_rejected(base + "--target data:" + dir.file("missing.csv"), "cannot read kernel table");
+  check_rejected(base + "--target data:" + noheader, "header = '0,1' (must be lag,value)");
+  check_rejected(base + "--target data:" + dir.file("missing.csv"), "kernel table = '");
   check_rejected("fit-params --encoding 'damped:dim=8' --free eta", "--free = 'eta' (must be a parameter of damped");
   check_rejected("fit-params --encoding 'rope:dim=8' --free theta --ridge 0", "--ridge = 0");
   check_rejected("fit-params --encoding 'rope:dim=8' --free theta --ridge nan", "--ridge = nan");
@@ -145,9 +145,9 @@ TEST_CASE("fit-params refuses bad input with one line, exit code 2 and no output
   check_rejected("fit-params --encoding 'rope:dim=8' --free theta --export f.bin", "(must be a file name ending in .txt, .json or .npy)");
   check_rejected("fit-params --encoding 'rope:dim=8' --free theta --target phase --target linear --export f.npy",
                  "given with exactly one --target");
-  check_rejected("fit-params --encoding 'rope:dim=8'", "--free is missing");
-  check_rejected("fit-params --free theta", "no --encoding or --spectrum");
-  check_rejected("fit-params --spectrum 'matern:nu=?,l=?'", "--kernel-data is missing");
+  check_rejected("fit-params --encoding 'rope:dim=8'", "--free = none (must be the parameters to tune");
+  check_rejected("fit-params --free theta", "--encoding = none (must be given, or --spectrum");
+  check_rejected("fit-params --spectrum 'matern:nu=?,l=?'", "--kernel-data = none (must be a CSV table");
   check_rejected("fit-params --spectrum 'matern:nu=?,l=?' --kernel-data " + nan, "value = 'nan'");
   check_rejected("fit-params --encoding 'rope:dim=8' --free theta --format latex", "one of md, csv, json");
 }

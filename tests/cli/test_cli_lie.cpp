@@ -112,7 +112,7 @@ TEST_CASE("bad input: error: ..., exit 2, no output file") {
   };
   for (const auto& [name, text, mentions] : files)
     expect_bad_input("lie check '" + dir.write(name, text) + "' --out '" + out + "'", out, mentions);
-  expect_bad_input("lie check '" + dir.file("missing.json") + "' --out '" + out + "'", out, "cannot read");
+  expect_bad_input("lie check '" + dir.file("missing.json") + "' --out '" + out + "'", out, "(must be a readable file: No such file or directory)");
   expect_bad_input("lie build torus --dim 7 --axes 1 --out '" + out + "'", out, "--dim = 7");
   expect_bad_input("lie build axial --dim 7 --axes 1 --out '" + out + "'", out, "dim = 7");
   expect_bad_input("lie build torus --dim 4 --axes 2 --freqs 1,2,3 --out '" + out + "'", out, "--freqs = 3 values");

@@ -132,7 +132,7 @@ TEST_CASE("ROPEKIT_SIMD: a path by name, and an unknown name is one error line w
   ::unsetenv("ROPEKIT_SIMD");
   CAPTURE(bad.err);
   CHECK(bad.exit_code == 2);
-  CHECK(bad.err == "error: environment: ROPEKIT_SIMD = 'sse9' (must be scalar, avx2 or avx512)\n");
+  CHECK(bad.err == "error: ropekit verify master: environment: ROPEKIT_SIMD = 'sse9' (must be scalar, avx2 or avx512)\n");
   CHECK(bad.out.empty());
   // Checked at start-up (cli.cpp), also by a command that computes no sine.
   ::setenv("ROPEKIT_SIMD", "sse9", 1);

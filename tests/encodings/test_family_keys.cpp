@@ -68,17 +68,17 @@ std::vector<std::string> bad_values(const KeyRule& r) {
   return {};
 }
 
-// "... (known for 'damped': gamma, dim, base, F, partial, scaling, freqs, file)" -> {gamma, dim, ...}.
+// "... zz_unknown = '1' (must be absent: damped takes gamma, dim, base, ...)" -> {gamma, dim, ...}.
 std::set<std::string> known_keys(const std::string& example) {
   try {
     (void)parse_encoding(with_key(example, "zz_unknown", "1"), Where("ropekit kernel"));
   } catch (const InputError& e) {
     const std::string what = e.what();
-    const auto open = what.find("': ", what.find("known for '"));
     std::set<std::string> out;
-    if (open == std::string::npos) return out;
-    for (const auto& k : items(what.substr(open + 3, what.size() - open - 4)))
-      if (k != "none") out.insert(k.front() == ' ' ? k.substr(1) : k);
+    const auto takes = what.find(" takes ", what.find("zz_unknown = "));
+    if (takes == std::string::npos || what.find("takes no parameters") != std::string::npos) return out;
+    for (const auto& k : items(what.substr(takes + 7, what.size() - takes - 8)))
+      out.insert(k.front() == ' ' ? k.substr(1) : k);
     return out;
   }
   return {};

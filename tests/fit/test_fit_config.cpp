@@ -112,9 +112,9 @@ TEST_CASE("bad configs are rejected with the key - the value and the constraint"
       {replace(kToy, "train_context: 512", "train_context: 512.5"), "toy.train_context = '512.5'"},
       {replace(kToy, "ridge: 0.001", "ridge: 0.001\n  train_points: 600"), "toy.train_points = 600"},
       {replace(kToy, "toy:", "other:"), "neither a 'toy' nor a 'benchmarks' section"},
-      {replace(kToy, "  num_freqs: 8\n", ""), "toy.num_freqs is missing"},
+      {replace(kToy, "  num_freqs: 8\n", ""), "toy.num_freqs = none (must be set: "},
       {replace(kToy, "jordan_rope]", "jordan_exact_m4_c010]"), "jordan_scaled_m4_c010"},
-      {replace(kToy, "jordan_rope]", "wavelets]"), "unknown method 'wavelets'"},
+      {replace(kToy, "jordan_rope]", "wavelets]"), "method = 'wavelets' (must be one of nope, rope, "},
       {replace(kToy, "bounded_tau: true", "bounded_tau: maybe"), "position.bounded_tau = 'maybe'"},
       {replace(kToy, "seeds: [0, 1]", "seeds: [0, x]"), "seeds[1] = 'x'"},
       {"toy: [1, 2\n", "malformed YAML at line"},
@@ -223,7 +223,7 @@ TEST_CASE("bad encodings are refused naming encodings[i], the spelling and the c
   };
   const std::vector<Case> cases = {
       {"rope:dim=63", "config test.yaml: encodings[1]: encoding 'rope:dim=63': dim = 63 (must be a positive even integer)"},
-      {"warp", "config test.yaml: encodings[1]: encoding 'warp': unknown encoding family 'warp'"},
+      {"warp", "config test.yaml: encodings[1]: encoding 'warp': encoding family = 'warp' (must be one of rope, "},
       {"jordan_exact_m4_c010", "jordan_scaled_m4_c010"},
       {"\"nd:family=axial,dim=8,axes=2\"",
        "config test.yaml: encodings[1] = 'nd:family=axial,dim=8,axes=2' (must be an encoding of 1-D lags"},

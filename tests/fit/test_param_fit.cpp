@@ -304,7 +304,7 @@ TEST_CASE("spectral fit input errors") {
   rejected("matern:nu=?-1", "nu = '-1'");
   data.lag = grid(2);
   data.value = Eigen::VectorXd::Ones(2);
-  rejected("matern:nu=?,l=?", "has 2 rows (must have more than the 2 free parameters");
+  rejected("matern:nu=?,l=?", "rows = 2 (must be more than the 2 free parameters");
 }
 
 TEST_CASE("one free factor: the scan of its interval finds a hidden YaRN factor 6 from starts in other basins") {
@@ -359,7 +359,7 @@ TEST_CASE("spectral fits refuse tables the command line would and non-finite res
   rejected("gaussian:sigma=?1e-300", data, "--spectrum = 'gaussian:sigma=?1e-300' (must be finite residuals");
   KernelTable empty;
   empty.source = "e.csv";
-  rejected("gaussian:sigma=?", empty, "has 0 rows");
+  rejected("gaussian:sigma=?", empty, "rows = 0 (must be more than the free parameters");
   KernelTable nan = data;
   nan.value[4] = std::nan("");
   rejected("gaussian:sigma=?", nan, "--kernel-data = row 5: lag 2, value nan (must be finite values");

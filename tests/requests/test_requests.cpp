@@ -129,7 +129,10 @@ TEST_CASE("verify request: the content guard and the budget") {
   r.blocks = 8;
   r.power = true;
   r.draw_from = "gaussian:sigma=1";
-  CHECK_THROWS_WITH_AS(plan_verify(r), "ropekit verify master: give --draw-from or --power, not both", InputError);
+  CHECK_THROWS_WITH_AS(plan_verify(r),
+                       "ropekit verify master: --draw-from = 'gaussian:sigma=1' (must be absent with --power (give one "
+                       "of them))",
+                       InputError);
 }
 
 TEST_CASE("fit options: their ranges, as the command line's parser states them") {

@@ -365,8 +365,8 @@ TEST_CASE("kernel_grid: a good table, and every refusal names the value and the 
     }
   };
   // The reader's refusals (targets/kernel_table), then the grid's.
-  refused("", "empty table");
-  refused("lag,value\n", "no rows");
+  refused("", "header = none (must be lag,value");
+  refused("lag,value\n", "rows = 0 (must be at least one");
   refused("x,y\n0,1\n", "(must be lag,value)");
   refused("lag,value\n0,1\n1,nan\n", "line 3: value = 'nan' (must be a finite number)");
   refused("lag,value\n0,1\n1,abc\n", "a finite number");

@@ -1,5 +1,7 @@
 #include "ropekit/core/error.hpp"
 
+#include "ropekit/core/echo.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -20,6 +22,21 @@ std::string Where::name(std::string_view parameter) const {
   for (char c : parameter) out += (dashes && c == '_') ? '-' : c;
   return out;
 }
+
+std::string bounded(std::string_view value) {
+  constexpr std::size_t kMax = 120, kKeep = 60;  // a bounded value is under 120 long: bounding twice changes nothing
+  if (value.size() <= kMax) return std::string(value);
+  const bool in_quotes = value.front() == '\'' && value.back() == '\'';
+  const std::string_view inner = in_quotes ? value.substr(1, value.size() - 2) : value;
+  std::size_t keep = kKeep;
+  while (keep > 0 && (static_cast<unsigned char>(inner[keep]) & 0xC0) == 0x80) --keep;  // whole UTF-8 characters
+  const auto characters = std::count_if(inner.begin(), inner.end(),
+                                        [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+  const char* q = in_quotes ? "'" : "";
+  return fmt::format("{}{}...{} ({} characters)", q, inner.substr(0, keep), q, characters);
+}
+
+std::string quote(std::string_view text) { return bounded(fmt::format("'{}'", text)); }
 
 std::string format_number(double v) {
   if (std::isnan(v)) return "nan";
@@ -47,7 +64,7 @@ std::string format_significant(double v, int digits) {
 
 void throw_bad_value(std::string_view where, std::string_view name, std::string_view value,
                      std::string_view constraint) {
-  throw InputError(fmt::format("{}: {} = {} (must be {})", where, name, value, constraint));
+  throw InputError(fmt::format("{}: {} = {} (must be {})", where, name, bounded(value), constraint));
 }
 
 void throw_bad_value(const Where& where, std::string_view name, std::string_view value, std::string_view constraint) {

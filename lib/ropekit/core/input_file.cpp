@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 
 namespace ropekit {
@@ -59,17 +60,22 @@ const char* kind_of(mode_t mode) {
   if (S_ISBLK(mode)) return "a block device";
   if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
   if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
+  return "another kind of file";
 }
 
-[[noreturn]] void fail(std::string_view what, const std::string& path, std::string_view reason) {
-  throw InputError(fmt::format("cannot read {} '{}': {}", what, path, reason));
+// "<what> = '<path>' (must be <constraint>)".
+[[noreturn]] void fail(std::string_view what, const std::string& path, std::string_view constraint) {
+  throw InputError(fmt::format("{} = {} (must be {})", what, quote(path), constraint));
+}
+
+[[noreturn]] void fail_errno(std::string_view what, const std::string& path) {
+  fail(what, path, fmt::format("a readable file: {}", std::strerror(errno)));
 }
 
 void check_stat(const struct stat& st, std::string_view what, const std::string& path, std::uint64_t max_bytes) {
-  if (!S_ISREG(st.st_mode)) fail(what, path, fmt::format("it is {} (must be a regular file)", kind_of(st.st_mode)));
+  if (!S_ISREG(st.st_mode)) fail(what, path, fmt::format("a regular file, not {}", kind_of(st.st_mode)));
   if (static_cast<std::uint64_t>(st.st_size) > max_bytes)
-    fail(what, path, fmt::format("size = {} bytes (must be at most {} bytes, {} MiB)", st.st_size, max_bytes, max_bytes >> 20));
+    fail(what, path, fmt::format("at most {} bytes, {} MiB: it has {} bytes", max_bytes, max_bytes >> 20, st.st_size));
 }
 
 // Closes the descriptor unless released to the registry.
@@ -85,13 +91,13 @@ struct Fd {
 std::string read_file(const std::string& path, std::string_view what, std::uint64_t max_bytes) {
   // stat first: a FIFO or a device is refused without opening it (opening a FIFO blocks for a writer).
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) fail(what, path, std::strerror(errno));
+  if (::stat(path.c_str(), &st) != 0) fail_errno(what, path);
   check_stat(st, what, path, max_bytes);
   // O_NONBLOCK: should the name be swapped for a FIFO after the stat, open still returns and fstat refuses it.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) fail(what, path, std::strerror(errno));
+  if (fd < 0) fail_errno(what, path);
   Fd guard{fd};
-  if (::fstat(fd, &st) != 0) fail(what, path, std::strerror(errno));
+  if (::fstat(fd, &st) != 0) fail_errno(what, path);
   check_stat(st, what, path, max_bytes);
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // a regular file: plain blocking reads
 
@@ -107,13 +113,12 @@ std::string read_file(const std::string& path, std::string_view what, std::uint6
     const ssize_t n = ::read(fd, text.data() + total, want);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail(what, path, std::strerror(errno));
+      fail_errno(what, path);
     }
     if (n == 0) break;
     total += static_cast<std::size_t>(n);
     if (total > max_bytes)
-      fail(what, path, fmt::format("more than {} bytes (must be at most {} MiB; the file grew while read)", max_bytes,
-                                   max_bytes >> 20));
+      fail(what, path, fmt::format("at most {} bytes, {} MiB: it grew past that while read", max_bytes, max_bytes >> 20));
   }
   text.resize(total);
 

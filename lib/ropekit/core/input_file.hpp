@@ -20,7 +20,7 @@ inline constexpr std::uint64_t kMaxInputFileBytes = std::uint64_t{256} << 20;
 /// (/dev/zero, a FIFO, a directory, a socket: reading them could block or never end) and files larger
 /// than max_bytes; what is read is capped too, in case the file grows. Records the file's identity
 /// (device and inode) for input_file_at.
-/// @throws InputError "cannot read <what> '<path>': <reason>".
+/// @throws InputError "<what> = '<path>' (must be <constraint>)", e.g. "(must be a readable file: <strerror>)".
 std::string read_file(const std::string& path, std::string_view what, std::uint64_t max_bytes = kMaxInputFileBytes);
 
 /// An input this process read with read_file.

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 
 namespace ropekit {
@@ -89,19 +90,19 @@ class Syntax {
       const char c = text_[i];
       if (c == '(' || c == '[') {
         if (open.size() >= static_cast<std::size_t>(kMaxSpellingDepth))
-          fail(fmt::format("'{}' at character {} nests brackets more than {} deep", c, i + 1, kMaxSpellingDepth));
+          fail(fmt::format("character {} = '{}' (must be at most {} brackets deep)", i + 1, c, kMaxSpellingDepth));
         open.push_back({c, i});
       } else if (c == ')' || c == ']') {
-        if (open.empty()) fail(fmt::format("'{}' at character {} closes no bracket", c, i + 1));
+        if (open.empty()) fail(fmt::format("character {} = '{}' (must close a bracket opened before it)", i + 1, c));
         const char want = open.back().c == '(' ? ')' : ']';
         if (c != want)
-          fail(fmt::format("'{}' at character {} closes '{}' at character {} (expected '{}')", c, i + 1,
-                           open.back().c, open.back().pos + 1, want));
+          fail(fmt::format("character {} = '{}' (must be '{}', closing the '{}' at character {})", i + 1, c, want,
+                           open.back().c, open.back().pos + 1));
         open.pop_back();
       }
     }
     if (!open.empty())
-      fail(fmt::format("'{}' at character {} is never closed (expected '{}')", open.back().c, open.back().pos + 1,
+      fail(fmt::format("character {} = '{}' (must be closed by a '{}')", open.back().pos + 1, open.back().c,
                        open.back().c == '(' ? ')' : ']'));
   }
 
@@ -110,40 +111,44 @@ class Syntax {
     const std::size_t b = v.text.find_first_of("()[]");
     if (b == std::string_view::npos) {
       if (in_list && v.text.find('=') != std::string_view::npos)
-        fail(fmt::format("list item '{}' at character {} is key=value (items are numbers, words, "
-                         "name(key=value,...) or [...])",
-                         v.text, v.pos + 1));
+        fail(fmt::format("list item at character {} = {} (must be a number, a word, name(key=value,...) or [...], "
+                         "not key=value)",
+                         v.pos + 1, quote(v.text)));
       return;
     }
     const char c = v.text[b];
-    if (c == ')' || c == ']') fail(fmt::format("'{}' at character {} closes no bracket", c, v.pos + b + 1));
+    if (c == ')' || c == ']')
+      fail(fmt::format("character {} = '{}' (must close a bracket opened before it)", v.pos + b + 1, c));
     const std::size_t close = matching_close(v.text, b);
     if (close + 1 != v.text.size()) {
       const Piece after = trimmed({v.text.substr(close + 1), v.pos + close + 1});
-      fail(fmt::format("'{}' at character {} follows the '{}' closing at character {} (a value ends there)",
-                       after.text, after.pos + 1, v.text[close], v.pos + close + 1));
+      fail(fmt::format("character {} = {} (must be absent: the value ends at the '{}' at character {})", after.pos + 1,
+                       quote(after.text), v.text[close], v.pos + close + 1));
     }
     const Piece inner{v.text.substr(b + 1, close - b - 1), v.pos + b + 1};
     if (c == '[') {
       if (b != 0)
-        fail(fmt::format("'[' at character {} follows '{}': a list is a whole value (key=[a,b,...])", v.pos + b + 1,
-                         v.text.substr(0, b)));
-      if (trimmed(inner).text.empty()) fail(fmt::format("empty list '[]' at character {}", v.pos + 1));
+        fail(fmt::format("character {} = '[' (must begin the value, not follow {}: a list is a whole value, "
+                         "key=[a,b,...])",
+                         v.pos + b + 1, quote(v.text.substr(0, b))));
+      if (trimmed(inner).text.empty())
+        fail(fmt::format("list at character {} = '[]' (must have at least one item)", v.pos + 1));
       for (const Piece& raw : split_top(inner)) {
         const Piece item = trimmed(raw);
-        if (item.text.empty()) fail(fmt::format("empty list item at character {}", item.pos + 1));
+        if (item.text.empty()) fail(fmt::format("list item at character {} = '' (must be non-empty)", item.pos + 1));
         check_value(item, true);
       }
       return;
     }
     const std::string_view name = trimmed({v.text.substr(0, b), v.pos}).text;
     if (name.empty())
-      fail(fmt::format("'(' at character {} has no name before it (write name(key=value,...))", v.pos + b + 1));
+      fail(fmt::format("character {} = '(' (must follow a name: name(key=value,...))", v.pos + b + 1));
     if (name.find_first_of("=:") != std::string_view::npos)
-      fail(fmt::format("'{}' before '(' at character {} is not a name (write name(key=value,...){})", name,
-                       v.pos + b + 1, in_list ? " inside [...]" : ""));
+      fail(fmt::format("name before '(' at character {} = {} (must be a name: name(key=value,...){})", v.pos + b + 1,
+                       quote(name), in_list ? " inside [...]" : ""));
     if (trimmed(inner).text.empty())
-      fail(fmt::format("empty '()' after '{}' at character {} (write {} alone)", name, v.pos + b + 1, name));
+      fail(fmt::format("character {} = '()' (must hold key=value items: write {} alone)", v.pos + b + 1,
+                       bounded(name)));
     std::map<std::string, std::vector<std::string>, std::less<>> ignored;
     parse_params(inner, true, ignored);
   }
@@ -155,13 +160,13 @@ class Syntax {
     const std::string* last_key = nullptr;  // the key a bare value continues
     for (std::size_t i = 0; i < items.size(); ++i) {
       const Piece item = trimmed(items[i]);
-      if (item.text.empty()) fail(fmt::format("empty item at character {}", item.pos + 1));
+      if (item.text.empty()) fail(fmt::format("item at character {} = '' (must be key=value)", item.pos + 1));
       const std::size_t eq = item.text.find_first_of("=([");
       if (eq != std::string_view::npos && item.text[eq] == '=') {
         std::string key(trimmed({item.text.substr(0, eq), 0}).text);
         const Piece value = trimmed({item.text.substr(eq + 1), item.pos + eq + 1});
-        if (key.empty() || value.text.empty()) fail(fmt::format("'{}' needs a key and a value", item.text));
-        if (out.count(key)) fail(fmt::format("parameter '{}' given twice", key));
+        if (key.empty() || value.text.empty()) fail(fmt::format("item = {} (must be key=value with a key and a value)", quote(item.text)));
+        if (out.count(key)) fail(fmt::format("{} = given twice (must be given once)", bounded(key)));
         check_value(value, false);
         auto it = out.emplace(std::move(key), std::vector<std::string>{std::string(value.text)}).first;
         last_key = &it->first;
@@ -170,7 +175,7 @@ class Syntax {
       // A bare value: the positional value (first item), or the next value of the last key's list.
       if (i == 0) {
         if (!paren_form && item.text.front() != '[')
-          fail(fmt::format("'{}' is not key=value (spelling: family:key=value,key=value)", item.text));
+          fail(fmt::format("item = {} (must be key=value: family:key=value,key=value)", quote(item.text)));
         check_value(item, false);
         last_key = &out.emplace(std::string(), std::vector<std::string>{std::string(item.text)}).first->first;
         continue;
@@ -178,14 +183,14 @@ class Syntax {
       check_value(item, false);
       auto& values = out.at(*last_key);
       if (kind_of(values.back()) != ValueKind::scalar)
-        fail(fmt::format("'{}' at character {} follows the {} value of '{}' (a bare value continues only a list of "
-                         "words and numbers; put list items inside [...])",
-                         item.text, item.pos + 1, kind_of(values.back()) == ValueKind::list ? "list" : "nested",
-                         last_key->empty() ? "[...]" : *last_key));
+        fail(fmt::format("character {} = {} (must be inside [...]: it follows the {} value of '{}', and a bare value "
+                         "continues only a list of words and numbers)",
+                         item.pos + 1, quote(item.text), kind_of(values.back()) == ValueKind::list ? "list" : "nested",
+                         bounded(last_key->empty() ? "[...]" : *last_key)));
       if (kind_of(item.text) != ValueKind::scalar)
-        fail(fmt::format("'{}' at character {} is not key=value (a bare value after key=value continues its list "
-                         "of words and numbers; write key=[a,b,...])",
-                         item.text, item.pos + 1));
+        fail(fmt::format("character {} = {} (must be key=value, or a word or number continuing the list before "
+                         "it; write key=[a,b,...])",
+                         item.pos + 1, quote(item.text)));
       values.emplace_back(item.text);
     }
   }
@@ -214,10 +219,10 @@ Spelling Spelling::parse_in(std::string_view text, std::string_view what, std::s
   const std::string_view t = s.text_;
   // A nested value passed these checks as part of the outer spelling, but a word taken as a spelling
   // ("x=a:b" -> "a:b") is checked only here: the message names the outer spelling, the path and the word.
-  const Syntax syntax(s.path_.empty() ? s.where() : fmt::format("{}: {} = '{}'", s.where(), s.path_, t), t);
+  const Syntax syntax(s.path_.empty() ? s.where() : fmt::format("{}: {} = {}", s.where(), s.path_, quote(t)), t);
   const std::size_t p = t.find_first_of(":()[]");
   s.family_ = std::string(strip_blanks(t.substr(0, p)));
-  if (s.family_.empty()) throw_bad_value(s.what_, "name", fmt::format("'{}'", s.text_), "a non-empty name");
+  if (s.family_.empty()) throw_bad_value(s.what_, "name", quote(s.text_), "a non-empty name");
   syntax.check_brackets();
   if (p == std::string_view::npos) return s;
   if (t[p] == ':') {
@@ -226,21 +231,22 @@ Spelling Spelling::parse_in(std::string_view text, std::string_view what, std::s
     const std::size_t close = matching_close(t, p);
     if (close + 1 != t.size()) {
       const Piece after = trimmed({t.substr(close + 1), close + 1});
-      syntax.fail(fmt::format("'{}' at character {} follows the ')' closing at character {} (a spelling ends there)",
-                              after.text, after.pos + 1, close + 1));
+      syntax.fail(fmt::format("character {} = {} (must be absent: the spelling ends at the ')' at character {})",
+                              after.pos + 1, quote(after.text), close + 1));
     }
     const Piece inner{t.substr(p + 1, close - p - 1), p + 1};
     if (trimmed(inner).text.empty())
-      syntax.fail(fmt::format("empty '()' at character {} (write {} alone)", p + 1, s.family_));
+      syntax.fail(fmt::format("character {} = '()' (must hold key=value items: write {} alone)", p + 1,
+                              bounded(s.family_)));
     syntax.parse_params(inner, true, s.params_);
   } else {
-    syntax.fail(fmt::format("'{}' at character {} in the name '{}' (spelling: family:key=value,...)", t[p], p + 1,
-                            t.substr(0, p)));
+    syntax.fail(fmt::format("character {} = '{}' (must be ':' or '(' after the name {}: family:key=value,...)", p + 1,
+                            t[p], quote(t.substr(0, p))));
   }
   return s;
 }
 
-std::string Spelling::where() const { return fmt::format("{} '{}'", what_, root_); }
+std::string Spelling::where() const { return fmt::format("{} {}", what_, quote(root_)); }
 
 std::string Spelling::name(std::string_view key) const {
   if (key.empty()) return path_.empty() ? std::string("[...]") : path_;
@@ -269,7 +275,7 @@ std::optional<std::string> Spelling::take_scalar(std::string_view key, std::stri
     throw_bad_value(where(), name(key), fmt::format("{} values", raw->size()), fmt::format("a single {}", expected));
   const ValueKind k = kind_of(raw->front());
   if (k != ValueKind::scalar)
-    throw_bad_value(where(), name(key), fmt::format("'{}'", raw->front()),
+    throw_bad_value(where(), name(key), quote(raw->front()),
                     fmt::format("a single {}, not a {}", expected, k == ValueKind::list ? "list" : "nested value"));
   return std::move(raw->front());
 }
@@ -291,7 +297,7 @@ std::optional<std::vector<double>> Spelling::take_doubles(std::string_view key) 
   std::vector<double> out;
   for (const auto& r : *raw) {
     auto d = kind_of(r) == ValueKind::scalar ? parse_double(r) : std::nullopt;
-    if (!d) throw_bad_value(where(), name(key), fmt::format("'{}'", r), "a number");
+    if (!d) throw_bad_value(where(), name(key), quote(r), "a number");
     check_finite(where(), name(key), *d);
     out.push_back(*d);
   }
@@ -302,7 +308,7 @@ std::optional<std::int64_t> Spelling::take_int(std::string_view key) {
   auto raw = take_scalar(key, "integer");
   if (!raw) return std::nullopt;
   auto i = parse_int(*raw);
-  if (!i) throw_bad_value(where(), name(key), fmt::format("'{}'", *raw), "an integer");
+  if (!i) throw_bad_value(where(), name(key), quote(*raw), "an integer");
   return i;
 }
 
@@ -311,7 +317,7 @@ std::optional<bool> Spelling::take_bool(std::string_view key) {
   if (!w) return std::nullopt;
   if (*w == "true" || *w == "1" || *w == "yes") return true;
   if (*w == "false" || *w == "0" || *w == "no") return false;
-  throw_bad_value(where(), name(key), fmt::format("'{}'", *w), "true or false");
+  throw_bad_value(where(), name(key), quote(*w), "true or false");
 }
 
 std::optional<std::string> Spelling::take_word(std::string_view key) { return take_scalar(key, "word"); }
@@ -323,7 +329,7 @@ std::optional<Spelling> Spelling::take_spelling(std::string_view key) {
   if (raw->size() != 1)
     throw_bad_value(where(), full, fmt::format("{} values", raw->size()), "a single name or name(key=value,...)");
   if (kind_of(raw->front()) == ValueKind::list)
-    throw_bad_value(where(), full, fmt::format("'{}'", raw->front()), "a name or name(key=value,...), not a list");
+    throw_bad_value(where(), full, quote(raw->front()), "a name or name(key=value,...), not a list");
   return parse_in(raw->front(), what_, root_, full);
 }
 
@@ -336,7 +342,7 @@ std::optional<std::vector<Spelling>> Spelling::take_spellings(std::string_view k
   for (std::size_t i = 0; i < items->size(); ++i) {
     const std::string path = fmt::format("{}[{}]", prefix, i);
     if (kind_of((*items)[i]) == ValueKind::list)
-      throw_bad_value(where(), path, fmt::format("'{}'", (*items)[i]), "a name or name(key=value,...), not a list");
+      throw_bad_value(where(), path, quote((*items)[i]), "a name or name(key=value,...), not a list");
     out.push_back(parse_in((*items)[i], what_, root_, path));
   }
   return out;
@@ -360,11 +366,13 @@ std::optional<std::string> Spelling::take_text(std::string_view key) {
 void Spelling::finish(std::string_view known_keys) const {
   if (params_.empty()) return;
   const auto& [key, values] = *params_.begin();
-  const std::string known = known_keys.empty() ? std::string("none") : std::string(known_keys);
+  const std::string takes = known_keys.empty() ? fmt::format("{} takes no parameters", bounded(family_))
+                                               : fmt::format("{} takes {}", bounded(family_), known_keys);
+  const std::string value = quote(fmt::format("{}", fmt::join(values, ",")));
   if (key.empty())
-    throw InputError(fmt::format("{}: unexpected positional value '{}' in {} (known for '{}': {})", where(),
-                                 fmt::join(values, ","), path_.empty() ? "the spelling" : path_, family_, known));
-  throw InputError(fmt::format("{}: unknown parameter '{}' (known for '{}': {})", where(), name(key), family_, known));
+    throw InputError(fmt::format("{}: {}positional value = {} (must be key=value: {})", where(),
+                                 path_.empty() ? "" : path_ + " ", value, takes));
+  throw InputError(fmt::format("{}: {} = {} (must be absent: {})", where(), bounded(name(key)), value, takes));
 }
 
 namespace {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/encodings/basis.hpp"
@@ -35,8 +36,8 @@ std::string strip_context(const std::string& what) {
 
 void ParseContext::bad(const Spelling& s, std::string_view key, std::string_view value,
                        std::string_view constraint) const {
-  throw InputError(fmt::format("{}: {}: {} = {} (must be {})", where_.context, s.where(), s.name(key), value,
-                               constraint));
+  throw InputError(fmt::format("{}: {}: {} = {} (must be {})", where_.context, s.where(), s.name(key),
+                               bounded(value), constraint));
 }
 
 void ParseContext::rethrow(const Spelling& s, const InputError& e) const {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/core/overloaded.hpp"
@@ -28,11 +29,11 @@ std::string known_names() {
 
 // Messages name the method as the user wrote it, after the context `what` ("method", or
 // "ropekit features: --method").
-std::string where_of(std::string_view what, std::string_view name) { return fmt::format("{} '{}'", what, name); }
+std::string where_of(std::string_view what, std::string_view name) { return fmt::format("{} {}", what, quote(name)); }
 
 [[noreturn]] void unknown(std::string_view what, std::string_view name) {
-  if (what == "method") throw InputError(fmt::format("unknown method '{}' (known: {})", name, known_names()));
-  throw InputError(fmt::format("{}: unknown method '{}' (known: {})", what, name, known_names()));
+  if (what == "method") throw InputError(fmt::format("method = {} (must be one of {})", quote(name), known_names()));
+  throw InputError(fmt::format("{}: method = {} (must be one of {})", what, quote(name), known_names()));
 }
 
 // The family parameters of the spec (fixed-basis.md section 2), shared by the reference names and the
@@ -102,8 +103,8 @@ Method parse_jordan_exact(std::string_view what, const std::string& name) {
     } else if (std::regex_match(tok, std::regex("m[0-9]+"))) {
       order_token = tok;
     } else {
-      throw InputError(fmt::format("{}: unknown token '{}' (jordan_exact takes only a cNNN token; known: {})",
-                                   where_of(what, name), tok, known_names()));
+      throw InputError(fmt::format("{}: token = {} (must be a cNNN token, the only one jordan_exact takes; known: {})",
+                                   where_of(what, name), quote(tok), known_names()));
     }
   }
   const double cv = c.value_or(1.0);
@@ -227,7 +228,7 @@ Method parse_readable(std::string_view what, std::string_view text) {
 
 Method parse_method(std::string_view name, std::string_view what) {
   std::string n(name);
-  if (n.empty()) throw InputError(fmt::format("{}: the method name is empty (known: {})", what, known_names()));
+  if (n.empty()) throw InputError(fmt::format("{}: method = '' (must be one of {})", what, known_names()));
   if (n.find_first_of(":-=") != std::string::npos) return parse_readable(what, n);
   // std::regex recurses per character: a name of 1e5 characters would overflow the stack.
   if (n.size() > kMaxNameLength)

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/keep_max.hpp"
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/encoding.hpp"
@@ -26,7 +27,7 @@ Eigen::MatrixXd nd_operator(const Encoder& encoder, std::span<const double> lag)
 void check_lag(const Encoding& e, std::span<const double> lag) {
   const int k = lag_dims(e);
   if (static_cast<int>(lag.size()) != k)
-    throw InputError(fmt::format("encoding '{}' takes {}-D lags; got {} components", spelling(e), k, lag.size()));
+    throw InputError(fmt::format("encoding {}: lag dimension = {} (must be {})", quote(spelling(e)), lag.size(), k));
   for (double v : lag)
     if (!std::isfinite(v)) throw InputError(fmt::format("lag = {} (must be finite)", format_number(v)));
 }

@@ -163,12 +163,12 @@ void FitConfig::validate() const {
   const Names names = names_of(*this);
   const std::string& where = names.where;
   const Where& keys = names.keys;
-  if (seeds.empty()) throw InputError(where + ": seeds is empty (must list at least one seed)");
+  if (seeds.empty()) throw InputError(where + ": seeds = [] (must be at least one seed)");
   if (methods.empty() && encodings.empty())
     throw InputError(where + (command_line ? ": no methods or encodings (must give --encoding or --methods)"
                                            : ": no methods (must list at least one in methods or encodings, in the "
                                              "config or with --methods or --encoding)"));
-  if (targets.empty()) throw InputError(where + ": no targets (must list at least one)");
+  if (targets.empty()) throw InputError(where + ": targets = [] (must be at least one target)");
   // Parameters named by their keys in the file (or by the options).
   basis.validate(keys);
   target.validate(keys);
@@ -176,7 +176,7 @@ void FitConfig::validate() const {
     throw_bad_value(where, names.key("train_points"), std::to_string(train_points),
                     fmt::format("an integer in [1, train_context = {}]", basis.train_context));
   if (eval_contexts.empty())
-    throw InputError(where + ": " + names.key("eval_contexts") + " is empty (must list lengths >= 1)");
+    throw InputError(where + ": " + names.key("eval_contexts") + " = [] (must be at least one length >= 1)");
   for (std::size_t i = 0; i < eval_contexts.size(); ++i)
     if (eval_contexts[i] < 1)
       throw_bad_value(where, names.item("eval_contexts", i), std::to_string(eval_contexts[i]), "an integer >= 1");

@@ -61,7 +61,7 @@ void ridge_qr_inplace(Eigen::MatrixXd& R, Eigen::MatrixXd& b, double s) {
 }  // namespace
 
 RidgeFit fit_ridge(const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y, const RidgeOptions& options) {
-  constexpr const char* kWhere = "ropekit::fit_ridge";
+  constexpr const char* kWhere = "ridge fit";
   check_nonnegative(kWhere, "lambda", options.lambda);
   if (X.rows() == 0 || X.cols() == 0) throw_bad_value(kWhere, "X", "empty", "at least one row and one column");
   if (Y.rows() != X.rows())

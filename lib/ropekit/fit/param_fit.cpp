@@ -12,10 +12,12 @@
 #include <tuple>
 
 #include <ceres/ceres.h>
+#include <glog/logging.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "ropekit/core/cancel.hpp"
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/core/rng.hpp"
@@ -499,8 +501,8 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
       throw_bad_value(where, "--kernel-data", row, "strictly increasing lags");
   }
   if (data.lag.size() == 0)
-    throw InputError(fmt::format("{}: --kernel-data '{}' has 0 rows (must have more than the free parameters, for "
-                                 "standard errors)", where, data.source));
+    throw InputError(fmt::format("{}: --kernel-data {}: rows = 0 (must be more than the free parameters, for "
+                                 "standard errors)", where, quote(data.source)));
   // A scale guess from the data: the first lag where Phi falls below 1/2 (else the largest lag).
   double scale_guess = data.lag[data.lag.size() - 1];
   for (Eigen::Index j = 0; j < data.lag.size(); ++j)
@@ -539,7 +541,7 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
       }
       const auto v = parse_double(value);
       if (!v || !(*v >= keys[i].lo && *v <= keys[i].hi))
-        throw_bad_value(where, "--spectrum", name + " = '" + std::string(value) + "'",
+        throw_bad_value(fmt::format("{}: --spectrum {}", where, quote(text)), name, quote(value),
                         fmt::format("a number in [{}, {}]", format_number(keys[i].lo), format_number(keys[i].hi)));
       m.values[i] = *v;
     }
@@ -549,8 +551,8 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
                     "at least one parameter marked free with ? (e.g. " + m.family + ":" + m.keys.back() + "=?)");
   const int P = static_cast<int>(m.free.size());
   if (data.lag.size() <= P)
-    throw InputError(fmt::format("{}: --kernel-data '{}' has {} rows (must have more than the {} free parameters, for "
-                                 "standard errors)", where, data.source, data.lag.size(), P));
+    throw InputError(fmt::format("{}: --kernel-data {}: rows = {} (must be more than the {} free parameters, for "
+                                 "standard errors)", where, quote(data.source), data.lag.size(), P));
 
   const Spectrum start_spectrum = build_spectrum(m, m.values.data() + 0);  // validates the fixed values
 
@@ -640,6 +642,9 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
 
 // The module's entry (param_fit_module.hpp): the definitions above, seen through the loader in the binaries.
 extern "C" __attribute__((visibility("default"))) const ropekit::ParamFitModule* ropekit_param_fit_module() {
+  // Ceres logs some terminations through glog whatever logging_type says ("E... Terminating: Number of consecutive
+  // invalid steps ..."): stderr carries ropekit's lines only, so glog keeps FATAL (a failed CHECK) alone.
+  FLAGS_minloglevel = google::GLOG_FATAL;
   static const ropekit::ParamFitModule table{ropekit::kParamFitModuleAbi, ropekit::param_fit_struct_sizes(),
                                              &ropekit::tunable_features, &ropekit::varpro_evaluate,
                                              &ropekit::periodogram_peaks, &ropekit::tune_encoding,

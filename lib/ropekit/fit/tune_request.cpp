@@ -72,7 +72,7 @@ TuneOptions tune_options(const TuneRequest& a) {
 TunePlan plan_tuning(const TuneRequest& a) {
   const std::string& command = a.command;
   const Where where = Where::options(command);
-  if (a.free.empty()) throw InputError(command + ": --free is missing (must name the parameters to tune)");
+  if (a.free.empty()) throw InputError(command + ": --free = none (must be the parameters to tune, e.g. theta)");
   if (!(a.ridge > 0) || !std::isfinite(a.ridge))
     throw_bad_value(where, "ridge", format_number(a.ridge),
                     "a finite number > 0: the projected problem needs [X; sqrt(ridge) I] of full rank");

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/input_file.hpp"
 
@@ -123,11 +124,11 @@ GeneratorSet parse_generator_json(std::string_view text, std::string_view source
     throw_if_nonfinite_token(text, source);
     std::string what = e.what();
     if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    throw InputError(fmt::format("{}: malformed JSON ({})", source, what));
+    throw InputError(fmt::format("{}: malformed JSON ({})", source, bounded(what)));  // what quotes the bad token
   } catch (const json::out_of_range& e) {  // a number beyond double range, e.g. 1e999
     std::string what = e.what();
     if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    throw InputError(fmt::format("{}: {} (must be a finite number)", source, what));
+    throw InputError(fmt::format("{}: {} (must be a finite number)", source, bounded(what)));
   }
   if (!doc.is_object())
     throw_bad_value(source, "the top level", fmt::format("a JSON {}", doc.type_name()), "an object");

@@ -97,17 +97,17 @@ bool scores_as_grid(const Eigen::MatrixXd& lags) { return score_grid(lags).has_v
 std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, const Eigen::MatrixXd& lags,
                                    const McOptions& options) {
   options.validate();
-  check_samplable(draw, "ropekit Monte Carlo: spectrum");
+  check_samplable(draw, "Monte Carlo: spectrum");
   const std::size_t k = static_cast<std::size_t>(dims(draw));
   if (static_cast<std::size_t>(lags.cols()) != k)
-    throw_bad_value("ropekit Monte Carlo", "lag dimension", std::to_string(lags.cols()),
+    throw_bad_value("Monte Carlo", "lag dimension", std::to_string(lags.cols()),
                     fmt::format("k = {}, the spectrum's dims", k));
-  if (lags.rows() < 1) throw_bad_value("ropekit Monte Carlo", "lags", "none", "at least one lag");
-  for (Eigen::Index i = 0; i < lags.size(); ++i) check_finite("ropekit Monte Carlo", "lag", lags.data()[i]);
+  if (lags.rows() < 1) throw_bad_value("Monte Carlo", "lags", "none", "at least one lag");
+  for (Eigen::Index i = 0; i < lags.size(); ++i) check_finite("Monte Carlo", "lag", lags.data()[i]);
   if (options.sampling == Sampling::stratified && k != 1)
-    throw_bad_value("ropekit Monte Carlo", "sampling", "stratified", fmt::format("iid or antithetic for k = {} (stratified needs k = 1)", k));
+    throw_bad_value("Monte Carlo", "sampling", "stratified", fmt::format("iid or antithetic for k = {} (stratified needs k = 1)", k));
   const std::size_t D = static_cast<std::size_t>(c.A.size());
-  if (D < 1) throw_bad_value("ropekit Monte Carlo", "blocks", "0", "at least 1");
+  if (D < 1) throw_bad_value("Monte Carlo", "blocks", "0", "at least 1");
 
   const std::size_t L = static_cast<std::size_t>(lags.rows());
   const std::vector<double> t(lags.data(), lags.data() + (k == 1 ? L : 0));  // 1-D lags, contiguous
@@ -176,7 +176,7 @@ std::vector<Moments> score_moments(const Spectrum& draw, const Coefficients& c, 
     out.resize(L);
     for (std::size_t l = 0; l < L; ++l) {
       if (!sums[l].finite())
-        throw InputError(fmt::format("ropekit Monte Carlo: a score is not finite at lag {} (lag * frequency overflows float64; "
+        throw InputError(fmt::format("Monte Carlo: a score is not finite at lag {} (lag * frequency overflows float64; "
                                      "use smaller lags or a lighter-tailed spectrum than {})",
                                      format_number(lags(static_cast<Eigen::Index>(l), 0)), spelling(draw)));
       out[l] = sums[l].moments();

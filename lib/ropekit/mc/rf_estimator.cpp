@@ -60,7 +60,7 @@ void draw_frequencies(const Spectrum& s, Sampling sampling, const QuantileFuncti
 }
 
 Content make_content(ContentKind kind, int blocks, std::uint64_t seed) {
-  check_at_least("ropekit::make_content", "blocks", blocks, 1);
+  check_at_least("content vectors", "blocks", blocks, 1);
   Rng rng(seed, kStreamContent);
   Content c;
   c.q.resize(blocks, 2);
@@ -82,7 +82,7 @@ Content make_content(ContentKind kind, int blocks, std::uint64_t seed) {
 }
 
 Content content_from_vectors(const std::vector<double>& q, const std::vector<double>& k) {
-  const char* where = "ropekit content";
+  const char* where = "content";
   if (q.size() != k.size())
     throw_bad_value(where, "q, k sizes", fmt::format("{} and {}", q.size(), k.size()), "equal");
   if (q.empty() || q.size() % 2)

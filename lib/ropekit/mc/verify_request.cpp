@@ -4,7 +4,9 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/spelling.hpp"
 
@@ -31,7 +33,8 @@ VerifyPlan plan_verify(const VerifyRequest& a) {
   const Where where = Where::options(command);
   VerifyPlan p;
   p.spectrum = parse_spectrum(a.spectrum);
-  if (a.draw_from && a.power) throw InputError(command + ": give --draw-from or --power, not both");
+  if (a.draw_from && a.power)
+    throw_bad_value(command, "--draw-from", quote(*a.draw_from), "absent with --power (give one of them)");
   if (a.draw_from) {
     p.draw = parse_spectrum(*a.draw_from);
     if (dims(*p.draw) != dims(p.spectrum))
@@ -72,8 +75,10 @@ Content verify_content_of(const VerifyRequest& a, const std::string& default_kin
   const std::string& command = a.command;
   const Where where = Where::options(command);
   if (a.q || a.k) {
-    if (!a.q || !a.k) throw InputError(command + ": give both --q and --k, or neither");
-    if (a.content) throw InputError(command + ": give --content or --q/--k, not both");
+    if (!a.q || !a.k)
+      throw_bad_value(command, a.q ? "--q" : "--k", fmt::format("{}", fmt::join(a.q ? *a.q : *a.k, ",")),
+                      fmt::format("given with {} (both or neither)", a.q ? "--k" : "--q"));
+    if (a.content) throw_bad_value(command, "--content", quote(*a.content), "absent with --q/--k (give one of them)");
     const std::vector<double>&q = *a.q, &k = *a.k;
     if (q.size() % 2 != 0)
       throw_bad_value(where, "q", fmt::format("{} numbers", q.size()), "an even count: 2 per block");

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/encoding.hpp"
 
 namespace ropekit {
@@ -138,10 +139,12 @@ const std::set<std::string> kRopeTensors = {"rope_freqs.weight", "rope_factors_l
 GgufFile read_gguf(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw InputError(fmt::format("cannot read model file '{}': not a regular file", path));
+    throw InputError(fmt::format("model file = {} (must be a regular file)", quote(path)));
   const auto size = std::filesystem::file_size(path, ec);
   std::ifstream in(path, std::ios::binary);
-  if (ec || !in) throw InputError(fmt::format("cannot read model file '{}': {}", path, ec ? ec.message() : "cannot open"));
+  if (ec || !in)
+    throw InputError(fmt::format("model file = {} (must be a readable file: {})", quote(path),
+                                 ec ? ec.message() : "cannot open"));
   return read_gguf(in, size, path);
 }
 

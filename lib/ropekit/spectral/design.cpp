@@ -172,7 +172,7 @@ std::string design_sampling_name(DesignSampling s) {
 }
 
 MagnitudeDistribution magnitude_distribution(const Eigen::VectorXd& w, const Eigen::VectorXd& p) {
-  const std::string_view where = "ropekit::magnitude_distribution";
+  const std::string_view where = "spectral density table";
   const Eigen::Index M = w.size();
   if (M < 2 || p.size() != M) throw_bad_value(where, "w", fmt::format("{} points", M), "at least 2, as many as p");
   if (w[0] != 0) throw_bad_value(where, "w[0]", format_number(w[0]), "0");
@@ -209,7 +209,7 @@ namespace {
 // The D frequencies by `sampling` from an inverse CDF Q (both routes: the table's |w| distribution, the atoms).
 template <class Quantile>
 Eigen::VectorXd draw_frequencies(int blocks, DesignSampling sampling, std::uint64_t seed, Quantile&& Q) {
-  check_in_range(Where("ropekit::design_frequencies"), "blocks", blocks, 1, std::int64_t{1} << 24);
+  check_in_range(Where("design"), "blocks", blocks, 1, std::int64_t{1} << 24);
   const double D = blocks;
   Eigen::VectorXd w(blocks);
   if (sampling == DesignSampling::quantile) {
@@ -301,7 +301,9 @@ std::optional<LineSpectrum> line_spectrum(const Encoding& e, std::string* why) {
     t = frequencies(e);
     b = blocks(e, 0.0);
   } catch (const InputError& err) {
-    return none(fmt::format("its frequencies are not fixed ({})", err.what()));
+    std::string reason = err.what();  // without the library's "ropekit::frequencies: " (the caller names the encoding)
+    if (const std::string head = "ropekit::frequencies: "; reason.rfind(head, 0) == 0) reason.erase(0, head.size());
+    return none(fmt::format("its frequencies are not fixed ({})", reason));
   }
   // tr G(0) block by block: a rotary block of order 1 is 2 c_0 (m_i), a real block of order 1 is its copies times c_0
   // (the identity dims: the atom at 0). Rotary blocks follow the frequency table's rows.

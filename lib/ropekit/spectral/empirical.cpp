@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/input_file.hpp"
 
 namespace ropekit {
@@ -76,7 +77,7 @@ QuantileFunction quantile_function(const Empirical& e) {
 }
 
 double pdf(const Empirical& e, std::span<const double>) {
-  throw InputError(fmt::format("frequency file '{}' is a discrete spectrum: it has no density", e.source));
+  throw InputError(fmt::format("frequency file {} is a discrete spectrum: it has no density", quote(e.source)));
 }
 
 Empirical wrong_density(const Empirical& e) {
@@ -112,26 +113,27 @@ spectral::Empirical parse_frequency_text(std::string_view text, std::string_view
       const std::string_view token = line.substr(start, end - start);
       const auto v = parse_double(token);
       if (!v || !(std::abs(*v) <= spectral::kMaxMagnitude))
-        throw InputError(fmt::format("frequency file '{}' line {}: '{}' (must be a number of magnitude at most 1e300)",
-                                     source, line_no, token));
+        throw InputError(fmt::format("frequency file {}: line {} = {} (must be a number of magnitude at most 1e300)",
+                                     quote(source), line_no, quote(token)));
       values.push_back(*v);
       ++n;
       pos = end;
     }
     if (n == 0)
-      throw InputError(fmt::format("frequency file '{}' line {}: '{}' holds no number (must be a row of numbers, a blank "
-                                   "line or a # comment)", source, line_no, line));
+      throw InputError(fmt::format("frequency file {}: line {} = {} (must be a row of numbers, a blank line or a # "
+                                   "comment)", quote(source), line_no, quote(line)));
     if (rows == 0) {
       cols = n;
       if (cols > static_cast<std::size_t>(kMaxDims))
-        throw InputError(fmt::format("frequency file '{}' line {}: {} columns (must be at most {})", source, line_no, n, kMaxDims));
+        throw InputError(fmt::format("frequency file {}: line {} = {} columns (must be at most {})", quote(source), line_no, n,
+                                     kMaxDims));
     } else if (n != cols) {
-      throw InputError(fmt::format("frequency file '{}' line {}: {} values, but the first row has {} (rows must have equal length)",
-                                   source, line_no, n, cols));
+      throw InputError(fmt::format("frequency file {}: line {} = {} values (must be {}, as the first row: rows have equal "
+                                   "length)", quote(source), line_no, n, cols));
     }
     ++rows;
   }
-  if (rows == 0) throw InputError(fmt::format("frequency file '{}': no frequencies (must have at least one row of numbers)", source));
+  if (rows == 0) throw InputError(fmt::format("frequency file {}: rows = 0 (must be at least one row of numbers)", quote(source)));
   e.w.resize(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < cols; ++c) e.w(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = values[r * cols + c];

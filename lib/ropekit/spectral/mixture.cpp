@@ -44,7 +44,9 @@ Mixture parse_family(Spelling& sp, std::string_view where, const Mixture*) {
   const int k = take_dims(sp, where);
   sp.finish("weights, mu, s, dims");
   if (!w || !mu || !sd)
-    throw InputError(fmt::format("{}: a mixture needs weights=, mu= and s= (e.g. mixture:weights=0.7,0.3,mu=0,2,s=0.5,0.1)", where));
+    throw InputError(fmt::format("{}: {} = none (must be given: a mixture needs weights=, mu= and s=, e.g. "
+                                 "mixture:weights=0.7,0.3,mu=0,2,s=0.5,0.1)",
+                                 where, !w ? "weights" : !mu ? "mu" : "s"));
   const std::size_t q = w->size(), kk = static_cast<std::size_t>(k);
   if (mu->size() != q * kk)
     throw_bad_value(where, "mu", fmt::format("{} values", mu->size()), fmt::format("{} values (k = {} per component, {} components)", q * kk, k, q));

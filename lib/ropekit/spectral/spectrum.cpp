@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/spelling.hpp"
 
@@ -18,9 +19,9 @@ namespace {
 
 void check_lag(const Spectrum& s, std::span<const double> lag) {
   if (static_cast<int>(lag.size()) != dims(s))
-    throw_bad_value("ropekit::phi", "lag dimension", std::to_string(lag.size()),
+    throw_bad_value("spectral kernel", "lag dimension", std::to_string(lag.size()),
                     fmt::format("k = {}, the spectrum's dims", dims(s)));
-  for (double v : lag) check_finite("ropekit::phi", "lag", v);
+  for (double v : lag) check_finite("spectral kernel", "lag", v);
 }
 
 spectral::PhiPsiVar values_at(const Spectrum& s, std::span<const double> lag, bool with_var) {
@@ -87,16 +88,16 @@ Spectrum parse_spectrum(std::string_view text) {
   if (trimmed.rfind("file:", 0) == 0) {
     std::string path(trimmed.substr(5));
     if (path.rfind("path=", 0) == 0) path = path.substr(5);
-    if (path.empty()) throw InputError(fmt::format("spectrum '{}': no file name (spelling: file:PATH)", text));
+    if (path.empty()) throw InputError(fmt::format("spectrum {}: no file name (spelling: file:PATH)", quote(text)));
     return read_frequency_file(path);
   }
   Spelling sp = Spelling::parse(text, "spectrum");
-  const std::string where = fmt::format("spectrum '{}'", sp.text());
+  const std::string where = fmt::format("spectrum {}", quote(sp.text()));
   std::optional<Spectrum> s = keyed_family(sp.family());
   if (!s) {
     std::vector<std::string_view> known;
     for (const auto& info : all_infos()) known.push_back(info.known);
-    throw InputError(fmt::format("unknown spectrum '{}' (known: {})", sp.family(), fmt::join(known, ", ")));
+    throw InputError(fmt::format("spectrum = {} (must be one of {})", quote(sp.family()), fmt::join(known, ", ")));
   }
   std::visit([&]<spectral::SpectralFamily F>(F& f) { f = spectral::parse_family(sp, where, static_cast<const F*>(nullptr)); },
              *s);
@@ -153,7 +154,7 @@ bool has_quantile(const Spectrum& s) { return dims(s) == 1; }
 
 QuantileFunction make_quantile(const Spectrum& s) {
   if (dims(s) != 1)
-    throw_bad_value("ropekit::quantile", "dims", std::to_string(dims(s)), "1 (quantiles, and stratified sampling, are for 1-D densities)");
+    throw_bad_value("spectral quantile", "dims", std::to_string(dims(s)), "1 (quantiles, and stratified sampling, are for 1-D densities)");
   return std::visit([]<spectral::SpectralFamily F>(const F& f) { return spectral::quantile_function(f); }, s);
 }
 
@@ -161,7 +162,7 @@ double quantile(const Spectrum& s, double u) { return make_quantile(s)(u); }
 
 double density(const Spectrum& s, std::span<const double> w) {
   if (static_cast<int>(w.size()) != dims(s))
-    throw_bad_value("ropekit::density", "w dimension", std::to_string(w.size()), fmt::format("k = {}", dims(s)));
+    throw_bad_value("spectral density", "w dimension", std::to_string(w.size()), fmt::format("k = {}", dims(s)));
   return std::visit([&]<spectral::SpectralFamily F>(const F& f) { return spectral::pdf(f, w); }, s);
 }
 
