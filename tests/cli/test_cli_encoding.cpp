@@ -204,7 +204,7 @@ TEST_CASE("transformers' options: accepted with one note line each on stderr, ex
   // beta_fast = 0 means 32. Before: "yarn.factor = (missing)" and "yarn.beta_fast = 0 (must be > beta_slow = 1)".
   const auto y = run_ropekit("frequencies --encoding 'rope:dim=8,base=1e4,scaling=yarn(orig=4096,max=32768,beta_fast=0)'");
   REQUIRE(y.exit_code == 0);
-  CHECK(y.err == "ropekit frequencies: note: yarn.beta_fast = 0 means 32, transformers' default (its `or 32`)\n");
+  CHECK(y.err == "ropekit frequencies: note: yarn.beta_fast = 0 means 32, as transformers reads it (beta_fast or 32)\n");
   CHECK(num(cell(csv(y.out), 0, "attention_factor")) == doctest::Approx(0.1 * std::log(8.0) + 1).epsilon(1e-15));
   // partial with dim * partial = 5: r = int(5) = 5, theta = 1, 1e4^(-2/5), 1e4^(-4/5) on 6 dims (before: refused,
   // "must be such that dim * partial is an even integer >= 2"); kernel keeps n = 10: tr G(0) = 10 at lag 0.

@@ -108,7 +108,7 @@ std::vector<std::string> notes(const Yarn& y) {
                               "does (it warns)",
                               format_number(*y.max), format_number(*y.max / y.orig), format_number(*y.factor)));
   for (const auto& [key, v, fallback] : {std::tuple{"beta_fast", y.beta_fast, 32}, std::tuple{"beta_slow", y.beta_slow, 1}})
-    if (v == 0) out.push_back(fmt::format("yarn.{} = 0 means {}, transformers' default (its `or {}`)", key, fallback, fallback));
+    if (v == 0) out.push_back(fmt::format("yarn.{} = 0 means {}, as transformers reads it ({} or {})", key, fallback, key, fallback));
   const double fast = yarn_beta_fast(y), slow = yarn_beta_slow(y);
   if (!(fast > slow))
     out.push_back(fmt::format("yarn.beta_fast = {} is not above beta_slow = {}: accepted as transformers does (it "
