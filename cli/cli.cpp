@@ -104,6 +104,7 @@ const std::vector<CommandGroup>& command_groups() {
       {add_fit_params_commands, {"fit-params"}},
       {add_design_commands, {"design"}},
       {add_merge_command, {"merge"}},
+      {add_model_command, {"model"}},
   };
   return groups;
 }

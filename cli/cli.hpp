@@ -40,6 +40,8 @@ void add_fit_params_commands(CLI::App& app, const CliContext& ctx);
 void add_merge_command(CLI::App& app, const CliContext& ctx);
 /// design (inverse design of RF-RoPE frequencies from a target kernel; RF-RoPE Corollary 3).
 void add_design_commands(CLI::App& app, const CliContext& ctx);
+/// ropekit model (cli_model.cpp).
+void add_model_command(CLI::App& app, const CliContext& ctx);
 
 // Typed options read by ropekit's own parsers, so that every value error has the one message shape
 // "<command>: <option> = <text> (must be ...)" and integers may be typed in scientific notation.

@@ -3,7 +3,8 @@
 # cli/, config/ nor yaml-cpp or CLI11; reports/ and targets/ include neither probes/ nor cli/; config/ no reports/,
 # probes/ or cli/; probes/ no cli/; only lib/ropekit/fit/param_fit.cpp includes Ceres; no library source file over
 # 700 lines and encoding.cpp (the families' dispatch) at most 500; no std::visit over the encoding variant with a
-# generic (auto) overload, so a new family without its overload is a compile error (issue 19). Prints each offence
+# generic (auto) overload, so a new family without its overload is a compile error (issue 19), and visits over the
+# scheme and spectrum variants go through their concept-constrained lambdas. Prints each offence
 # and fails if there is one.
 # Usage: tests/layout_rules.sh [repository root]
 set -euo pipefail
@@ -83,10 +84,17 @@ for root in sys.argv[1:]:
                 line = text.count("\n", 0, start) + 1
                 print(f"{path}:{line}: std::visit over the encoding variant with a generic (auto) overload")
                 found = True
+            # Scheme and spectrum visits forward to each alternative's own function through a lambda constrained
+            # by the ScalingScheme / SpectralFamily concept (a scheme lacking a function fails to compile); a
+            # plain auto lambda there could hide a default.
+            elif ("scaling::" in body or "spectral::" in body) and generic.search(body):
+                line = text.count("\n", 0, start) + 1
+                print(f"{path}:{line}: std::visit over a scheme or spectrum with an unconstrained (auto) overload")
+                found = True
 sys.exit(1 if found else 0)
 PY
 ); then
-  echo "layout rule broken: every visit over the encoding variant names each family (no auto overload):"
+  echo "layout rule broken: every visit over the encoding variant names each family, and scheme and spectrum visits are concept-constrained (no auto overload):"
   echo "$visit_hits"
   status=1
 fi

@@ -118,8 +118,15 @@ Encoding ParseContext::parse_part(Spelling& s) const {
 
 Encoding parse_encoding(std::string_view text, const Where& where, const EncodingDefaults& defaults) {
   if (is_reference_name(text)) return from_method(parse_method(text, where.context + ": encoding"), defaults);
-  Spelling s = Spelling::parse(text, "encoding");
-  return ParseContext(where, defaults).parse_part(s);
+  // The grammar's own refusals (a malformed number, a bracket) name the spelling but not the caller: every
+  // refusal leaves here as "<where>: encoding '<text>': ..." (rethrow_for_encoding).
+  try {
+    Spelling s = Spelling::parse(text, "encoding");
+    return ParseContext(where, defaults).parse_part(s);
+  } catch (const InputError& e) {
+    if (where.context.empty()) throw;
+    rethrow_for_encoding(where.context, std::string(text), e);
+  }
 }
 
 Encoding parse_encoding_for(const std::string& command, const std::string& text) {

@@ -125,6 +125,7 @@ py::tuple py_design(const std::string& k, int blocks, const std::string& samplin
                     const std::string& spectrum_route);
 py::dict py_list_spectra();
 // lie_bindings.cpp
+py::dict py_model(const std::string& path);
 py::dict py_lie_check(const py::object& generators, const py::object& mixing, int window, int pairs,
                       std::int64_t max_exp, std::uint64_t seed, const std::string& route_text);
 

@@ -43,7 +43,8 @@ std::string pythonise(std::string msg) {
       {"ropekit verify master", "ropekit.verify_master"}, {"ropekit lie check", "ropekit.lie_check"},
       {"ropekit fit-params", "ropekit.fit_params"},       {"ropekit kernel", "ropekit.kernel"},
       {"ropekit frequencies", "ropekit.frequencies"},     {"ropekit features", "ropekit.features"},
-      {"ropekit design", "ropekit.design"},               {"ropekit fit", "ropekit.fit"}};
+      {"ropekit design", "ropekit.design"},               {"ropekit fit", "ropekit.fit"},
+      {"ropekit model", "ropekit.model"}};
   for (const auto& [from, to] : commands)
     for (std::size_t at; (at = msg.find(from)) != std::string::npos;) msg.replace(at, std::strlen(from), to);
   static const std::regex option("--([A-Za-z][A-Za-z0-9-]*)");

@@ -40,6 +40,7 @@ PYBIND11_MODULE(_ropekit, m) {
   });
   using namespace py::literals;
   m.def("kernel", &py_kernel, doc_kernel, "encoding"_a, "lags"_a = py::none(), "rho"_a = 1.0, "seq_len"_a = py::none());
+  m.def("model", &py_model, doc_model, "path"_a);
   m.def("frequencies", &py_frequencies, doc_frequencies, "encoding"_a, "seq_len"_a = py::none(), "float32"_a = false,
         "convention"_a = "huggingface");
   m.def("features", &py_features, doc_features, "encoding"_a, "lags"_a = py::none());

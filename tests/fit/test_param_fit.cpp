@@ -58,6 +58,34 @@ TEST_CASE("the templated features equal features() of the encoding, column for c
   }
 }
 
+TEST_CASE("the templated features equal features() for every tunable family's registry example") {
+  // The same two routes as above, driven by the registry so that a family gaining tunable names is covered: each
+  // name the family's record lists that its example accepts (factor needs a scheme, scale is spelled by the
+  // spectrum's own key), at the untuned parameters. Same 1e-12 reason as above.
+  const Eigen::VectorXd lags = grid(300, 1.0);
+  for (const auto* info : family_infos()) {
+    if (info->tunable.empty()) continue;
+    const std::string example(info->example);
+    CAPTURE(example);
+    int compared = 0;
+    for (const auto name : info->tunable) {
+      TunableEncoding t;
+      try {
+        t = make_tunable(parse_encoding(example), {std::string(name)}, Where("test"));
+      } catch (const InputError&) {
+        continue;
+      }
+      CAPTURE(name);
+      const Eigen::MatrixXd mine = tunable_features(t, lags, t.start);
+      const Eigen::MatrixXd library = features(t.untuned, Lags(lags)).values;
+      REQUIRE(mine.cols() == library.cols());
+      CHECK((mine - library).cwiseAbs().maxCoeff() < 1e-12);
+      ++compared;
+    }
+    CHECK(compared >= 1);
+  }
+}
+
 TEST_CASE("a scheme's frequencies are the map fit-params differentiates: affine in 1/s (linear, yarn, llama3), a power of s (ntk)") {
   // The map's coefficients come from s0 and 2 s0; a third factor checks the form itself (1e-13 relative: a few
   // roundings of theta ~ 1e-4..1).

@@ -29,6 +29,11 @@ const FamilyInfo& Alibi::info() {
       {{"alibi", parse}},
       {{"alibi:slope=<m>,L=<L>", "alibi", "unipotent [[1, -m Dp], [0, 1]]", "1, x"}},
       "alibi:slope=0.5,L=64",
+      Rotary::never,
+      "",
+      {},
+      key_rules(kKeys),
+      false,
   };
   return info;
 }

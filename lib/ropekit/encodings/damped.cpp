@@ -32,6 +32,8 @@ const FamilyInfo& Damped::info() {
       Rotary::always,
       "",
       {"theta", "gamma"},
+      key_rules(kKeys),
+      true,
   };
   return info;
 }

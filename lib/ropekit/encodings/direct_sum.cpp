@@ -65,6 +65,9 @@ const FamilyInfo& DirectSum::info() {
       "direct-sum:[rope(dim=16),alibi(L=64)]",
       Rotary::of_parts,
       "a direct sum with one of them",
+      {},
+      {},
+      false,
   };
   return info;
 }

@@ -83,7 +83,26 @@ std::optional<double> ParseContext::take_rate(Spelling& s, std::string_view key)
 std::uint64_t ParseContext::take_seed(Spelling& s, std::string_view key, std::uint64_t fallback) const {
   const auto seed = s.take_text(key);
   if (!seed) return fallback;
-  return parse_unsigned_in(*seed, where_, "seed", std::numeric_limits<std::uint64_t>::max());
+  // Named with the spelling, as every other key's refusal is.
+  const Where where(fmt::format("{}: {}", where_.context, s.where()));
+  return parse_unsigned_in(*seed, where, s.name(key), std::numeric_limits<std::uint64_t>::max());
+}
+
+double ParseContext::take_fraction(Spelling& s, std::string_view key, double fallback) const {
+  const auto v = s.take_double(key);
+  if (!v) return fallback;
+  if (!(*v > 0 && *v <= 1)) bad(s, key, format_number(*v), "in (0, 1]");
+  return *v;
+}
+
+const std::vector<KeyRule>& schedule_key_rules() {
+  static const std::vector<KeyRule> rules = {
+      {"dim", KeyKind::integer, 2, kMaxDim, true},
+      {"base", KeyKind::positive},
+      {"F", KeyKind::integer, 1, kMaxNumFreqs},
+      {"partial", KeyKind::fraction},
+  };
+  return rules;
 }
 
 double ParseContext::fallback_double(Fallback from, double member) const {
@@ -133,11 +152,7 @@ FrequencySchedule ParseContext::take_schedule(Spelling& s) const {
     const bool dim_given = has(s, "dim");
     g.dim = take_int_in(s, "dim", defaults_.dim, 2, kMaxDim);
     g.base = take_positive(s, "base", defaults_.base);
-    const auto partial = s.take_double("partial");
-    if (partial) {
-      if (!(*partial > 0 && *partial <= 1)) bad(s, "partial", format_number(*partial), "in (0, 1]");
-      g.partial = *partial;
-    }
+    g.partial = take_fraction(s, "partial", g.partial);
     if (g.dim % 2) bad(s, "dim", std::to_string(g.dim), "a positive even integer");
     // r = int(dim * partial), truncated as transformers does (an odd or fractional product: a note, frequencies.hpp).
     if (truncated_rotary_dims(g) < 1)

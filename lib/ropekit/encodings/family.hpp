@@ -48,6 +48,26 @@ struct FamilyParser {
 /// Whether a family has rotary frequencies (has_frequencies), as the "with rotary frequencies" message names it.
 enum class Rotary { never, always, sometimes, of_parts };
 
+/// How a key's value is read, validated and printed.
+enum class KeyKind {
+  integer,      ///< an integer in [min, max] (even: and even, "a positive even integer")
+  positive,     ///< finite and > 0
+  nonnegative,  ///< finite and >= 0
+  tau,          ///< bounded | raw (the bool is "bounded")
+  rate,         ///< optional: finite, > 0 with 1/value finite; printed only when set
+  seed,         ///< an unsigned 64-bit integer
+  fraction,     ///< in (0, 1]
+};
+
+/// What a key accepts, as the contract test derives bad values from it (tests/encodings/test_family_keys.cpp):
+/// the kind, and for integers the range and evenness.
+struct KeyRule {
+  std::string_view name;
+  KeyKind kind;
+  std::int64_t min = 0, max = std::numeric_limits<int>::max();
+  bool even = false;
+};
+
 /// A family's static record (each family struct has `static const FamilyInfo& info()`).
 struct FamilyInfo {
   std::string_view name;                 ///< family_name(): the canonical spelling's family
@@ -59,17 +79,13 @@ struct FamilyInfo {
   /// The names `fit-params --free` may name (fit/tunable.hpp): "factor" where the scheme has one, "scale" for the
   /// spectrum's scale key (sigma, b, l, W) where it has one; empty: the family has no tunable parameters.
   std::vector<std::string_view> tunable{};
+  /// Its own keys' rules (from its key table, key_rules(kKeys)); nested spellings (spectrum, scaling, parts) are
+  /// checked by their own parsers.
+  std::vector<KeyRule> keys{};
+  /// Whether it takes the frequency schedule's keys (schedule_key_rules(): dim, base, F, partial).
+  bool schedule = false;
 };
 
-/// How a key's value is read, validated and printed.
-enum class KeyKind {
-  integer,      ///< an integer in [min, max] (even: and even, "a positive even integer")
-  positive,     ///< finite and > 0
-  nonnegative,  ///< finite and >= 0
-  tau,          ///< bounded | raw (the bool is "bounded")
-  rate,         ///< optional: finite, > 0 with 1/value finite; printed only when set
-  seed,         ///< an unsigned 64-bit integer
-};
 /// Where an absent key's value comes from: the struct's default member value or the run's EncodingDefaults.
 enum class Fallback { member, dim, base, gamma, L, tau };
 
@@ -106,6 +122,7 @@ class ParseContext {
   bool take_tau(Spelling& s) const;
   std::optional<double> take_rate(Spelling& s, std::string_view key) const;
   std::uint64_t take_seed(Spelling& s, std::string_view key, std::uint64_t fallback) const;
+  double take_fraction(Spelling& s, std::string_view key, double fallback) const;
   /// dim, base, F, partial, scaling | freqs=[...] | file=PATH, validated by evaluating them once.
   FrequencySchedule take_schedule(Spelling& s) const;
   /// A nested part of a direct sum, through the whole parser table.
@@ -226,8 +243,23 @@ void ParseContext::take_key(Spelling& s, const Key<F>& k, F& f) const {
       v = take_seed(s, k.name, v);
       break;
     }
+    case KeyKind::fraction: {
+      double& v = f.*std::get<double F::*>(k.member);
+      v = take_fraction(s, k.name, v);
+      break;
+    }
   }
 }
+
+/// The rules of a key table, for FamilyInfo::keys.
+template <class F, std::size_t N>
+std::vector<KeyRule> key_rules(const std::array<Key<F>, N>& keys) {
+  std::vector<KeyRule> out;
+  for (const auto& k : keys) out.push_back({k.name, k.kind, k.min, k.max, k.even});
+  return out;
+}
+/// The frequency schedule's own keys (take_schedule): dim, base, F, partial.
+const std::vector<KeyRule>& schedule_key_rules();
 
 std::string format_key(KeyKind kind, int v);
 std::string format_key(KeyKind kind, double v);

@@ -43,6 +43,8 @@ const FamilyInfo& Jordan::info() {
       Rotary::always,
       "",
       {"theta", "gamma", "eta"},
+      key_rules(kKeys),
+      true,
   };
   return info;
 }

@@ -34,6 +34,8 @@ const FamilyInfo& JordanScaled::info() {
       Rotary::always,
       "",
       {"theta", "c"},
+      key_rules(kKeys),
+      true,
   };
   return info;
 }

@@ -11,6 +11,14 @@ namespace ropekit::enc {
 
 namespace {
 
+// The axial and mixed families' keys, as parsed below and as the contract derives bad values from them.
+// (A function's static: family_infos() may run during another file's static initialisation.)
+const std::vector<KeyRule>& rules() {
+  static const std::vector<KeyRule> r = {
+      {"dim", KeyKind::integer, 4, 1024}, {"axes", KeyKind::integer, 1, 8}, {"base", KeyKind::positive}};
+  return r;
+}
+
 GeneratorFamily take_generators(Spelling& s, const ParseContext& ctx) {
   if (const auto file = s.take_word("file")) {
     s.finish("file");
@@ -18,8 +26,9 @@ GeneratorFamily take_generators(Spelling& s, const ParseContext& ctx) {
   }
   const auto fam = s.take_word("family").value_or("axial");
   if (fam == "axial" || fam == "mixed") {
-    const int dim = ctx.take_int_in(s, "dim", 64, 4, 1024);
-    const int axes = ctx.take_int_in(s, "axes", 2, 1, 8);
+    const auto& r = rules();
+    const int dim = ctx.take_int_in(s, "dim", 64, static_cast<int>(r[0].min), static_cast<int>(r[0].max));
+    const int axes = ctx.take_int_in(s, "axes", 2, static_cast<int>(r[1].min), static_cast<int>(r[1].max));
     const double base = ctx.take_positive(s, "base", 100);
     if (fam == "axial") {
       s.finish("family, dim, axes, base");
@@ -62,6 +71,9 @@ const FamilyInfo& Nd::info() {
       "nd:family=axial,dim=8,axes=2,base=100",
       Rotary::sometimes,
       "nd with torus generators",
+      {},
+      rules(),
+      false,
   };
   return info;
 }

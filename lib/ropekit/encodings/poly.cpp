@@ -33,6 +33,11 @@ const FamilyInfo& Poly::info() {
       {{"poly", parse}},
       {{"poly:k=<k>,tau=bounded|raw,L=<L>", "", "unipotent exp((tau/L) N_k)", "1, that^1..that^(k-1)"}},
       "poly:k=4,tau=raw,L=64",
+      Rotary::never,
+      "",
+      {},
+      key_rules(poly_keys()),
+      false,
   };
   return info;
 }

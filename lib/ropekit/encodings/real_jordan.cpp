@@ -37,6 +37,8 @@ const FamilyInfo& RealJordan::info() {
       Rotary::never,
       "",
       {"gamma"},
+      key_rules(real_jordan_keys()),
+      false,
   };
   return info;
 }

@@ -1,5 +1,7 @@
 #include "ropekit/encodings/rf_rope.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "ropekit/core/rng.hpp"
@@ -34,8 +36,9 @@ Encoding parse(Spelling& s, const ParseContext& ctx) {
     throw InputError(fmt::format("{}: {}: spectrum: {}", ctx.where().context, s.where(), e.what()));
   }
   r.freqs.count = ctx.take_int_in(s, "blocks", 32, 1, kMaxNumFreqs);
-  if (const auto seed = s.take_text("seed"))
-    r.freqs.seed = parse_unsigned_in(*seed, ctx.where(), "seed", std::numeric_limits<std::uint64_t>::max());
+  const auto params = s.params();
+  if (std::any_of(params.begin(), params.end(), [](const auto& kv) { return kv.first == "seed"; }))
+    r.freqs.seed = ctx.take_seed(s, "seed", 0);
   const auto sampling = s.take_word("sampling");
   if (sampling && *sampling == "quantile") {
     if (r.freqs.seed) ctx.bad(s, "sampling", "quantile", "used without seed (the quantile grid is deterministic)");
@@ -69,6 +72,8 @@ const FamilyInfo& RfRope::info() {
       Rotary::always,
       "",
       {"theta", "scale"},
+      {{"blocks", KeyKind::integer, 1, kMaxNumFreqs}, {"seed", KeyKind::seed}},
+      false,
   };
   return info;
 }

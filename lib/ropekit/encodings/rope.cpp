@@ -36,6 +36,8 @@ const FamilyInfo& Rope::info() {
       Rotary::always,
       "",
       {"theta", "factor"},
+      {},
+      true,
   };
   return info;
 }

@@ -42,6 +42,10 @@ const FamilyInfo& RopeMatched::info() {
         "1, C_0..C_{M-1}, S_0..S_{M-1}"}},
       "rope-matched:k=3,dim=32,F=8",
       Rotary::always,
+      "",
+      {},
+      key_rules(kKeys),
+      true,
   };
   return info;
 }

@@ -41,6 +41,10 @@ const FamilyInfo& Sinusoidal::info() {
         "(relativity defect only)"}},
       "sinusoidal:dim=16",
       Rotary::always,
+      "",
+      {},
+      key_rules(kKeys),
+      false,
   };
   return info;
 }

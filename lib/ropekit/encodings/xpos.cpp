@@ -42,6 +42,10 @@ const FamilyInfo& Xpos::info() {
         "1, zeta^{d/S} C, zeta^{d/S} S"}},
       "xpos:dim=32",
       Rotary::always,
+      "",
+      {},
+      key_rules(kKeys),
+      false,
   };
   return info;
 }

@@ -1,0 +1,64 @@
+// ropekit model FILE: a model file (HuggingFace config.json) as ropekit reads it, one row per layer type: how many
+// layers, the encoding as a spelling every command accepts, head and rotated dims, the window, the rotary
+// attention factor, the softmax multiplier and notes on how frameworks read the file (lib/ropekit/models/).
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/cli.hpp"
+#include "reports/output.hpp"
+#include "reports/table.hpp"
+#include "ropekit/models/model.hpp"
+
+namespace ropekit {
+
+namespace {
+
+struct ModelArgs {
+  std::string file, format = "csv", out;
+};
+
+std::string joined(const std::vector<std::string>& notes) {
+  std::string out;
+  for (const auto& n : notes) out += (out.empty() ? "" : "; ") + n;
+  return out;
+}
+
+void run_model(const ModelArgs& a) {
+  const std::string command = "ropekit model";
+  const Format format = parse_format_option(command, a.format);
+  check_output_path(a.out);
+  Model m;
+  try {
+    m = read_model(a.file);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", command, e.what()));
+  }
+  Table t;
+  t.columns = {"layer_type",       "layers",        "encoding", "head_dim", "rotary_dims", "window",
+               "attention_factor", "softmax_scale", "notes"};
+  const std::string file_notes = joined(m.notes);
+  for (const auto& l : m.layer_types) {
+    std::string notes = joined(l.notes);
+    if (!file_notes.empty()) notes = notes.empty() ? file_notes : notes + "; " + file_notes;
+    t.add_row({l.name, l.layers ? Cell(static_cast<std::int64_t>(l.layers)) : Cell(), l.encoding,
+               static_cast<std::int64_t>(l.head_dim), static_cast<std::int64_t>(l.rotary_dims), l.window,
+               l.attention_factor, l.softmax_scale, notes});
+  }
+  emit(a.out, render(t, format));
+}
+
+}  // namespace
+
+void add_model_command(CLI::App& app, const CliContext&) {
+  auto a = std::make_shared<ModelArgs>();
+  auto* c = app.add_subcommand("model", "Read a model file (HuggingFace config.json, transformers 4 or 5 keys): one row "
+                                        "per layer type with its encoding as a spelling every command accepts");
+  c->add_option("file", a->file, "the model's config.json")->required();
+  c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
+  c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
+  c->callback([a] { run_model(*a); });
+}
+
+}  // namespace ropekit

@@ -1,0 +1,440 @@
+#include "ropekit/models/hf_config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ropekit/encoding.hpp"
+
+namespace ropekit {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int kMaxNesting = 64;       // brackets; real configs nest 3-4 deep
+constexpr int kMaxTextConfigDepth = 4;  // text_config inside text_config ...
+constexpr std::int64_t kMaxLayers = 1 << 20;
+constexpr std::int64_t kMaxHeadDim = 1 << 16;
+
+// The keys of a rope dict that the reader understands (transformers 5.17 _validate_*_rope_parameters).
+const std::set<std::string> kRopeKeys = {
+    "rope_type", "type", "rope_theta", "partial_rotary_factor", "factor", "original_max_position_embeddings",
+    "low_freq_factor", "high_freq_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+    "attention_factor", "truncate", "short_factor", "long_factor", "attn_factor", "mrope_section",
+    "mrope_interleaved"};
+
+std::string shown(const json& v) {
+  std::string s = v.dump();
+  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+class Reader {
+ public:
+  explicit Reader(const std::string& source) : source_(source) {}
+
+  [[noreturn]] void bad(std::string_view key, const json& v, std::string_view constraint) const {
+    throw_bad_value(source_, key, shown(v), constraint);
+  }
+  [[noreturn]] void missing(std::string_view key, std::string_view why) const {
+    throw InputError(fmt::format("{}: {} is missing ({})", source_, key, why));
+  }
+
+  // A number (JSON integer or real), finite.
+  std::optional<double> number(const json& o, const std::string& key, std::string_view what = "a finite number") const {
+    const auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number() || it->is_boolean()) bad(key, *it, what);
+    const double v = it->get<double>();
+    if (!std::isfinite(v)) bad(key, *it, what);
+    return v;
+  }
+  std::optional<double> positive(const json& o, const std::string& key) const {
+    const auto v = number(o, key, "a number > 0");
+    if (v && !(*v > 0)) bad(key, o.at(key), "a number > 0");
+    return v;
+  }
+  std::optional<std::int64_t> integer(const json& o, const std::string& key, std::int64_t min, std::int64_t max) const {
+    const auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return std::nullopt;
+    const auto constraint = fmt::format("an integer in [{}, {}]", min, max);
+    if (!it->is_number_integer() && !(it->is_number_float() && std::floor(it->get<double>()) == it->get<double>()))
+      bad(key, *it, constraint);
+    const double d = it->get<double>();
+    if (!(d >= static_cast<double>(min) && d <= static_cast<double>(max))) bad(key, *it, constraint);
+    return static_cast<std::int64_t>(d);
+  }
+  std::optional<std::string> string(const json& o, const std::string& key) const {
+    const auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return std::nullopt;
+    if (!it->is_string()) bad(key, *it, "a string");
+    return it->get<std::string>();
+  }
+  std::optional<bool> boolean(const json& o, const std::string& key) const {
+    const auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return std::nullopt;
+    if (!it->is_boolean()) bad(key, *it, "true or false");
+    return it->get<bool>();
+  }
+  std::vector<double> numbers(const json& o, const std::string& key) const {
+    const auto& v = o.at(key);
+    if (!v.is_array() || v.empty()) bad(key, v, "a non-empty list of numbers > 0");
+    std::vector<double> out;
+    for (const auto& x : v) {
+      if (!x.is_number() || x.is_boolean() || !(x.get<double>() > 0) || !std::isfinite(x.get<double>()))
+        bad(key, v, "a non-empty list of finite numbers > 0");
+      out.push_back(x.get<double>());
+    }
+    return out;
+  }
+
+  const std::string& source() const { return source_; }
+
+ private:
+  const std::string& source_;
+};
+
+std::string num(double v) { return format_number(v); }
+
+std::string list(const std::vector<double>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + num(v[i]);
+  return s + "]";
+}
+
+// What the file says about the whole model (the text config), read once.
+struct Text {
+  json cfg;
+  int head_dim = 0;            // dims the rotary module sees (DeepSeek: qk_rope_head_dim)
+  int qk_dims = 0;             // q.k dims of a head (DeepSeek: qk_rope + qk_nope)
+  std::optional<std::int64_t> layers, max_pos, sliding_window, chunk;
+  std::optional<double> rope_theta, partial, orig_top;
+  bool deepseek = false;
+};
+
+// The rope dict of one layer type after transformers' standardize_rope_params: rope_type, rope_theta,
+// partial_rotary_factor and original_max_position_embeddings filled from the top level where absent.
+json standardized(const Reader& r, json dict, const Text& t, std::vector<std::string>& notes) {
+  if (!dict.is_object()) r.bad("rope_parameters", dict, "an object (or an object per layer type)");
+  if (!dict.contains("rope_type")) dict["rope_type"] = dict.contains("type") ? dict["type"] : json("default");
+  if (!dict.contains("rope_theta") || dict["rope_theta"].is_null()) {
+    if (t.rope_theta) {
+      dict["rope_theta"] = *t.rope_theta;
+    } else {
+      dict["rope_theta"] = 10000.0;
+      notes.push_back("rope_theta absent: transformers' default 10000 assumed");
+    }
+  }
+  if (!dict.contains("partial_rotary_factor") && t.partial) dict["partial_rotary_factor"] = *t.partial;
+  const auto type = r.string(dict, "rope_type").value_or("default");
+  if (type == "llama3" || type == "yarn" || type == "longrope") {
+    // Phi-3 keeps the pretraining length at top level; transformers gives it priority.
+    if (t.orig_top) dict["original_max_position_embeddings"] = *t.orig_top;
+    else if (!dict.contains("original_max_position_embeddings") && t.max_pos)
+      dict["original_max_position_embeddings"] = *t.max_pos;
+  }
+  for (const auto& [k, v] : dict.items())
+    if (!kRopeKeys.count(k)) notes.push_back(fmt::format("rope key '{}' = {} not read", k, shown(v)));
+  return dict;
+}
+
+// transformers 5.17's model classes whose own compute_default_rope_parameters reads partial_rotary_factor; the
+// classes in kDefaultIgnoresPartial rotate the whole head under rope_type default whatever the key says (their
+// modeling files, read for this; rope types other than default go through modeling_rope_utils, which reads it).
+const std::set<std::string> kDefaultReadsPartial = {"gpt_neox", "glm4", "phi3", "qwen3_next"};
+const std::set<std::string> kDefaultIgnoresPartial = {
+    "llama",  "mistral",  "ministral", "qwen2",   "qwen3",     "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "gemma2",
+    "gemma3", "gemma3_text", "gemma4", "gemma4_text", "cohere2", "deepseek_v2", "deepseek_v3", "exaone4",
+    "falcon_h1", "gpt_oss", "llama4", "llama4_text", "olmo2", "smollm3"};
+
+// The spelling of one rope dict over `dims` head dims (transformers' rotary module of that layer type).
+std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<std::int64_t> max_pos,
+                        const std::string& model_type, std::vector<std::string>& notes) {
+  const std::string type = *r.string(d, "rope_type");
+  const double theta = *r.positive(d, "rope_theta");
+  std::string s = fmt::format("rope:dim={},base={}", dims, num(theta));
+  if (const auto p = r.number(d, "partial_rotary_factor"); p && *p != 1) {
+    if (type == "default" && kDefaultIgnoresPartial.count(model_type)) {
+      notes.push_back(fmt::format("partial_rotary_factor = {}: transformers 5.17's {} default RoPE ignores it and "
+                                  "rotates all {} dims",
+                                  num(*p), model_type, dims));
+    } else {
+      s += ",partial=" + num(*p);
+      if (type == "default" && !kDefaultReadsPartial.count(model_type))
+        notes.push_back(fmt::format("partial_rotary_factor = {} read as GPT-NeoX partial rotation; whether "
+                                    "transformers' {} default RoPE reads it is not known here",
+                                    num(*p), model_type.empty() ? "(no model_type)" : model_type));
+    }
+  }
+  const auto factor = r.positive(d, "factor");
+  const auto orig = r.positive(d, "original_max_position_embeddings");
+  auto need = [&](const std::optional<double>& v, const char* key) {
+    if (!v) r.missing(fmt::format("rope_parameters.{}", key), fmt::format("rope_type {} needs it", type));
+    return *v;
+  };
+  if (type == "default") return s;
+  if (type == "linear") return s + fmt::format(",scaling=linear(factor={})", num(need(factor, "factor")));
+  if (type == "dynamic") {
+    if (!max_pos) r.missing("max_position_embeddings", "dynamic NTK scales past it");
+    return s + fmt::format(",scaling=dynamic(factor={},orig={})", num(need(factor, "factor")),
+                           num(static_cast<double>(*max_pos)));
+  }
+  if (type == "llama3")
+    return s + fmt::format(",scaling=llama3(factor={},low={},high={},orig={})", num(need(factor, "factor")),
+                           num(need(r.number(d, "low_freq_factor"), "low_freq_factor")),
+                           num(need(r.number(d, "high_freq_factor"), "high_freq_factor")),
+                           num(need(orig, "original_max_position_embeddings")));
+  if (type == "yarn") {
+    std::string k = fmt::format("factor={},orig={}", num(need(factor, "factor")),
+                                num(need(orig, "original_max_position_embeddings")));
+    for (const char* key : {"beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor"}) {
+      const auto v = r.number(d, key);
+      if (!v) continue;
+      // transformers tests these keys for truth (`if mscale and mscale_all_dim`, `beta_fast or 32`): 0 is absent.
+      if (*v == 0 && std::string_view(key) != "attention_factor") {
+        notes.push_back(fmt::format("{} = 0: transformers reads 0 as absent", key));
+        continue;
+      }
+      k += fmt::format(",{}={}", key, num(*v));
+    }
+    if (const auto tr = r.boolean(d, "truncate")) k += fmt::format(",truncate={}", *tr ? "true" : "false");
+    if (const auto af = r.number(d, "attn_factor"))
+      notes.push_back(fmt::format("attn_factor = {}: transformers 5.17 ignores it; vLLM multiplies it into the "
+                                  "attention factor (logits differ by its inverse square, {})",
+                                  num(*af), format_significant(1 / (*af * *af), 8)));
+    return s + ",scaling=yarn(" + k + ")";
+  }
+  if (type == "longrope") {
+    if (!max_pos) r.missing("max_position_embeddings", "LongRoPE switches factors past the original length");
+    std::string k = fmt::format("short={},long={},orig={},max={}", list(r.numbers(d, "short_factor")),
+                                list(r.numbers(d, "long_factor")), num(need(orig, "original_max_position_embeddings")),
+                                num(static_cast<double>(*max_pos)));
+    if (const auto a = r.number(d, "attention_factor")) k += ",attention_factor=" + num(*a);
+    if (factor) notes.push_back(fmt::format("factor = {}: transformers derives LongRoPE's attention factor from "
+                                            "max/orig and ignores it", num(*factor)));
+    return s + ",scaling=longrope(" + k + ")";
+  }
+  if (type == "mrope" || type == "default_mrope") {
+    notes.push_back("mrope: for text tokens (t = h = w) the kernel is 1-D RoPE's, read here; image and video "
+                    "tokens are not");
+    return s;
+  }
+  r.bad("rope_type", json(type), "one of default, linear, dynamic, yarn, longrope, llama3, mrope");
+}
+
+std::string layer_window(const std::string& type, const Text& t) {
+  if (type == "sliding_attention" && t.sliding_window) return fmt::format("sliding {}", *t.sliding_window);
+  if (type == "chunked_attention" && t.chunk) return fmt::format("chunked {}", *t.chunk);
+  return "";
+}
+
+}  // namespace
+
+std::string python_json_to_strict(std::string_view text, const std::string& source) {
+  std::string out;
+  out.reserve(text.size());
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      out += c;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '{' || c == '[') {
+      if (++depth > kMaxNesting)
+        throw InputError(fmt::format("{}: JSON nests more than {} levels deep (a config.json nests 3 or 4)", source,
+                                     kMaxNesting));
+    }
+    if (c == '}' || c == ']') --depth;
+    bool replaced = false;
+    for (std::string_view token : {"-Infinity", "Infinity", "NaN"}) {
+      if (text.substr(i, token.size()) == token) {
+        out += fmt::format("\"{}\"", token);
+        i += token.size() - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
+Model read_hf_config(std::string_view text, const std::string& source) {
+  const Reader r(source);
+  json root;
+  try {
+    root = json::parse(python_json_to_strict(text, source));
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("{}: not JSON ({})", source, e.what()));
+  }
+  if (!root.is_object()) r.bad("the file", root, "a JSON object (a config.json)");
+
+  Model m;
+  m.source = source;
+  // Composite models (Gemma 3, Llama 4, Qwen2-VL, ...) keep the language model's keys under text_config.
+  json cfg = root;
+  for (int depth = 0; cfg.contains("text_config") && !cfg["text_config"].is_null(); ++depth) {
+    if (!cfg["text_config"].is_object()) r.bad("text_config", cfg["text_config"], "an object");
+    if (depth == kMaxTextConfigDepth)
+      r.bad("text_config", json("nested"), fmt::format("nested at most {} deep", kMaxTextConfigDepth));
+    json inner = cfg["text_config"];
+    cfg = std::move(inner);
+    m.notes.push_back("read from text_config");
+  }
+  Text t;
+  t.cfg = cfg;
+  m.model_type = r.string(cfg, "model_type").value_or(r.string(root, "model_type").value_or(""));
+  t.layers = r.integer(cfg, "num_hidden_layers", 1, kMaxLayers);
+  t.max_pos = r.integer(cfg, "max_position_embeddings", 1, std::int64_t{1} << 53);
+  m.context_length = t.max_pos;
+  t.sliding_window = r.integer(cfg, "sliding_window", 1, std::int64_t{1} << 53);
+  t.chunk = r.integer(cfg, "attention_chunk_size", 1, std::int64_t{1} << 53);
+  t.rope_theta = r.positive(cfg, "rope_theta");
+  if (!t.rope_theta) t.rope_theta = r.positive(cfg, "rotary_emb_base");  // GPT-NeoX legacy
+  t.orig_top = r.positive(cfg, "original_max_position_embeddings");
+
+  // Head size: DeepSeek MLA's qk_rope_head_dim rotated + qk_nope_head_dim unrotated dims (its rotary module
+  // sees qk_rope_head_dim); else head_dim; else hidden_size / num_attention_heads.
+  if (const auto rope_dims = r.integer(cfg, "qk_rope_head_dim", 2, kMaxHeadDim)) {
+    t.deepseek = true;
+    t.head_dim = static_cast<int>(*rope_dims);
+    t.qk_dims = t.head_dim + static_cast<int>(r.integer(cfg, "qk_nope_head_dim", 0, kMaxHeadDim).value_or(0));
+  } else if (const auto hd = r.integer(cfg, "head_dim", 2, kMaxHeadDim)) {
+    t.head_dim = t.qk_dims = static_cast<int>(*hd);
+  } else {
+    const auto hidden = r.integer(cfg, "hidden_size", 1, std::int64_t{1} << 30);
+    const auto heads = r.integer(cfg, "num_attention_heads", 1, std::int64_t{1} << 20);
+    if (!hidden || !heads) r.missing("head_dim", "and hidden_size / num_attention_heads are not both given");
+    if (*hidden % *heads != 0)
+      r.bad("hidden_size", json(*hidden), fmt::format("divisible by num_attention_heads = {}", *heads));
+    t.head_dim = t.qk_dims = static_cast<int>(*hidden / *heads);
+  }
+  // Partial rotation: partial_rotary_factor, GPT-NeoX rotary_pct, GPT-J rotary_dim (a count of dims).
+  t.partial = r.number(cfg, "partial_rotary_factor");
+  if (!t.partial) t.partial = r.number(cfg, "rotary_pct");
+  if (!t.partial)
+    if (const auto rd = r.integer(cfg, "rotary_dim", 2, kMaxHeadDim)) t.partial = static_cast<double>(*rd) / t.head_dim;
+
+  // The layers' types: layer_types, else Gemma's sliding_window_pattern, else one type.
+  std::vector<std::string> types;
+  if (cfg.contains("layer_types") && !cfg["layer_types"].is_null()) {
+    const auto& lt = cfg["layer_types"];
+    if (!lt.is_array() || lt.empty()) r.bad("layer_types", lt, "a non-empty list of layer type names");
+    for (const auto& x : lt) {
+      if (!x.is_string()) r.bad("layer_types", lt, "a list of strings");
+      types.push_back(x.get<std::string>());
+    }
+    if (t.layers && static_cast<std::int64_t>(types.size()) != *t.layers)
+      r.bad("layer_types", json(fmt::format("{} entries", types.size())),
+            fmt::format("one entry per layer (num_hidden_layers = {})", *t.layers));
+  } else if (const auto pattern = r.integer(cfg, "sliding_window_pattern", 1, kMaxLayers);
+             pattern && cfg.contains("rope_local_base_freq") && t.layers) {
+    for (std::int64_t i = 0; i < *t.layers; ++i)
+      types.push_back((i + 1) % *pattern ? "sliding_attention" : "full_attention");
+    m.notes.push_back(fmt::format("layer types from sliding_window_pattern = {}", *pattern));
+  } else {
+    types.assign(static_cast<std::size_t>(t.layers.value_or(1)), "full_attention");
+  }
+  // NoPE layers (Llama 4, SmolLM3): no_rope_layers[i] = 0 means no positional encoding in layer i.
+  std::vector<bool> rope_on(types.size(), true);
+  if (cfg.contains("no_rope_layers") && !cfg["no_rope_layers"].is_null()) {
+    const auto& nr = cfg["no_rope_layers"];
+    if (!nr.is_array() || nr.size() != types.size())
+      r.bad("no_rope_layers", nr, fmt::format("a list of {} entries 0 or 1, one per layer", types.size()));
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      if (!nr[i].is_number_integer() || (nr[i] != 0 && nr[i] != 1)) r.bad("no_rope_layers", nr, "entries 0 or 1");
+      rope_on[i] = nr[i] == 1;
+    }
+  }
+
+  // Rope dicts per layer type: rope_parameters (flat or per type), else rope_scaling + rope_theta.
+  std::map<std::string, json> dicts;
+  std::vector<std::string> notes;
+  const bool t5 = cfg.contains("rope_parameters") && !cfg["rope_parameters"].is_null();
+  m.format = t5 ? "config.json (transformers 5 keys)" : "config.json (transformers 4 keys)";
+  const std::set<std::string> type_set(types.begin(), types.end());
+  if (t5) {
+    const auto& rp = cfg["rope_parameters"];
+    if (!rp.is_object()) r.bad("rope_parameters", rp, "an object (or an object per layer type)");
+    const bool per_type =
+        std::any_of(rp.items().begin(), rp.items().end(), [&](const auto& kv) { return type_set.count(kv.key()); });
+    for (const auto& type : type_set) {
+      json d = per_type ? (rp.contains(type) ? rp.at(type) : json(nullptr)) : rp;
+      if (per_type && d.is_null()) continue;  // saved as null: that type has no rotary module
+      dicts[type] = standardized(r, d, t, notes);
+    }
+  } else {
+    json d = json::object();
+    if (cfg.contains("rope_scaling") && !cfg["rope_scaling"].is_null()) {
+      if (!cfg["rope_scaling"].is_object()) r.bad("rope_scaling", cfg["rope_scaling"], "an object or null");
+      d = cfg["rope_scaling"];
+    }
+    for (const auto& type : type_set) dicts[type] = standardized(r, d, t, notes);
+    // Gemma 3's sliding layers: default RoPE at rope_local_base_freq.
+    if (const auto local = r.positive(cfg, "rope_local_base_freq"); local && type_set.count("sliding_attention")) {
+      json s = {{"rope_type", "default"}, {"rope_theta", *local}};
+      dicts["sliding_attention"] = standardized(r, s, t, notes);
+    }
+  }
+
+  // One LayerType per (type, rope on/off), in order of first appearance.
+  const auto temperature = r.boolean(cfg, "attn_temperature_tuning").value_or(false);
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    const std::string name = rope_on[i] ? types[i] : types[i] + "/nope";
+    auto it = std::find_if(m.layer_types.begin(), m.layer_types.end(), [&](const auto& l) { return l.name == name; });
+    if (it != m.layer_types.end()) {
+      ++it->layers;
+      continue;
+    }
+    LayerType l;
+    l.name = name;
+    l.layers = t.layers ? 1 : 0;
+    l.head_dim = t.qk_dims;
+    l.window = layer_window(types[i], t);
+    const auto d = dicts.find(types[i]);
+    if (!rope_on[i] || d == dicts.end()) {
+      l.encoding = "nope";
+      if (temperature && !rope_on[i]) {
+        const double floor = r.positive(cfg, "floor_scale").value_or(8192), scale = r.number(cfg, "attn_scale").value_or(0.1);
+        l.notes.push_back(fmt::format("query scaled by s(p) = {} ln(1 + floor((p + 1)/{})) + 1 "
+                                      "(attn_temperature_tuning): the score depends on the query position",
+                                      num(scale), num(floor)));
+      }
+    } else {
+      l.notes = notes;
+      l.encoding = spelling_of(r, d->second, t.head_dim, t.max_pos, m.model_type, l.notes);
+      // The spelling is checked by the encoding parser, which gives the canonical form and the attention factor.
+      const Encoding e = parse_encoding(l.encoding, Where(fmt::format("{}: layer type {}", source, name)));
+      l.encoding = spelling(e);
+      // Dynamic NTK at its original length (no rescaling yet); LongRoPE before any length (its short factors).
+      const bool dynamic = d->second.value("rope_type", "") == "dynamic";
+      const auto f = frequencies(e, dynamic ? std::optional<double>(static_cast<double>(*t.max_pos)) : std::nullopt);
+      l.attention_factor = f.attention_factor;
+      l.rotary_dims = 2 * static_cast<int>(std::count_if(f.theta.data(), f.theta.data() + f.theta.size(),
+                                                         [](double x) { return x != 0; }));
+      // DeepSeek: the softmax is scaled by mscale(s, mscale_all_dim)^2 besides the rotary attention factor.
+      if (t.deepseek && d->second.value("rope_type", "") != "default") {
+        const double s = r.number(d->second, "factor").value_or(1), all = r.number(d->second, "mscale_all_dim").value_or(0);
+        if (all != 0 && s > 1) l.softmax_scale = std::pow(0.1 * all * std::log(s) + 1, 2);
+      }
+      if (t.qk_dims > t.head_dim)
+        l.notes.push_back(fmt::format("qk_nope_head_dim = {}: those dims are not rotated (the encoding is the "
+                                      "rotated part's)",
+                                      t.qk_dims - t.head_dim));
+    }
+    m.layer_types.push_back(std::move(l));
+  }
+  return m;
+}
+
+}  // namespace ropekit

@@ -1,0 +1,55 @@
+#pragma once
+// A model file as ropekit reads it: a list of layer types, each an encoding every command accepts, with the layer
+// structure around it (how many layers, head and rotated dims, the attention window, the rotary attention factor,
+// a softmax multiplier) and notes on how frameworks read the file. Readers: hf_config.hpp (HuggingFace
+// config.json, transformers 4 and 5 styles). Data flows one way: file -> Model -> encodings -> every command.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ropekit/core/error.hpp"
+
+namespace ropekit {
+
+/// One layer type of a model: every layer of this type has the same positional encoding and window.
+struct LayerType {
+  std::string name;             ///< "full_attention", "sliding_attention", "chunked_attention", "full_attention/nope"
+  int layers = 0;               ///< layers of this type (0 when the file gives no layer count)
+  std::string encoding;         ///< canonical spelling (encoding.hpp); "nope" for layers without a position encoding
+  int head_dim = 0;             ///< dims of q.k in one head
+  int rotary_dims = 0;          ///< of which rotated (2 x the number of non-zero frequencies)
+  std::string window;           ///< "" (every earlier position), "sliding W" (lags < W), "chunked C"
+  double attention_factor = 1;  ///< a: cos and sin are scaled by a, the score by a^2 (YaRN mscale, LongRoPE)
+  double softmax_scale = 1;     ///< multiplier of the logits beyond 1/sqrt(head_dim) (DeepSeek's mscale^2)
+  std::vector<std::string> notes;  ///< how frameworks read it, keys read but unused, defaults assumed
+};
+
+/// A model: its layer types in order of first appearance, and notes about the file as a whole.
+struct Model {
+  std::string source;      ///< the path read
+  std::string format;      ///< "config.json (transformers 4 keys)", "config.json (transformers 5 keys)"
+  std::string model_type;  ///< the file's model_type ("" when absent)
+  std::optional<std::int64_t> context_length;  ///< max_position_embeddings
+  std::vector<LayerType> layer_types;
+  std::vector<std::string> notes;
+};
+
+/// Reads a model file, choosing the reader by content (a JSON object: config.json).
+/// @throws InputError "<path>: ..." naming the key and value for a malformed file.
+Model read_model(const std::string& path);
+
+/// The layer type `name` of the model; an empty name when the model has one layer type (or all share one encoding).
+/// @throws InputError naming the model's layer types when the name is unknown or one is needed.
+const LayerType& find_layer_type(const Model& m, std::string_view name, const Where& where);
+
+/// "FILE" or "FILE:LAYER_TYPE" (the layer type is what follows the last ':' when it names one of the model's types).
+struct ModelReference {
+  std::string path;
+  std::string layer_type;
+};
+ModelReference split_model_reference(std::string_view text);
+
+}  // namespace ropekit

@@ -1,0 +1,53 @@
+// ropekit.model: a model file's layer types (as `ropekit model FILE`), columns named as the command's CSV.
+#include "bindings.hpp"
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "ropekit/core/error.hpp"
+#include "ropekit/models/model.hpp"
+
+namespace ropekit::bindings {
+
+py::dict py_model(const std::string& path) {
+  Model m;
+  try {
+    m = read_model(path);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("ropekit model: {}", e.what()));
+  }
+  std::vector<std::string> name, encoding, window, notes;
+  std::vector<std::int64_t> layers, head_dim, rotary_dims;
+  std::vector<double> attention_factor, softmax_scale;
+  std::string file_notes;
+  for (const auto& n : m.notes) file_notes += (file_notes.empty() ? "" : "; ") + n;
+  for (const auto& l : m.layer_types) {
+    name.push_back(l.name);
+    layers.push_back(l.layers);
+    encoding.push_back(l.encoding);
+    head_dim.push_back(l.head_dim);
+    rotary_dims.push_back(l.rotary_dims);
+    window.push_back(l.window);
+    attention_factor.push_back(l.attention_factor);
+    softmax_scale.push_back(l.softmax_scale);
+    std::string n;
+    for (const auto& x : l.notes) n += (n.empty() ? "" : "; ") + x;
+    if (!file_notes.empty()) n += (n.empty() ? "" : "; ") + file_notes;
+    notes.push_back(n);
+  }
+  py::dict d;
+  d["layer_type"] = name;
+  d["layers"] = int_column(layers);
+  d["encoding"] = encoding;
+  d["head_dim"] = int_column(head_dim);
+  d["rotary_dims"] = int_column(rotary_dims);
+  d["window"] = window;
+  d["attention_factor"] = column(attention_factor);
+  d["softmax_scale"] = column(softmax_scale);
+  d["notes"] = notes;
+  return d;
+}
+
+}  // namespace ropekit::bindings

@@ -1,0 +1,45 @@
+// ropekit model FILE: the table of layer types from a config.json, and refusals of bad files (exit 2, one line,
+// nothing written). The reader's numbers are checked against transformers in tests/models/test_hf_config.cpp; here
+// the command line's columns and that its spellings feed back into other commands.
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support.hpp"
+
+using namespace ropekit::test;
+
+TEST_CASE("ropekit model: one row per layer type, and each encoding runs in ropekit kernel") {
+  ScratchDir dir("model");
+  // Gemma 3 4B's published keys (transformers 4 style).
+  const std::string path = dir.write("config.json", R"({"model_type": "gemma3_text", "head_dim": 256,
+    "num_hidden_layers": 34, "sliding_window": 1024, "sliding_window_pattern": 6, "rope_theta": 1000000.0,
+    "rope_local_base_freq": 10000.0, "max_position_embeddings": 131072,
+    "rope_scaling": {"rope_type": "linear", "factor": 8.0}})");
+  const auto r = run_ropekit("model '" + path + "' --format json");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["layer_type"] == "sliding_attention");
+  CHECK(rows[0]["layers"] == 29);  // 34 layers, every 6th global: 5 global, 29 sliding
+  CHECK(rows[1]["layers"] == 5);
+  CHECK(rows[1]["encoding"] == "rope:dim=256,base=1000000,F=128,scaling=linear(factor=8)");
+  CHECK(rows[0]["window"] == "sliding 1024");
+  for (const auto& row : rows) {
+    const auto k = run_ropekit("kernel --encoding '" + row["encoding"].get<std::string>() + "' --lags 0,1");
+    CAPTURE(k.err);
+    CHECK(k.exit_code == 0);
+  }
+}
+
+TEST_CASE("ropekit model: bad files are refused in one line with nothing written") {
+  ScratchDir dir("model-bad");
+  check_rejected("model '" + dir.write("a.json", "{\"head_dim\": 64, \"rope_theta\": -1}") + "'",
+                 "rope_theta = -1 (must be a number > 0)");
+  check_rejected("model '" + dir.write("b.json", "{\"head_dim\": 64,") + "'", "not JSON");
+  check_rejected("model '" + dir.write("c.txt", "GGU") + "'", "not a model file");
+  check_rejected("model '" + dir.write("d.gguf", "GGUF") + "'", "the version needs 4 bytes");
+  check_rejected("model '" + dir.file("missing.json") + "'", "cannot read model file");
+}

@@ -1,0 +1,158 @@
+// The bad-value contract, derived from the registry: for every family's example spelling and every key its
+// record declares (FamilyInfo::keys, and the schedule's dim/base/F/partial where it takes them), values outside
+// the key's rule are refused with one line "<where>: <spelling>: <key> = <value> (must be <constraint>)". The bad
+// values come from the rule's kind and range here, not from the parser, and the declared keys must be every key
+// the family's "unknown parameter" message lists (so a key added to a parser without a rule fails this test).
+
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ropekit/encoding.hpp"
+#include "ropekit/encodings/family.hpp"
+
+using namespace ropekit;
+
+namespace {
+
+// Top-level "k=v" items of "family:items" (commas inside [] and () belong to nested spellings).
+std::vector<std::string> items(const std::string& params) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::string cur;
+  for (char c : params) {
+    if (c == '[' || c == '(') ++depth;
+    if (c == ']' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// The example with key set to value (replaced where the example spells it, else appended).
+std::string with_key(const std::string& example, const std::string& key, const std::string& value) {
+  const auto colon = example.find(':');
+  const std::string family = example.substr(0, colon);
+  std::vector<std::string> kv = colon == std::string::npos ? std::vector<std::string>{} : items(example.substr(colon + 1));
+  bool replaced = false;
+  for (auto& item : kv)
+    if (item.rfind(key + "=", 0) == 0) item = key + "=" + value, replaced = true;
+  if (!replaced) kv.push_back(key + "=" + value);
+  std::string out = family + ":";
+  for (std::size_t i = 0; i < kv.size(); ++i) out += (i ? "," : "") + kv[i];
+  return out;
+}
+
+// Values outside the rule, from its kind alone (integers: each side of the range, a fraction, odd for even keys).
+std::vector<std::string> bad_values(const KeyRule& r) {
+  switch (r.kind) {
+    case KeyKind::integer: {
+      std::vector<std::string> v = {std::to_string(r.min - 1), std::to_string(r.max + 1), "1.5", "nan", "x"};
+      if (r.even) v.push_back(std::to_string(r.min % 2 ? r.min : r.min + 1));
+      return v;
+    }
+    case KeyKind::positive: return {"0", "-1", "-0", "nan", "inf", "1e999", "x"};
+    case KeyKind::nonnegative: return {"-1", "-1e-300", "nan", "inf", "x"};
+    case KeyKind::tau: return {"sideways", "1", "Bounded"};
+    case KeyKind::rate: return {"0", "-1", "nan", "inf", "1e-320", "x"};
+    case KeyKind::seed: return {"-1", "1.5", "18446744073709551616", "x"};
+    case KeyKind::fraction: return {"0", "-0.5", "1.0000001", "nan", "x"};
+  }
+  return {};
+}
+
+// "... (known for 'damped': gamma, dim, base, F, partial, scaling, freqs, file)" -> {gamma, dim, ...}.
+std::set<std::string> known_keys(const std::string& example) {
+  try {
+    (void)parse_encoding(with_key(example, "zz_unknown", "1"), Where("ropekit kernel"));
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    const auto open = what.find("': ", what.find("known for '"));
+    std::set<std::string> out;
+    if (open == std::string::npos) return out;
+    for (const auto& k : items(what.substr(open + 3, what.size() - open - 4)))
+      if (k != "none") out.insert(k.front() == ' ' ? k.substr(1) : k);
+    return out;
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("family keys: each declared rule's bad values are refused naming the key, value and constraint") {
+  int checked = 0;
+  for (const auto* info : family_infos()) {
+    const std::string example(info->example);
+    std::vector<KeyRule> rules = info->keys;
+    if (info->schedule) rules.insert(rules.end(), schedule_key_rules().begin(), schedule_key_rules().end());
+    for (const auto& rule : rules) {
+      for (const auto& value : bad_values(rule)) {
+        const std::string spelling = with_key(example, std::string(rule.name), value);
+        CAPTURE(spelling);
+        std::string what;
+        try {
+          (void)parse_encoding(spelling, Where("ropekit kernel"));
+        } catch (const InputError& e) {
+          what = e.what();
+        }
+        CAPTURE(what);
+        REQUIRE_FALSE(what.empty());
+        // One line, naming the command and the spelling, the key, and a constraint.
+        CHECK(what.find('\n') == std::string::npos);
+        CHECK(what.rfind("ropekit kernel: encoding '" + spelling + "': ", 0) == 0);
+        CHECK(what.find(std::string(rule.name) + " = ") != std::string::npos);
+        CHECK(what.find("(must be ") != std::string::npos);
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 100);
+}
+
+TEST_CASE("family keys: the declared rules are every key the family's parser knows (besides nested spellings)") {
+  // Keys whose values are spellings, lists or paths, checked by their own parsers' contracts.
+  const std::set<std::string> nested = {"scaling", "freqs", "file", "spectrum", "sampling", "family"};
+  for (const auto* info : family_infos()) {
+    const std::string example(info->example);
+    CAPTURE(example);
+    std::set<std::string> declared;
+    for (const auto& r : info->keys) declared.insert(std::string(r.name));
+    if (info->schedule)
+      for (const auto& r : schedule_key_rules()) declared.insert(std::string(r.name));
+    for (const auto& k : known_keys(example)) {
+      CAPTURE(k);
+      CHECK((declared.count(k) == 1 || nested.count(k) == 1));
+    }
+  }
+}
+
+TEST_CASE("family keys: a value at each end of an integer rule's range is accepted") {
+  // The other side of the boundary, so the rule's range is the parser's and not narrower.
+  for (const auto* info : family_infos()) {
+    std::vector<KeyRule> rules = info->keys;
+    if (info->schedule) rules.insert(rules.end(), schedule_key_rules().begin(), schedule_key_rules().end());
+    for (const auto& rule : rules) {
+      if (rule.kind != KeyKind::integer) continue;
+      // Small ends only: the large ends build operators of 2^24 dims (their acceptance is the size contract's).
+      if (rule.min > 64) continue;
+      const auto lo = rule.even && rule.min % 2 ? rule.min + 1 : rule.min;
+      const std::string spelling = with_key(std::string(info->example), std::string(rule.name), std::to_string(lo));
+      CAPTURE(spelling);
+      std::string what;
+      try {
+        (void)parse_encoding(spelling, Where("ropekit kernel"));
+      } catch (const InputError& e) {
+        what = e.what();
+      }
+      // The key itself must not be what is refused (another key may conflict, e.g. F > dim/2 is allowed).
+      CHECK(what.find(std::string(rule.name) + " = " + std::to_string(lo) + " (") == std::string::npos);
+    }
+  }
+}

@@ -1,0 +1,192 @@
+// The GGUF reader against files written here byte by byte from ggml's GGUF specification (magic, version, counts,
+// typed key-value pairs, tensor infos, aligned data), and llama.cpp's meaning of the rope keys: Llama 3.1's
+// `rope_freqs` tensor divides theta_i = base^(-2i/n), giving the llama3-scaled frequencies to float32 rounding.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "ropekit/encoding.hpp"
+#include "ropekit/models/gguf.hpp"
+#include "ropekit/models/model.hpp"
+#include "support.hpp"
+
+using namespace ropekit;
+
+namespace {
+
+// A GGUF v3 file: metadata then tensor infos then data aligned to 32 bytes.
+class Writer {
+ public:
+  template <class T>
+  void raw(T v) {
+    const auto* p = reinterpret_cast<const char*>(&v);
+    bytes_.append(p, sizeof(T));
+  }
+  void str(const std::string& s) {
+    raw<std::uint64_t>(s.size());
+    bytes_ += s;
+  }
+  void kv_string(const std::string& k, const std::string& v) {
+    str(k);
+    raw<std::uint32_t>(8);
+    str(v);
+  }
+  void kv_u32(const std::string& k, std::uint32_t v) {
+    str(k);
+    raw<std::uint32_t>(4);
+    raw(v);
+  }
+  void kv_f32(const std::string& k, float v) {
+    str(k);
+    raw<std::uint32_t>(6);
+    raw(v);
+  }
+  std::string bytes_;
+};
+
+struct Tensor {
+  std::string name;
+  std::vector<float> values;
+};
+
+std::string gguf(const std::vector<std::pair<std::string, float>>& f32, const std::vector<std::pair<std::string, std::uint32_t>>& u32,
+                 const std::vector<std::pair<std::string, std::string>>& strings, const std::vector<Tensor>& tensors) {
+  Writer w;
+  w.bytes_ = "GGUF";
+  w.raw<std::uint32_t>(3);
+  w.raw<std::uint64_t>(tensors.size() + 1);  // + a weight tensor the reader must not read
+  w.raw<std::uint64_t>(f32.size() + u32.size() + strings.size() + 1);
+  for (const auto& [k, v] : strings) w.kv_string(k, v);
+  for (const auto& [k, v] : u32) w.kv_u32(k, v);
+  for (const auto& [k, v] : f32) w.kv_f32(k, v);
+  // A vocabulary-like array of strings, skipped by the reader.
+  w.str("tokenizer.ggml.tokens");
+  w.raw<std::uint32_t>(9);
+  w.raw<std::uint32_t>(8);
+  w.raw<std::uint64_t>(3);
+  for (const char* t : {"<s>", "a", "bc"}) w.str(t);
+  std::uint64_t offset = 0;
+  for (const auto& t : tensors) {
+    w.str(t.name);
+    w.raw<std::uint32_t>(1);
+    w.raw<std::uint64_t>(t.values.size());
+    w.raw<std::uint32_t>(0);  // F32
+    w.raw<std::uint64_t>(offset);
+    offset += (t.values.size() * 4 + 31) / 32 * 32;
+  }
+  w.str("blk.0.attn_q.weight");
+  w.raw<std::uint32_t>(2);
+  w.raw<std::uint64_t>(4096);
+  w.raw<std::uint64_t>(4096);
+  w.raw<std::uint32_t>(1);  // F16: never read (its data is not even in the file)
+  w.raw<std::uint64_t>(offset);
+  while (w.bytes_.size() % 32) w.bytes_ += '\0';
+  for (const auto& t : tensors) {
+    for (float v : t.values) w.raw(v);
+    while (w.bytes_.size() % 32) w.bytes_ += '\0';
+  }
+  return w.bytes_;
+}
+
+// Llama 3.1's frequency factors as Meta's reference code defines them (and llama.cpp's converter stores them):
+// wavelength 2 pi / theta below orig/high: 1; above orig/low: factor; between: 1 / ((1 - s)/factor + s), with
+// s = (orig/wavelength - low)/(high - low).
+std::vector<float> llama31_factors(double base, int n) {
+  const double factor = 8, low = 1, high = 4, orig = 8192;
+  std::vector<float> out;
+  for (int i = 0; i < n / 2; ++i) {
+    const double theta = std::pow(base, -2.0 * i / n), wavelength = 2 * std::numbers::pi / theta;
+    double f = 1;
+    if (wavelength > orig / low) {
+      f = factor;
+    } else if (wavelength >= orig / high) {
+      const double s = (orig / wavelength - low) / (high - low);
+      f = 1 / ((1 - s) / factor + s);
+    }
+    out.push_back(static_cast<float>(f));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("GGUF: Llama 3.1's rope_freqs tensor gives the llama3-scaled frequencies to float32 rounding") {
+  test::ScratchDir dir("gguf");
+  const std::string path = dir.write(
+      "llama.gguf", gguf({{"llama.rope.freq_base", 500000.0f}},
+                         {{"llama.attention.head_count", 32}, {"llama.embedding_length", 4096},
+                          {"llama.block_count", 32}, {"llama.rope.dimension_count", 128},
+                          {"llama.context_length", 131072}},
+                         {{"general.architecture", "llama"}}, {{"rope_freqs.weight", llama31_factors(500000, 128)}}));
+  const Model m = read_model(path);
+  REQUIRE(m.layer_types.size() == 1);
+  const auto& l = m.layer_types[0];
+  CHECK(m.model_type == "llama");
+  CHECK(l.layers == 32);
+  CHECK(l.head_dim == 128);
+  CHECK(l.rotary_dims == 128);
+  const auto mine = frequencies(parse_encoding(l.encoding)).theta;
+  const auto llama3 =
+      frequencies(parse_encoding("rope:dim=128,base=500000,scaling=llama3(factor=8,low=1,high=4,orig=8192)")).theta;
+  REQUIRE(mine.rows() == llama3.rows());
+  // The factors are stored in float32: a relative 2^-24 per factor.
+  for (Eigen::Index i = 0; i < mine.rows(); ++i) CHECK(std::abs(mine(i, 0) / llama3(i, 0) - 1) < 1.2e-7);
+}
+
+TEST_CASE("GGUF: plain and linear-scaled RoPE from the keys") {
+  test::ScratchDir dir("gguf2");
+  const std::string path = dir.write(
+      "m.gguf", gguf({{"qwen2.rope.freq_base", 1000000.0f}, {"qwen2.rope.scaling.factor", 4.0f}},
+                     {{"qwen2.attention.head_count", 28}, {"qwen2.embedding_length", 3584}, {"qwen2.block_count", 28}},
+                     {{"general.architecture", "qwen2"}, {"qwen2.rope.scaling.type", "linear"}}, {}));
+  const Model m = read_model(path);
+  CHECK(m.layer_types[0].encoding == "rope:dim=128,base=1000000,F=64,scaling=linear(factor=4)");
+}
+
+TEST_CASE("GGUF: truncated and lying files are refused in one line, never read past the file") {
+  test::ScratchDir dir("gguf3");
+  const std::string good = gguf({{"llama.rope.freq_base", 10000.0f}},
+                                {{"llama.attention.head_count", 32}, {"llama.embedding_length", 4096}},
+                                {{"general.architecture", "llama"}}, {});
+  auto refusal = [&](const std::string& bytes) {
+    const std::string p = dir.write("bad.gguf", bytes);
+    try {
+      (void)read_model(p);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  // Every truncation of a good file's metadata and tensor infos is refused (never a crash or a read past the
+  // end); the last 31 bytes may be alignment padding before the (absent) weights, which nothing reads.
+  for (std::size_t n = 4; n + 31 < good.size(); n += 7) {
+    CAPTURE(n);
+    const auto what = refusal(good.substr(0, n));
+    CHECK_FALSE(what.empty());
+    CHECK(what.find('\n') == std::string::npos);
+  }
+  // A string length of 2^63, a key-value count the file cannot hold, a bad version, an unknown value type.
+  std::string huge = good;
+  const std::size_t key_len_at = 4 + 4 + 8 + 8;
+  const std::uint64_t big = std::uint64_t{1} << 63;
+  std::memcpy(huge.data() + key_len_at, &big, 8);
+  CHECK(refusal(huge).find("a key of 9223372036854775808 bytes") != std::string::npos);
+  std::string counts = good;
+  const std::uint64_t many = std::uint64_t{1} << 40;
+  std::memcpy(counts.data() + 16, &many, 8);
+  CHECK(refusal(counts).find("key-value count 1099511627776") != std::string::npos);
+  std::string version = good;
+  version[4] = 7;
+  CHECK(refusal(version).find("version = 7 (must be 2 or 3)") != std::string::npos);
+  std::string type = good;
+  const std::size_t type_at = key_len_at + 8 + std::string("general.architecture").size();
+  type[type_at] = 99;
+  CHECK(refusal(type).find("value type 99") != std::string::npos);
+  CHECK(refusal(gguf({}, {}, {}, {})).find("general.architecture is missing") != std::string::npos);
+}
