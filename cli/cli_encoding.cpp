@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <numbers>
@@ -64,6 +65,18 @@ void scheme_origs(const Encoding& e, std::vector<double>& out) {
   if (const auto L0 = scheme_original_length(f->scaling)) out.push_back(*L0);
 }
 
+
+// The encodings' notes (encoding_notes: values accepted as transformers does though it warns or falls back), one
+// line each on stderr: "<command>: note: <text>". Printed once the request is checked, before any output.
+void print_notes(const std::string& command, const std::vector<Encoding>& encodings) {
+  std::vector<std::string> seen;
+  for (const Encoding& e : encodings)
+    for (const std::string& note : encoding_notes(e))
+      if (std::find(seen.begin(), seen.end(), note) == seen.end()) {
+        std::cerr << command << ": note: " << note << "\n";
+        seen.push_back(note);
+      }
+}
 
 std::optional<double> checked_seq_len(const Where& where, const std::optional<double>& seq_len) {
   if (seq_len) check_positive(where, "seq_len", *seq_len);
@@ -148,6 +161,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     extremes << lo, hi;
     for (std::size_t j = 0; j < encs.size(); ++j) (void)kernel_block(request, plan, j, extremes);
   }
+  print_notes(command, encs);
   announce(command, fmt::format("{} lags of {} encoding(s)", lag_count, encs.size()),
            kernel_cost(plan, static_cast<double>(lag_count), held_rows).seconds);
 
@@ -243,6 +257,7 @@ void run_encoding_features(const EncodingFeatureArgs& a) {
   const Lags lags = feature_lags(request, plan);
   check_output_path(a.out);
   check_features_budget(request, plan, lags.rows());
+  print_notes(command, {plan.encoding});
   announce(command, fmt::format("{} lags x {} columns of {}", lags.rows(), features_budget_columns(plan), a.encoding),
            features_cost(request, plan, static_cast<double>(lags.rows())).seconds);
   const Features f = feature_rows(request, plan, lags);
@@ -288,6 +303,7 @@ void run_frequencies(const FrequencyArgs& a) {
   check_output_path(a.out);
   check_frequencies_budget(request, plan);
   const double rows = frequencies_budget_rows(plan);
+  print_notes(command, {plan.encoding});
   announce(command, fmt::format("{} frequencies of {}", rows, a.encoding), frequencies_cost(request, plan, rows).seconds);
 
   Table t;
@@ -396,6 +412,7 @@ void run_check(const CheckArgs& a) {
     }
     seconds += c.seconds;
   }
+  print_notes(command, encs);
   announce(command, fmt::format("{} encoding(s) over their windows", encs.size()), seconds);
 
   Table t;

@@ -95,6 +95,19 @@ def spellings_page(cli):
             "The `scaling=` key of `rope`: PI (`linear`), NTK-aware (`ntk`), dynamic NTK, YaRN, LongRoPE and Llama 3.1; "
             "each scheme's keys, as the parser names them in its messages:\n", "\n", "| scheme | keys | required |\n", "|---|---|---|\n"]
     out += [f"| {n} | {k or '(none)'} | {r or '(none)'} |\n" for n, k, r in rows]
+    out += ["\n",
+            "From a transformers config: `rope_parameters`' `factor`, `original_max_position_embeddings`, `low_freq_factor`,\n"
+            "`high_freq_factor`, `short_factor` and `long_factor` are `factor`, `orig`, `low`, `high`, `short` and `long`;\n"
+            "`max_position_embeddings` is `max` (yarn: s = max / orig when `factor` is absent; longrope: s = max / orig\n"
+            "for the attention factor unless `factor` is given, which transformers prefers); `attention_factor`,\n"
+            "`beta_fast`, `beta_slow`, `mscale`, `mscale_all_dim` and `truncate` keep their names; `rope_theta`,\n"
+            "`head_dim` and `partial_rotary_factor` are rope's `base`, `dim` and `partial` (r = int(dim * partial) rotary\n"
+            "dims, truncated as transformers does, and ceil(r/2) frequencies base^(-2i/r)). Values read as transformers\n"
+            "reads them: yarn's `beta_fast = 0` means 32 and `beta_slow = 0` means 1, a zero `mscale` or `mscale_all_dim`\n"
+            "is ignored, and what transformers only warns about (a factor below 1, `beta_fast <= beta_slow`, llama3's\n"
+            "`high <= low`) is accepted. Each of these, and a `partial` whose product is not an even integer, gives one\n"
+            "line `<command>: note: ...` on stderr (a `UserWarning` in Python), e.g.\n"
+            "`ropekit frequencies: note: yarn.beta_fast = 0 means 32, as transformers reads it (beta_fast or 32)`.\n"]
     out += md_section(cli, "Methods", "The fixed-basis methods, `ropekit list methods --format md`:",
                       "list", "methods", "--format", "md")
     out += md_section(cli, "Targets", "`ropekit list targets --format md`:", "list", "targets", "--format", "md")

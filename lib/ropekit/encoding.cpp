@@ -4,6 +4,7 @@
 // quantities over the blocks (G, kernel rows, exactness) are in encodings/operator.cpp.
 #include "ropekit/encoding.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <concepts>
 #include <limits>
@@ -415,6 +416,20 @@ void add_rotary_leaves(const Encoding& e, std::vector<const Encoding*>& out) {
 std::vector<const Encoding*> rotary_leaves(const Encoding& e) {
   std::vector<const Encoding*> out;
   add_rotary_leaves(e, out);
+  return out;
+}
+
+std::vector<std::string> encoding_notes(const Encoding& e) {
+  std::vector<std::string> out;
+  const auto add = [&](const Encoding& leaf, auto& self) -> void {
+    if (const auto* d = std::get_if<enc::DirectSum>(&leaf.value)) {
+      for (const auto& p : d->parts) self(p, self);
+    } else if (const FrequencySchedule* f = schedule_of(leaf)) {
+      for (auto& note : schedule_notes(*f))
+        if (std::find(out.begin(), out.end(), note) == out.end()) out.push_back(std::move(note));
+    }
+  };
+  add(e, add);
   return out;
 }
 

@@ -187,6 +187,10 @@ Encoding parse_encoding_for(const std::string& command, const std::string& text)
 /// The leaves of a direct sum (the encoding itself otherwise) that have rotary frequencies, in G's order.
 std::vector<const Encoding*> rotary_leaves(const Encoding& e);
 
+/// The notes of every frequency schedule in e (schedule_notes, encodings/frequencies.hpp; direct sums part by part),
+/// each once: values accepted as transformers does though it warns about them or replaces them.
+std::vector<std::string> encoding_notes(const Encoding& e);
+
 /// RoPE on the standard geometric grid without a scheme: the grid rope_kernel.hpp's sine residual and continuum
 /// take; nullopt for anything else.
 std::optional<RopeGrid> plain_rope(const Encoding& e);

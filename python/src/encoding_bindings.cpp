@@ -45,6 +45,15 @@ namespace ropekit::bindings {
 // The arguments bound to the library's requests (encodings/*_request.hpp), as the command line binds its options;
 // Python objects are read with the GIL, the work runs without it.
 
+// The encoding's notes (encoding_notes: values accepted as transformers does though it warns or falls back) as
+// UserWarnings "ropekit.<function>: note: <text>", as the command line prints them on stderr.
+void warn_notes(const std::string& function, const Encoding& e) {
+  for (const std::string& note : encoding_notes(e)) {
+    const std::string text = fmt::format("ropekit.{}: note: {}", function, note);
+    if (PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 1) != 0) throw py::error_already_set();  // warnings as errors
+  }
+}
+
 py::dict py_kernel(const std::string& text, const py::object& lags_in, double rho, std::optional<double> seq_len) {
   KernelRequest request;
   request.encodings = {text};
@@ -56,6 +65,7 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
   const Lags lags = lags_in.is_none() ? kernel_lags(request, plan) : to_lags(lags_in, plan.k, request.command);
   check_kernel_budget(request, plan, lags.rows(), static_cast<double>(lags.rows()));  // all lags held
   check_kernel_lags(request, plan, lags);
+  warn_notes("kernel", e);
   const bool rf = plan.any_rf;
   const auto plain = plain_rope(e);
   const Eigen::Index n = lags.rows();
@@ -102,6 +112,7 @@ py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, 
   const FrequenciesPlan plan = plan_frequencies(request);
   check_frequencies_budget(request, plan);
   FrequencyRows f = frequency_rows(request, plan);
+  warn_notes("frequencies", plan.encoding);
   const int k = plan.k;
   py::dict d;
   d["encoding"] = spelling(plan.encoding);
@@ -132,6 +143,7 @@ py::tuple py_features(const std::string& text, const py::object& lags_in) {
     check_feature_lags(request, plan, lags);
   }
   check_features_budget(request, plan, lags.rows());
+  warn_notes("features", plan.encoding);
   Features f = interruptible([&] { return feature_rows(request, plan, lags); });
   // rows = lags, cols = features; column-major, as Eigen holds it (numpy sees a Fortran-ordered array, no copy).
   return py::make_tuple(py::cast(std::move(f.values)), py::cast(f.names));

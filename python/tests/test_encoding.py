@@ -60,6 +60,24 @@ def test_frequencies_seq_len_and_convention():
     np.testing.assert_array_equal(got["theta"], numbers(want["theta"]))
 
 
+def test_transformers_options_warn_with_the_command_lines_notes():
+    # yarn without factor (s = max / orig = 8: a = 0.1 ln 8 + 1) and beta_fast = 0 (transformers' `or 32`): accepted
+    # with the note the command line prints on stderr, as a UserWarning; nothing to note, no warning.
+    enc = "rope:dim=8,scaling=yarn(orig=4096,max=32768,beta_fast=0)"
+    with pytest.warns(UserWarning, match=r"^ropekit\.frequencies: note: yarn\.beta_fast = 0 means 32"):
+        got = ropekit.frequencies(enc)
+    np.testing.assert_allclose(got["attention_factor"], 0.1 * np.log(8) + 1, rtol=1e-15)
+    with pytest.warns(UserWarning, match=r"^ropekit\.kernel: note: partial = 0\.5: dim \* partial = 5"):
+        k = ropekit.kernel("rope:dim=10,partial=0.5", [0])
+    assert k["content_variance"][0] == 20  # G(0) = I_10: n = 10 kept with r = int(5) = 5
+    with pytest.warns(UserWarning, match=r"^ropekit\.features: note: linear\.factor = 0\.5 is below 1"):
+        ropekit.features("rope:dim=8,scaling=linear(factor=0.5)", [0, 1])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ropekit.frequencies("rope:dim=8,scaling=yarn(factor=8,orig=4096,max=32768)")
+
+
 @pytest.mark.parametrize("enc", ["rope:dim=8", "jordan:m=2,dim=8", "jordan_m3", "poly:k=3", "xpos:dim=8"])
 def test_features_match_command_line(enc):
     X, names = ropekit.features(enc, "0:50:7")

@@ -199,6 +199,33 @@ TEST_CASE("frequencies: dynamic NTK needs --seq-len; with it the NTK base; longr
   CHECK(num(s.rows[0][3]) == doctest::Approx(std::sqrt(1 + std::log(4.0) / std::log(64.0))).epsilon(1e-15));
 }
 
+TEST_CASE("transformers' options: accepted with one note line each on stderr, exit 0 (they were refused)") {
+  // yarn without factor: s = max / orig = 8 (transformers' max_position_embeddings / original_...), a = 0.1 ln 8 + 1;
+  // beta_fast = 0 means 32. Before: "yarn.factor = (missing)" and "yarn.beta_fast = 0 (must be > beta_slow = 1)".
+  const auto y = run_ropekit("frequencies --encoding 'rope:dim=8,base=1e4,scaling=yarn(orig=4096,max=32768,beta_fast=0)'");
+  REQUIRE(y.exit_code == 0);
+  CHECK(y.err == "ropekit frequencies: note: yarn.beta_fast = 0 means 32, as transformers reads it (beta_fast or 32)\n");
+  CHECK(num(cell(csv(y.out), 0, "attention_factor")) == doctest::Approx(0.1 * std::log(8.0) + 1).epsilon(1e-15));
+  // partial with dim * partial = 5: r = int(5) = 5, theta = 1, 1e4^(-2/5), 1e4^(-4/5) on 6 dims (before: refused,
+  // "must be such that dim * partial is an even integer >= 2"); kernel keeps n = 10: tr G(0) = 10 at lag 0.
+  const auto p = run_ropekit("frequencies --encoding rope:dim=10,base=1e4,partial=0.5");
+  REQUIRE(p.exit_code == 0);
+  const auto t = csv(p.out);
+  REQUIRE(t.rows.size() == 3);
+  CHECK(num(cell(t, 1, "theta")) == doctest::Approx(std::pow(1e4, -2.0 / 5)).epsilon(1e-15));
+  CHECK(num(cell(t, 2, "theta")) == doctest::Approx(std::pow(1e4, -4.0 / 5)).epsilon(1e-15));
+  CHECK(p.err.find("ropekit frequencies: note: partial = 0.5: dim * partial = 5 is not an even integer") == 0);
+  CHECK(std::count(p.err.begin(), p.err.end(), '\n') == 1);
+  const auto k = run_ropekit("kernel --encoding rope:dim=10,base=1e4,partial=0.5 'rope:scaling=linear(factor=0.5)' --lags 0");
+  REQUIRE(k.exit_code == 0);
+  CHECK(num(cell(csv(k.out), 0, "content_variance")) == doctest::Approx(2 * 10).epsilon(1e-15));  // ||I||_F^2 + tr I, rho = 1
+  CHECK(k.err.find("ropekit kernel: note: partial = 0.5") != std::string::npos);
+  CHECK(k.err.find("ropekit kernel: note: linear.factor = 0.5 is below 1") != std::string::npos);
+  CHECK(std::count(k.err.begin(), k.err.end(), '\n') == 2);
+  // Nothing to note: stderr stays empty.
+  CHECK(run_ropekit("frequencies --encoding 'rope:dim=8,scaling=yarn(factor=8,orig=4096,max=32768)'").err.empty());
+}
+
 TEST_CASE("frequencies: direct sums list each rotary part; nd prints one theta column per axis") {
   const auto r = run_ropekit("frequencies --encoding 'direct-sum:[rope(dim=4,base=100),alibi,damped(dim=2)]'");
   REQUIRE(r.exit_code == 0);

@@ -204,10 +204,10 @@ TEST_CASE("every bad parameter throws InputError naming it") {
       {"rope:base=nan", "base"},
       {"rope:F=0", "F"},
       {"rope:partial=1.5", "partial"},
-      {"rope:dim=10,partial=0.5", "partial"},
+      {"rope:dim=10,partial=0.05", "partial"},  // int(10 * 0.05) = 0 (0.5 is taken, as transformers: r = 5)
       {"rope:scaling=yarn(factor=x)", "factor"},
       {"rope:scaling=warp(factor=2)", "warp"},
-      {"rope:dim=64,scaling=dynamic(factor=0.5,orig=64)", "factor"},
+      {"rope:dim=64,scaling=dynamic(factor=0,orig=64)", "factor"},  // 0.5 is taken with a note, as transformers
       {"rope-freqs:freqs=[1,-2]", "freqs"},
       {"rope-freqs", "freqs"},
       {"rope:freqs=[1],dim=8", "dim"},

@@ -474,23 +474,23 @@ TEST_CASE("bad inputs throw InputError naming the key") {
   };
   parse_throws("rotate", {}, "scaling = rotate (must be one of none, linear");
   parse_throws("yarn", {{"factor", "2"}, {"fast", "3"}}, "yarn.fast = 3 (must be a key of yarn: factor, orig");
-  parse_throws("yarn", {{"orig", "4096"}}, "yarn.factor = (missing)");
+  parse_throws("yarn", {{"orig", "4096"}}, "yarn.factor = (missing) (must be given: yarn needs factor or max)");
   parse_throws("longrope", {{"short", "[1]"}}, "longrope.long = (missing)");
   parse_throws("linear", {{"factor", "two"}}, "linear.factor = two (must be a number)");
-  parse_throws("linear", {{"factor", "0.5"}}, "linear.factor = 0.5 (must be finite and >= 1)");
+  parse_throws("linear", {{"factor", "0"}}, "linear.factor = 0 (must be finite and > 0)");  // below 1: a note
   parse_throws("ntk", {{"factor", "nan"}}, "ntk.factor = nan");
   parse_throws("dynamic", {{"factor", "2"}, {"orig", "inf"}}, "dynamic.orig = inf");
   parse_throws("yarn", {{"factor", "2"}, {"truncate", "yes"}}, "yarn.truncate = yes (must be true or false)");
-  parse_throws("yarn", {{"factor", "2"}, {"beta_fast", "1"}}, "yarn.beta_fast = 1 (must be > beta_slow = 1)");
-  parse_throws("yarn", {{"factor", "2"}, {"beta_slow", "-1"}}, "yarn.beta_slow = -1");
-  parse_throws("yarn", {{"factor", "2"}, {"mscale", "0"}}, "yarn.mscale = 0");
+  // beta_fast <= beta_slow and a zero mscale are accepted with a note (test_transformers_options.cpp).
+  parse_throws("yarn", {{"factor", "2"}, {"beta_slow", "-1"}}, "yarn.beta_slow = -1 (must be finite and >= 0)");
+  parse_throws("yarn", {{"factor", "2"}, {"mscale", "-1"}}, "yarn.mscale = -1");
   parse_throws("yarn", {{"factor", "2"}, {"attention_factor", "-1"}}, "yarn.attention_factor = -1");
   parse_throws("longrope", {{"short", "1,2"}, {"long", "[1]"}}, "longrope.short = 1,2 (must be a list of numbers");
   parse_throws("longrope", {{"short", "[1,x]"}, {"long", "[1]"}}, "longrope.short[1] = x (must be a number)");
   parse_throws("longrope", {{"short", "[]"}, {"long", "[1]"}}, "longrope.short = []");
   parse_throws("longrope", {{"short", "[1,0]"}, {"long", "[1]"}}, "longrope.short[1] = 0");
   parse_throws("longrope", {{"short", "[1]"}, {"long", "[1]"}, {"max", "-5"}}, "longrope.max = -5");
-  parse_throws("llama3", {{"low", "4"}, {"high", "1"}}, "llama3.high = 1 (must be > low = 4)");
+  parse_throws("llama3", {{"low", "4"}, {"high", "0"}}, "llama3.high = 0 (must be finite and > 0)");  // <= low: a note
   parse_throws("llama3", {{"low", "0"}}, "llama3.low = 0");
   parse_throws("llama3", {{"orig", "1"}}, "llama3.orig = 1 (must be finite and > 1)");
   parse_throws("none", {{"factor", "2"}}, "none.factor = 2 (must be absent");
@@ -501,10 +501,10 @@ TEST_CASE("bad inputs throw InputError naming the key") {
     CHECK_THROWS_WITH_AS(frequencies(s, T, c), doctest::Contains(mention.c_str()), InputError);
   };
   throws({Geometric{63, 1e4}, scaling::None{}}, "dim = 63 (must be an even integer >= 2)");
-  throws({Geometric{64, 1e4, {}, 0.3}, scaling::None{}}, "partial = 0.3 (must be such that dim * partial = 19.2");
+  throws({Geometric{64, 1e4, {}, 0.01}, scaling::None{}}, "partial = 0.01 (must be such that int(dim * partial) >= 1");
   throws({Geometric{64, 1e4, {}, 0.0}, scaling::None{}}, "partial = 0 (must be in (0, 1])");
   throws({Geometric{64, 1e4, {}, std::nan("")}, scaling::None{}}, "partial = nan");
-  throws({Geometric{64, 1e4, {}, 1.0 / 64}, scaling::None{}}, "partial = 0.015625");  // r = 1
+  throws({Geometric{64, 1e4, {}, 1.0 / 128}, scaling::None{}}, "partial = 0.0078125");  // r = int(0.5) = 0
   throws({Geometric{64, -1}, scaling::None{}}, "base = -1 (must be finite and > 0)");
   throws({Geometric{64, std::nan("")}, scaling::None{}}, "base = nan");
   throws({Geometric{64, 0.5}, scaling::Linear{2}}, "base = 0.5 (must be > 1 with scaling linear)");
@@ -513,7 +513,7 @@ TEST_CASE("bad inputs throw InputError naming the key") {
   throws({Geometric{2, 1e4}, scaling::Ntk{2}}, "dim = 2 (must be such that the rotary dims are >= 4");
   throws({Geometric{64, 1e4}, scaling::Dynamic{2, 4096}}, "scaling dynamic needs the current sequence length (--seq-len)");
   throws({Geometric{64, 1e4}, scaling::Dynamic{2, 4096}}, "seq_len = -1", -1.0);
-  throws({Geometric{64, 1e4}, scaling::Linear{0.5}}, "linear.factor = 0.5 (must be finite and >= 1)");
+  throws({Geometric{64, 1e4}, scaling::Linear{-0.5}}, "linear.factor = -0.5 (must be finite and > 0)");
   throws({Geometric{64, 1e4}, scaling::Yarn{.factor = std::numeric_limits<double>::infinity()}}, "yarn.factor = inf");
   throws({Geometric{64, 1e4}, scaling::LongRope{.short_factor = {1, 2}, .long_factor = std::vector<double>(32, 1.0)}},
          "longrope.short = a list of 2 values (must be one value per frequency: 32");
@@ -571,9 +571,10 @@ Scaling parse_example(const std::string& text) {
 std::string breaking_value(scaling::Rule rule, bool list) {
   if (list) return "[1,0]";
   switch (rule) {
-    case scaling::Rule::factor: return "0.5";
+    case scaling::Rule::factor: return "0";
     case scaling::Rule::orig: return "1";
     case scaling::Rule::positive: return "-1";
+    case scaling::Rule::nonnegative: return "-1";
     case scaling::Rule::finite: return "inf";
     case scaling::Rule::any: return "maybe";
   }

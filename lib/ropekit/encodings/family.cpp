@@ -154,12 +154,13 @@ FrequencySchedule ParseContext::take_schedule(Spelling& s) const {
     g.dim = take_int_in(s, "dim", defaults_.dim, 2, kMaxDim);
     g.base = take_positive(s, "base", defaults_.base);
     g.partial = take_fraction(s, "partial", g.partial);
-    const double r = g.dim * g.partial;
-    if (r != std::floor(r) || static_cast<long>(r) % 2 != 0 || r < 2)
-      bad(s, g.partial == 1 ? "dim" : "partial", g.partial == 1 ? std::to_string(g.dim) : format_number(g.partial),
-          g.partial == 1 ? "a positive even integer" : "such that dim * partial is an even integer >= 2");
-    // F: given, else r/2 when dim is given, else the run's F (a fit config's num_freqs), else r/2.
-    const int fallback = dim_given || !defaults_.count ? static_cast<int>(r) / 2 : *defaults_.count;
+    if (g.dim % 2) bad(s, "dim", std::to_string(g.dim), "a positive even integer");
+    // r = int(dim * partial), truncated as transformers does (an odd or fractional product: a note, frequencies.hpp).
+    if (truncated_rotary_dims(g) < 1)
+      bad(s, "partial", format_number(g.partial),
+          fmt::format("such that int(dim * partial) >= 1 (dim * partial = {})", format_number(g.dim * g.partial)));
+    // F: given, else ceil(r/2) when dim is given, else the run's F (a fit config's num_freqs), else ceil(r/2).
+    const int fallback = dim_given || !defaults_.count ? default_count(g) : *defaults_.count;
     g.count = take_int_in(s, "F", fallback, 1, kMaxNumFreqs);
     out.source = g;
   }
@@ -189,7 +190,7 @@ KeyValues schedule_keys(const FrequencySchedule& f) {
                    keys.emplace_back("dim", std::to_string(g.dim));
                    keys.emplace_back("base", format_number(g.base));
                    if (g.partial != 1) keys.emplace_back("partial", format_number(g.partial));
-                   keys.emplace_back("F", std::to_string(g.count.value_or(static_cast<int>(g.dim * g.partial) / 2)));
+                   keys.emplace_back("F", std::to_string(g.count.value_or(default_count(g))));
                  },
                  [&](const ExplicitFrequencies& e) {
                    if (!e.source.empty()) {
@@ -254,13 +255,13 @@ std::vector<double> jordan_chain(int m, double gamma, double eta, double lag, do
 }
 
 int identity_dims(const FrequencySchedule& f) {
-  if (const auto* g = std::get_if<Geometric>(&f.source)) return g->dim - static_cast<int>(g->dim * g->partial);
+  if (const auto* g = std::get_if<Geometric>(&f.source)) return unrotated_dims(*g);
   return 0;
 }
 
 std::int64_t schedule_count(const FrequencySchedule& f) {
   return std::visit(Overloaded{
-                        [](const Geometric& g) -> std::int64_t { return g.count.value_or(rotary_dims(g) / 2); },
+                        [](const Geometric& g) -> std::int64_t { return g.count.value_or((rotary_dims(g) + 1) / 2); },
                         [](const ExplicitFrequencies& x) -> std::int64_t { return static_cast<std::int64_t>(x.values.size()); },
                         [](const SampledFrequencies& s) -> std::int64_t { return s.count; },
                     },

@@ -196,7 +196,7 @@ struct BlockContext {
   const FrequencyTable& table(const FrequencySchedule& f, FrequencyTable& scratch) const;
   /// One rotary block per frequency at phase -theta_i Dp with coefficients c.
   void rotary(const FrequencyTable& t, const std::vector<double>& c) const;
-  /// The n - r unrotated dims of partial RoPE as one identity block repeated.
+  /// The n - 2 ceil(r/2) unrotated dims of partial RoPE as one identity block repeated.
   void identity(int dims) const;
 };
 
@@ -204,7 +204,7 @@ struct BlockContext {
 std::vector<double> jordan_chain(int m, double gamma, double eta, double lag, double s);
 /// Shear time: Dp / (1 + |Dp|/L) (bounded) or Dp (raw).
 inline double shear_time(double d, bool bounded, int L) { return bounded ? d / (1 + std::abs(d) / L) : d; }
-/// Identity dims of partial RoPE (n - r): only geometric schedules have them.
+/// Identity dims of partial RoPE (n - 2 ceil(r/2)): only geometric schedules have them.
 int identity_dims(const FrequencySchedule& f);
 /// A schedule's frequency count without computing them: a geometric count (default r/2), a list, or D draws.
 std::int64_t schedule_count(const FrequencySchedule& f);

@@ -11,10 +11,11 @@ namespace ropekit {
 BasisParams basis_params(const FrequencySchedule& f) {
   BasisParams p;
   const auto* g = std::get_if<Geometric>(&f.source);
-  if (g && std::holds_alternative<scaling::None>(f.scaling)) {
-    p.head_dim = static_cast<int>(g->dim * g->partial);
+  // The basis's own grid needs an even h; an odd r = int(n p) (a partial product) goes as explicit frequencies.
+  if (g && std::holds_alternative<scaling::None>(f.scaling) && truncated_rotary_dims(*g) % 2 == 0) {
+    p.head_dim = truncated_rotary_dims(*g);  // r, the grid's denominator
     p.base = g->base;
-    p.num_freqs = g->count.value_or(p.head_dim / 2);
+    p.num_freqs = g->count.value_or(default_count(*g));
   } else {
     const auto t = frequencies(f);
     p.num_freqs = static_cast<int>(t.theta.rows());

@@ -42,12 +42,12 @@ FrequencyTable geometric_table(const Geometric& g, const Scaling& scheme, std::o
   if (!std::holds_alternative<scaling::None>(scheme) && !(g.base > 1))
     throw_bad_value(where, "base", format_number(g.base), fmt::format("> 1 with scaling {}", scheme_name(scheme)));
   if (g.count) check_in_range(where, "count", *g.count, 1, kMaxFrequencies);
-  const int count = g.count.value_or(r / 2);
+  const int count = g.count.value_or(default_count(g));
   const std::vector<T> inv = scaling::geometric_grid<T>(g.base, r, count);
-  const scaling::GeometricInput<T> in{g.base, g.dim, r, count, inv, seq_len, convention, where};
+  const scaling::GeometricInput<T> in{g.base, g.dim, g.partial, r, count, inv, seq_len, convention, where};
   FrequencyTable t;
   fill(t, inv, std::visit([&]<scaling::ScalingScheme S>(const S& s) { return scaling::scale(s, in); }, scheme));
-  t.identity_dims = g.dim - r;
+  t.identity_dims = unrotated_dims(g);
   return t;
 }
 
@@ -114,13 +114,32 @@ int rotary_dims(const Geometric& g) {
   const Where where{std::string(kWhere)};
   if (g.dim < 2 || g.dim % 2) throw_bad_value(where, "dim", std::to_string(g.dim), "an even integer >= 2");
   if (!(g.partial > 0 && g.partial <= 1)) throw_bad_value(where, "partial", format_number(g.partial), "in (0, 1]");
-  const double r = g.dim * g.partial, rounded = std::round(r);
-  if (std::abs(r - rounded) > 1e-9 * r || rounded < 2 || std::fmod(rounded, 2) != 0)
+  const int r = truncated_rotary_dims(g);
+  if (r < 1)
     throw_bad_value(where, "partial", format_number(g.partial),
-                    fmt::format("such that dim * partial = {} is an even integer >= 2", format_number(r)));
-  if (rounded / 2 > kMaxFrequencies)
+                    fmt::format("such that int(dim * partial) >= 1 (dim * partial = {})", format_number(g.dim * g.partial)));
+  if (default_count(g) > kMaxFrequencies)
     throw_bad_value(where, "dim", std::to_string(g.dim), fmt::format("at most {} rotary dims", 2.0 * kMaxFrequencies));
-  return static_cast<int>(rounded);
+  return r;
+}
+
+std::vector<std::string> schedule_notes(const FrequencySchedule& schedule) {
+  std::vector<std::string> out =
+      std::visit([]<scaling::ScalingScheme S>(const S& x) {
+        std::vector<std::string> n = scaling::rule_notes(x);
+        for (auto& line : scaling::notes(x)) n.push_back(std::move(line));
+        return n;
+      }, schedule.scaling);
+  if (const auto* g = std::get_if<Geometric>(&schedule.source)) {
+    const double product = g->dim * g->partial;
+    const int r = truncated_rotary_dims(*g);
+    if (product != r || r % 2)
+      out.push_back(fmt::format("partial = {}: dim * partial = {} is not an even integer; as transformers, r = "
+                                "int(dim * partial) = {} gives {} frequencies base^(-2i/{}) rotating {} dims, {} unrotated",
+                                format_number(g->partial), format_number(product), r, default_count(*g), r,
+                                2 * default_count(*g), unrotated_dims(*g)));
+  }
+  return out;
 }
 
 void validate(const Scaling& s, const Where& w) {

@@ -26,15 +26,22 @@
 
 namespace ropekit {
 
-/// theta_i = base^{-2i/r}, i = 0..count-1, r = rotary dims = dim * partial (must be an even integer >= 2, to
-/// 1e-9 relative: HF truncates int(head_dim * partial), which agrees whenever the product is an integer);
-/// count defaults to r/2 (RoPE); the fixed-basis runs use count = F with r = h (F may differ from h/2).
+/// theta_i = base^{-2i/r}, i = 0..count-1, r = rotary dims = int(dim * partial) (HF's
+/// `dim = int(head_dim * partial_rotary_factor)`, truncated, >= 1); count defaults to ceil(r/2) (torch's
+/// arange(0, r, 2)), whose 2 count dims rotate and the other n - 2 count stay (so an odd r rotates r + 1 dims, as
+/// HF's cat(freqs, freqs)); the fixed-basis runs use count = F with r = h (F may differ from h/2).
 struct Geometric {
-  int dim = 128;             ///< head dim n, >= 2
+  int dim = 128;             ///< head dim n, an even integer >= 2
   double base = 1e4;         ///< finite, > 0 (> 1 with a scaling scheme)
-  std::optional<int> count{};  ///< 1..kMaxFrequencies; default r/2
+  std::optional<int> count{};  ///< 1..kMaxFrequencies; default ceil(r/2)
   double partial = 1;        ///< GPT-NeoX rotary fraction in (0, 1]
 };
+/// int(dim * partial), as HF truncates it (no checks; rotary_dims checks).
+inline int truncated_rotary_dims(const Geometric& g) { return static_cast<int>(g.dim * g.partial); }
+/// ceil(r/2): the frequencies of HF's arange(0, r, 2), the default count.
+inline int default_count(const Geometric& g) { return (truncated_rotary_dims(g) + 1) / 2; }
+/// n - 2 ceil(r/2): the dims partial RoPE leaves unrotated.
+inline int unrotated_dims(const Geometric& g) { return g.dim - 2 * default_count(g); }
 /// Frequencies given as numbers (a list or a file), used as they are (each finite and > 0).
 /// Schemes that work on frequencies apply (linear, llama3, longrope with one factor per value); ntk, dynamic
 /// and yarn are defined through a base and are refused.
@@ -65,7 +72,7 @@ struct FrequencyTable {
   Eigen::MatrixXd theta;        ///< rows = frequencies, cols = k (1 for every 1-D schedule): after scaling
   Eigen::MatrixXd unscaled;     ///< the same shape, before the scheme
   double attention_factor = 1;  ///< multiplies cos and sin (so G and the kernel's scores get its square)
-  int identity_dims = 0;        ///< n - r: the trailing dims of partial RoPE left unrotated (0 but for geometric)
+  int identity_dims = 0;        ///< n - 2 ceil(r/2): the trailing dims partial RoPE leaves unrotated (0 but for geometric)
 };
 
 constexpr int kMaxFrequencies = 1 << 24;
@@ -87,12 +94,19 @@ constexpr std::uint64_t kStreamScheduleFrequencies = 0x52'46'2D'52'4F'50'45;  //
 ///
 /// @throws InputError "ropekit::frequencies: <name> = <value> (must be <constraint>)" naming the parameter
 ///         (dim, partial, base, count, seq_len, values, spectrum, sampling, seed, scaling, <scheme>.<key>), e.g.
-///         for a dynamic scheme without seq_len, longrope lists of the wrong length, factor < 1.
+///         for a dynamic scheme without seq_len, longrope lists of the wrong length, factor <= 0.
 FrequencyTable frequencies(const FrequencySchedule& schedule, std::optional<double> seq_len = {},
                            Convention convention = Convention::huggingface, bool float32 = false);
 
-/// The rotary dims r = dim * partial of a geometric source. @throws InputError unless an even integer >= 2.
+/// The rotary dims r = int(dim * partial) of a geometric source.
+/// @throws InputError unless dim is an even integer >= 2 and partial in (0, 1] with r >= 1.
 int rotary_dims(const Geometric& g);
+
+/// One line per value that ropekit accepts as transformers does though it warns about it or replaces it (a factor
+/// below 1, beta_fast not above beta_slow, a zero beta or mscale, llama3 high not above low, a factor that
+/// max / orig contradicts, dim * partial not an even integer), for the caller to show: "yarn.beta_fast = 0 means 32
+/// ...". Call on a schedule that frequencies() accepts.
+std::vector<std::string> schedule_notes(const FrequencySchedule& schedule);
 
 /// The scheme's name (S::name): "none", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3".
 std::string scheme_name(const Scaling& s);
@@ -110,8 +124,8 @@ std::string spelling(const Scaling& s);
 /// A scheme from its name and its key=value texts (as the nested-value parser splits
 /// `yarn(factor=32,orig=4096)`), list values as "[1,1.05,1.1]". Keys: factor, orig, max, beta_fast, beta_slow,
 /// truncate (true/false), mscale, mscale_all_dim, attention_factor, low, high, short, long, each only for the
-/// schemes that have it. Required: factor (linear, ntk, dynamic, yarn), short and long (longrope); the rest
-/// default as in the structs. Parameters are named "<scheme>.<key>", spelled by `where`.
+/// schemes that have it. Required: factor (linear, ntk, dynamic), factor or max (yarn), short and long
+/// (longrope); the rest default as in the structs. Parameters are named "<scheme>.<key>", spelled by `where`.
 /// @throws InputError for an unknown scheme (listing the known ones), an unknown key (listing the scheme's keys),
 ///         a missing required key, an unreadable value or a value that breaks its constraint.
 Scaling parse_scaling(std::string_view name, const std::map<std::string, std::string>& keys,

@@ -47,7 +47,7 @@ namespace {
 double freq_count(const FrequencySchedule& f) {
   return std::visit(Overloaded{
                         [](const Geometric& g) {
-                          return static_cast<double>(g.count.value_or(static_cast<int>(g.dim * g.partial) / 2));
+                          return static_cast<double>(g.count.value_or(default_count(g)));
                         },
                         [](const ExplicitFrequencies& x) { return static_cast<double>(x.values.size()); },
                         [](const SampledFrequencies& s) { return static_cast<double>(s.count); },
@@ -55,7 +55,7 @@ double freq_count(const FrequencySchedule& f) {
                     f.source);
 }
 double unrotated_dims(const FrequencySchedule& f) {
-  if (const auto* g = std::get_if<Geometric>(&f.source)) return g->dim - std::floor(g->dim * g->partial);
+  if (const auto* g = std::get_if<Geometric>(&f.source)) return unrotated_dims(*g);
   return 0;
 }
 }  // namespace

@@ -180,7 +180,7 @@ TunableEncoding make_tunable(const Encoding& e, const std::vector<std::string>& 
         t.freq_b = (t.theta - theta1) / (1 / s0 - 1 / (2 * s0));
         t.freq_a = t.theta - t.freq_b / s0;
       }
-      t.factor_at = add("factor", s0, 1.0, std::max(1e9, 2 * s0));  // the start is always feasible
+      t.factor_at = add("factor", s0, std::min(1.0, s0), std::max(1e9, 2 * s0));  // the start is always feasible
     } else if (scale && name == scale->name) {
       t.freq_map = scale->inverse ? TunableEncoding::FreqMap::inverse_scale : TunableEncoding::FreqMap::scale;
       t.freq_a = scale->inverse ? Eigen::VectorXd(t.theta * scale->value) : Eigen::VectorXd(t.theta / scale->value);

@@ -10,7 +10,7 @@
 namespace ropekit::scaling {
 
 struct Dynamic {
-  double factor = 1;   ///< finite, >= 1
+  double factor = 1;   ///< finite, > 0 (below 1: a note)
   double orig = 4096;  ///< L0, finite, > 1
   static constexpr std::string_view name = "dynamic";
   static constexpr bool needs_seq_len = true;
@@ -22,6 +22,7 @@ inline std::span<const Key<Dynamic>> scheme_keys(const Dynamic&) {
   return keys;
 }
 inline double attention_factor(const Dynamic&, Convention) { return 1; }
+inline std::vector<std::string> notes(const Dynamic&) { return {}; }
 template <class T>
 Scaled<T> scale(const Dynamic& d, const GeometricInput<T>& in) {
   require_r4(in.where, in.r, in.dim, Dynamic::name);

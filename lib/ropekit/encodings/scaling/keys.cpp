@@ -33,13 +33,14 @@ std::string list_spelling(const std::vector<double>& v) {
 void check_rule(const Where& w, const std::string& name, double v, Rule rule) {
   switch (rule) {
     case Rule::any: return;
-    case Rule::factor:
-      if (!(v >= 1) || !std::isfinite(v)) throw_bad_value(w, name, format_number(v), "finite and >= 1");
-      return;
+    case Rule::factor: check_positive(w, name, v); return;
     case Rule::orig:
       if (!(v > 1) || !std::isfinite(v)) throw_bad_value(w, name, format_number(v), "finite and > 1");
       return;
     case Rule::positive: check_positive(w, name, v); return;
+    case Rule::nonnegative:
+      if (!(v >= 0) || !std::isfinite(v)) throw_bad_value(w, name, format_number(v), "finite and >= 0");
+      return;
     case Rule::finite: check_finite(w, name, v); return;
   }
 }
@@ -49,9 +50,11 @@ void check_list(const Where& w, const std::string& name, const std::vector<doubl
   for (std::size_t i = 0; i < v.size(); ++i) check_positive(w, fmt::format("{}[{}]", name, i), v[i]);
 }
 
-void check_above(const Where& w, const std::string& name, double v, std::string_view other, double other_value) {
-  if (!(v > other_value))
-    throw_bad_value(w, name, format_number(v), fmt::format("> {} = {}", other, format_number(other_value)));
+std::optional<std::string> rule_note(const std::string& name, double v, Rule rule) {
+  if (rule != Rule::factor || !(v < 1)) return std::nullopt;
+  return fmt::format("{} = {} is below 1: accepted as transformers does (it only warns that a factor should be >= 1); "
+                     "it compresses the context instead of extending it",
+                     name, format_number(v));
 }
 
 void check_key_names(const Where& w, std::string_view scheme, const std::map<std::string, std::string>& keys,

@@ -1,8 +1,10 @@
 #pragma once
 // Key descriptors of the context-scaling schemes: each scheme lists its keys once (name, member, constraint,
-// required), and that table drives parse_scaling, spelling, validate and the "a key of ..." messages.
+// required), and that table drives parse_scaling, spelling, validate, the "a key of ..." messages and the notes on
+// values transformers accepts with a warning (a factor below 1).
 // Spelling order: required keys, then factor, then orig, then the rest in table order; required keys, factor and
-// orig are always written, the others only where they differ from the struct's default (optionals: where set).
+// orig are always written (factor where set), the others only where they differ from the struct's default
+// (optionals: where set).
 
 #include <algorithm>
 #include <map>
@@ -27,11 +29,12 @@ namespace scaling {
 
 /// A key's constraint. Lists: a non-empty list whose values are each finite and > 0 (Rule::positive).
 enum class Rule {
-  any,       ///< no constraint (booleans)
-  factor,    ///< finite, >= 1
-  orig,      ///< finite, > 1
-  positive,  ///< finite, > 0
-  finite,    ///< finite
+  any,          ///< no constraint (booleans)
+  factor,       ///< finite, > 0; below 1 accepted with a note (transformers only warns: "must be >= 1")
+  orig,         ///< finite, > 1
+  positive,     ///< finite, > 0
+  nonnegative,  ///< finite, >= 0 (0 selects transformers' fallback: beta_fast, beta_slow, mscale, mscale_all_dim)
+  finite,       ///< finite
 };
 
 /// One key of scheme S: its name, rule and whether it is required, with the reader, printer and checker of its
@@ -41,13 +44,14 @@ struct Key {
   std::string_view name;
   Rule rule = Rule::any;
   bool required = false;
-  std::string_view above{};  ///< another key this one must exceed ("> <above> = <v>"); that key is checked first
-  bool list = false;         ///< a bracketed list of numbers
+  std::string_view unless{};  ///< required unless this other key is given (yarn: factor unless max)
+  bool list = false;          ///< a bracketed list of numbers
   void (*read)(S& s, const Where& where, const std::string& qualified, const std::string& text) = nullptr;
   /// "key=value" text, or none where the key is left out (not `always` and at its default or unset).
   std::optional<std::string> (*print)(const S& s, bool always) = nullptr;
   void (*check)(const S& s, const Where& where, const std::string& qualified, Rule rule) = nullptr;
-  double (*number)(const S& s) = nullptr;  ///< plain numbers only (for `above`)
+  /// The value of a number key (double or optional<double>; none where unset), nullptr for lists and booleans.
+  std::optional<double> (*number)(const S& s) = nullptr;
 };
 
 namespace detail {
@@ -56,7 +60,7 @@ std::string_view trim(std::string_view s);
 std::string list_spelling(const std::vector<double>& v);
 void check_rule(const Where& w, const std::string& name, double v, Rule rule);
 void check_list(const Where& w, const std::string& name, const std::vector<double>& v);
-void check_above(const Where& w, const std::string& name, double v, std::string_view other, double other_value);
+std::optional<std::string> rule_note(const std::string& name, double v, Rule rule);
 void check_key_names(const Where& w, std::string_view scheme, const std::map<std::string, std::string>& keys,
                      const std::vector<std::string_view>& known, const std::vector<std::string_view>& required);
 double read_number(const Where& w, const std::string& name, const std::string& text);
@@ -78,10 +82,10 @@ struct MemberOf<F S::*> {
 /// std::vector<double>).
 template <auto M>
 Key<typename detail::MemberOf<decltype(M)>::Struct> key(std::string_view name, Rule rule = Rule::any,
-                                                         bool required = false, std::string_view above = {}) {
+                                                         bool required = false, std::string_view unless = {}) {
   using S = typename detail::MemberOf<decltype(M)>::Struct;
   using F = typename detail::MemberOf<decltype(M)>::Field;
-  Key<S> k{name, rule, required, above, std::is_same_v<F, std::vector<double>>};
+  Key<S> k{name, rule, required, unless, std::is_same_v<F, std::vector<double>>};
   k.read = [](S& s, const Where& where, const std::string& qualified, const std::string& text) {
     if constexpr (std::is_same_v<F, bool>)
       s.*M = detail::read_bool(where, qualified, text);
@@ -111,7 +115,8 @@ Key<typename detail::MemberOf<decltype(M)>::Struct> key(std::string_view name, R
     } else if constexpr (std::is_same_v<F, double>)
       detail::check_rule(where, qualified, field, r);
   };
-  if constexpr (std::is_same_v<F, double>) k.number = [](const S& s) { return s.*M; };
+  if constexpr (std::is_same_v<F, double> || std::is_same_v<F, std::optional<double>>)
+    k.number = [](const S& s) { return std::optional<double>(s.*M); };
   return k;
 }
 
@@ -145,27 +150,30 @@ std::vector<std::string> spelling_keys(const S& s) {
   return texts;
 }
 
-/// Checks every key of s against its rule, in table order (a key with `above` after that key).
+/// Checks every key of s against its rule, in table order, and that a key required unless another is given has
+/// one of the two.
 /// @throws InputError "<where>: <scheme>.<key> = <value> (must be <constraint>)".
 template <class S>
 void check_keys(const S& s, const Where& where) {
   const auto table = scheme_keys(s);
-  std::vector<bool> done(table.size(), false);
-  const auto check = [&](auto& self, std::size_t i) -> void {
-    if (done[i]) return;
-    done[i] = true;
-    const Key<S>& k = table[i];
-    const Key<S>* above = nullptr;
-    for (std::size_t j = 0; j < table.size(); ++j)
-      if (!k.above.empty() && table[j].name == k.above) {
-        self(self, j);
-        above = &table[j];
-      }
+  for (const Key<S>& k : table) {
     const std::string name = fmt::format("{}.{}", S::name, k.name);
     k.check(s, where, name, k.rule);
-    if (above) detail::check_above(where, name, k.number(s), k.above, above->number(s));
-  };
-  for (std::size_t i = 0; i < table.size(); ++i) check(check, i);
+    if (k.unless.empty() || k.number(s)) continue;
+    for (const Key<S>& other : table)
+      if (other.name == k.unless && !other.number(s))
+        throw_bad_value(where, name, "(missing)", fmt::format("given: {} needs {} or {}", S::name, k.name, k.unless));
+  }
+}
+
+/// One line per value that transformers accepts with a warning under its key's rule (a factor below 1).
+template <class S>
+std::vector<std::string> rule_notes(const S& s) {
+  std::vector<std::string> out;
+  for (const Key<S>& k : scheme_keys(s))
+    if (const auto v = k.number ? k.number(s) : std::nullopt)
+      if (auto note = detail::rule_note(fmt::format("{}.{}", S::name, k.name), *v, k.rule)) out.push_back(*note);
+  return out;
 }
 
 }  // namespace scaling

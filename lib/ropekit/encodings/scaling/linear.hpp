@@ -6,7 +6,7 @@
 namespace ropekit::scaling {
 
 struct Linear {
-  double factor = 1;  ///< finite, >= 1
+  double factor = 1;  ///< finite, > 0 (below 1: a note)
   static constexpr std::string_view name = "linear";
   static constexpr bool needs_seq_len = false;
 };
@@ -16,6 +16,7 @@ inline std::span<const Key<Linear>> scheme_keys(const Linear&) {
   return keys;
 }
 inline double attention_factor(const Linear&, Convention) { return 1; }
+inline std::vector<std::string> notes(const Linear&) { return {}; }
 /// inv_freq / factor (HF _compute_linear_scaling_rope_parameters divides positions; the same angles).
 template <class T>
 std::vector<T> divided(const std::vector<T>& inv, double factor) {

@@ -2,8 +2,8 @@
 // LongRoPE / Phi-3 "su" (Ding et al. 2024, arXiv 2402.13753): theta'_i = theta_i / lambda_i, lambda = long_factor
 // when the current length T > orig, else short_factor (so without a T the short factors are used, as HF at init).
 // Both lists have one value per frequency (r/2 for a default geometric schedule; HF requires dim/2).
-// Attention factor: attention_factor if given, else sqrt(1 + ln s / ln orig) with s = max / orig (1 if s <= 1
-// or max is absent).
+// Attention factor: attention_factor if given, else sqrt(1 + ln s / ln orig) (1 if s <= 1), s = factor if given
+// (HF prefers it over max / orig), else max / orig, else 1. The factor changes only the attention factor.
 
 #include <fmt/format.h>
 
@@ -18,6 +18,7 @@ struct LongRope {
   double orig = 4096;                             ///< L0, finite, > 1
   std::optional<double> max{};                    ///< max position, finite, > 0; factor s = max / orig
   std::optional<double> attention_factor{};       ///< finite, > 0
+  std::optional<double> factor{};                 ///< s, finite, > 0 (below 1: a note); given, max is not used
   static constexpr std::string_view name = "longrope";
   static constexpr bool needs_seq_len = false;  // T chooses the list, but the short list applies without one
 };
@@ -26,6 +27,7 @@ inline std::span<const Key<LongRope>> scheme_keys(const LongRope&) {
   static const Key<LongRope> keys[] = {
       key<&LongRope::short_factor>("short", Rule::positive, true),
       key<&LongRope::long_factor>("long", Rule::positive, true),
+      key<&LongRope::factor>("factor", Rule::factor),
       key<&LongRope::orig>("orig", Rule::orig),
       key<&LongRope::max>("max", Rule::positive),
       key<&LongRope::attention_factor>("attention_factor", Rule::positive),
@@ -38,13 +40,20 @@ inline std::span<const Key<LongRope>> scheme_keys(const LongRope&) {
 /// The attention factor of a LongRoPE scheme (see scaling::LongRope).
 inline double longrope_attention_factor(const scaling::LongRope& l) {
   if (l.attention_factor) return *l.attention_factor;
-  const double s = l.max ? *l.max / l.orig : 1.0;
+  const double s = l.factor ? *l.factor : l.max ? *l.max / l.orig : 1.0;
   return s <= 1 ? 1.0 : std::sqrt(1 + std::log(s) / std::log(l.orig));
 }
 
 namespace scaling {
 
 inline double attention_factor(const LongRope& l, Convention) { return longrope_attention_factor(l); }
+/// A factor that max / orig contradicts: the factor is used, as in HF.
+inline std::vector<std::string> notes(const LongRope& l) {
+  if (!l.factor || !l.max || *l.max / l.orig == *l.factor) return {};
+  return {fmt::format("longrope.max = {} gives max / orig = {}, not factor = {}: factor sets the attention factor, as "
+                      "transformers does",
+                      format_number(*l.max), format_number(*l.max / l.orig), format_number(*l.factor))};
+}
 
 /// @throws InputError "longrope.<short|long> = a list of <m> values (must be one value per frequency: <n><note>)".
 inline void check_one_per_frequency(const LongRope& l, const Where& where, std::size_t count, std::string_view note) {

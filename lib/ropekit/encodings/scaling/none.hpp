@@ -12,6 +12,7 @@ struct None {
 
 inline std::span<const Key<None>> scheme_keys(const None&) { return {}; }
 inline double attention_factor(const None&, Convention) { return 1; }
+inline std::vector<std::string> notes(const None&) { return {}; }
 template <class T>
 Scaled<T> scale(const None&, const GeometricInput<T>& in) {
   return {in.unscaled};

@@ -13,7 +13,7 @@ inline double ntk_base(double base, int rotary_dims, double factor) {
 namespace scaling {
 
 struct Ntk {
-  double factor = 1;  ///< finite, >= 1
+  double factor = 1;  ///< finite, > 0 (below 1: a note)
   static constexpr std::string_view name = "ntk";
   static constexpr bool needs_seq_len = false;
 };
@@ -23,6 +23,7 @@ inline std::span<const Key<Ntk>> scheme_keys(const Ntk&) {
   return keys;
 }
 inline double attention_factor(const Ntk&, Convention) { return 1; }
+inline std::vector<std::string> notes(const Ntk&) { return {}; }
 template <class T>
 Scaled<T> scale(const Ntk& n, const GeometricInput<T>& in) {
   require_r4(in.where, in.r, in.dim, Ntk::name);

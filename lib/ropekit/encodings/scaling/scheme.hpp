@@ -5,6 +5,8 @@
 //   static constexpr std::string_view name;           its spelling ("yarn")
 //   scheme_keys(const S&) -> std::span<const Key<S>>   its key table (keys.hpp): parse, spelling, validation
 //   attention_factor(const S&, Convention) -> double   the factor multiplying cos and sin (1 for most schemes)
+//   notes(const S&) -> std::vector<std::string>        one line per value accepted as transformers does though it
+//                                                      warns or falls back (beside rule_notes of keys.hpp)
 //   scale(const S&, const GeometricInput<T>&)         theta' of a geometric schedule, T = double and float
 //   scale(const S&, const ExplicitInput<T>&)          theta' of frequencies given as numbers (or a refusal)
 // and the traits needs_seq_len (the frequencies depend on the current length T), factor_of (the tunable
@@ -49,7 +51,8 @@ std::vector<T> ggml_grid(double base, int r, int count);
 template <class T>
 struct GeometricInput {
   double base = 1e4;
-  int dim = 2;  ///< head dim n (r = rotary dims = n * partial)
+  int dim = 2;  ///< head dim n (r = rotary dims = int(n * partial))
+  double partial = 1;
   int r = 2, count = 1;
   const std::vector<T>& unscaled;
   std::optional<double> seq_len;
@@ -87,6 +90,7 @@ concept ScalingScheme = std::default_initializable<S> && requires(const S& s, S&
   { S::needs_seq_len } -> std::convertible_to<bool>;
   { scheme_keys(s) } -> std::convertible_to<std::span<const Key<S>>>;
   { attention_factor(s, c) } -> std::same_as<double>;
+  { notes(s) } -> std::same_as<std::vector<std::string>>;
   { scale(s, gd) } -> std::same_as<Scaled<double>>;
   { scale(s, gf) } -> std::same_as<Scaled<float>>;
   { scale(s, ed) } -> std::same_as<Scaled<double>>;
