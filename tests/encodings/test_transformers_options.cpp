@@ -164,7 +164,7 @@ TEST_CASE("longrope's explicit factor sets the attention factor over max / orig 
   check_against("rope:dim=96,base=1e4,scaling=longrope(" + lists + ",orig=4096,max=131072)", hf);
   // With factor = 8 the frequencies are transformers' (the factor is not in them), and a = sqrt(1 + ln 8 / ln 4096):
   // python3, math.sqrt(1 + math.log(8) / math.log(4096)) = 1.118033988749895, max or no max.
-  for (const std::string& keys : {",factor=8,orig=4096", ",factor=8,orig=4096,max=131072"}) {
+  for (const char* keys : {",factor=8,orig=4096", ",factor=8,orig=4096,max=131072"}) {
     const std::string spelling = "rope:dim=96,base=1e4,scaling=longrope(" + lists + keys + ")";
     CAPTURE(spelling);
     check_against(spelling, HfBuffer{hf.inv_freq, 1.118033988749895});
@@ -235,10 +235,10 @@ TEST_CASE("values transformers only warns about are accepted with a note: factor
   // linear: inv_freq /= factor (transformers), so factor 0.5 doubles every frequency exactly.
   const FrequencyTable lin = table("rope:dim=64,base=1e4,scaling=linear(factor=0.5)");
   CHECK(lin.theta == (2 * lin.unscaled).eval());
-  for (const std::string& scheme : {"linear(factor=0.5)", "ntk(factor=0.5)", "dynamic(factor=0.5)",
+  for (const char* scheme : {"linear(factor=0.5)", "ntk(factor=0.5)", "dynamic(factor=0.5)",
                                     "yarn(factor=0.5)", "llama3(factor=0.5)"}) {
     CAPTURE(scheme);
-    const auto notes = notes_of("rope:dim=64,base=1e4,scaling=" + scheme);
+    const auto notes = notes_of(std::string("rope:dim=64,base=1e4,scaling=") + scheme);
     REQUIRE(notes.size() == 1);
     CHECK(notes[0].find("factor = 0.5 is below 1: accepted as transformers does") != std::string::npos);
   }

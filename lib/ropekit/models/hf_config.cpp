@@ -189,18 +189,16 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
                            num(need(r.number(d, "high_freq_factor"), "high_freq_factor")),
                            num(need(orig, "original_max_position_embeddings")));
   if (type == "yarn") {
-    std::string k = fmt::format("factor={},orig={}", num(need(factor, "factor")),
-                                num(need(orig, "original_max_position_embeddings")));
-    for (const char* key : {"beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor"}) {
-      const auto v = r.number(d, key);
-      if (!v) continue;
-      // transformers tests these keys for truth (`if mscale and mscale_all_dim`, `beta_fast or 32`): 0 is absent.
-      if (*v == 0 && std::string_view(key) != "attention_factor") {
-        notes.push_back(fmt::format("{} = 0: transformers reads 0 as absent", key));
-        continue;
-      }
-      k += fmt::format(",{}={}", key, num(*v));
+    // Without factor, transformers takes max_position_embeddings / original (the scheme's max key).
+    std::string k = factor ? fmt::format("factor={}", num(*factor)) : "";
+    if (!factor) {
+      if (!max_pos) r.missing("rope_parameters.factor", "and max_position_embeddings is absent: yarn needs one");
+      k = fmt::format("max={}", num(static_cast<double>(*max_pos)));
     }
+    k += fmt::format(",orig={}", num(need(orig, "original_max_position_embeddings")));
+    // Zero-valued keys go through: the scheme reads them as transformers does (beta_fast 0 -> 32, mscale 0 ignored).
+    for (const char* key : {"beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor"})
+      if (const auto v = r.number(d, key)) k += fmt::format(",{}={}", key, num(*v));
     if (const auto tr = r.boolean(d, "truncate")) k += fmt::format(",truncate={}", *tr ? "true" : "false");
     if (const auto af = r.number(d, "attn_factor"))
       notes.push_back(fmt::format("attn_factor = {}: transformers 5.17 ignores it; vLLM multiplies it into the "
@@ -213,9 +211,9 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
     std::string k = fmt::format("short={},long={},orig={},max={}", list(r.numbers(d, "short_factor")),
                                 list(r.numbers(d, "long_factor")), num(need(orig, "original_max_position_embeddings")),
                                 num(static_cast<double>(*max_pos)));
+    // An explicit factor sets the attention factor (transformers uses it over max / orig).
+    if (factor) k += ",factor=" + num(*factor);
     if (const auto a = r.number(d, "attention_factor")) k += ",attention_factor=" + num(*a);
-    if (factor) notes.push_back(fmt::format("factor = {}: transformers derives LongRoPE's attention factor from "
-                                            "max/orig and ignores it", num(*factor)));
     return s + ",scaling=longrope(" + k + ")";
   }
   if (type == "mrope" || type == "default_mrope") {
@@ -417,6 +415,7 @@ Model read_hf_config(std::string_view text, const std::string& source) {
       // The spelling is checked by the encoding parser, which gives the canonical form and the attention factor.
       const Encoding e = parse_encoding(l.encoding, Where(fmt::format("{}: layer type {}", source, name)));
       l.encoding = spelling(e);
+      for (auto& n : encoding_notes(e)) l.notes.push_back(std::move(n));
       // Dynamic NTK at its original length (no rescaling yet); LongRoPE before any length (its short factors).
       const bool dynamic = d->second.value("rope_type", "") == "dynamic";
       const auto f = frequencies(e, dynamic ? std::optional<double>(static_cast<double>(*t.max_pos)) : std::nullopt);
