@@ -128,7 +128,8 @@ struct SpectralFitResult {
 };
 /// @throws InputError naming `where` for an unknown family, no free parameter, a bad start, fewer rows than free
 /// parameters + 1 (standard errors need n > p), a table whose lags are not 1-D kernel lags, or a fit estimated
-/// beyond the run-time budget (budget.hpp); `announce` (if set) is told what runs and its estimated seconds first.
+/// beyond the run-time budget (budget.hpp); `announce` (if set) is told what runs and its estimated seconds (the
+/// bound at max_iterations) before a run whose first 25 iterations are estimated over kNoticeSeconds.
 SpectralFitResult fit_spectrum(std::string_view spelling, const KernelTable& data, std::string_view where,
                                int max_iterations = 200,
                                const std::function<void(const std::string&, double)>& announce = {});
