@@ -208,7 +208,12 @@ void run_spectral(const FitParamsArgs& a) {
   if (format == Format::latex) throw_bad_value(Where::options(kCommand), "format", "'latex'", "one of md, csv, json");
   check_output_path(a.out);
   const auto table = read_kernel_table(a.kernel_data, std::string(kCommand) + ": --kernel-data");
-  const auto r = fit_spectrum(a.spectrum, table, kCommand, a.max_iterations);
+  const auto r = fit_spectrum(a.spectrum, table, kCommand, a.max_iterations,
+                              [](const std::string& what, double seconds) { announce(kCommand, what, seconds); });
+  // A parameter at or beside its bound (no interior optimum there) is a warning, on stderr.
+  for (const auto& p : r.params)
+    if (!p.note.empty())
+      std::cerr << kCommand << ": warning: " << p.name << " = " << format_number(p.estimate) << ": " << p.note << "\n";
   Table t;
   t.columns = {"parameter", "start", "estimate", "std_error"};
   for (const auto& p : r.params) t.add_row({p.name, p.start, p.estimate, p.std_error});
@@ -218,8 +223,10 @@ void run_spectral(const FitParamsArgs& a) {
     j["command"] = "ropekit fit-params";
     j["spectrum"] = spelling(r.fitted);
     j["params"] = nlohmann::ordered_json::array();
-    for (const auto& p : r.params)
+    for (const auto& p : r.params) {
       j["params"].push_back({{"name", p.name}, {"start", p.start}, {"estimate", p.estimate}, {"std_error", p.std_error}});
+      if (!p.note.empty()) j["params"].back()["note"] = p.note;
+    }
     j["rows"] = r.rows;
     j["rss"] = r.rss;
     j["rms"] = r.rms;
@@ -235,6 +242,8 @@ void run_spectral(const FitParamsArgs& a) {
                        spelling(r.fitted), a.kernel_data, r.rows, format_significant(r.rms, 4), r.termination,
                        r.iterations, format_significant(r.initial_cost, 4), format_significant(r.final_cost, 4),
                        format_significant(r.seconds, 3), r.derivatives, to_markdown(t));
+    for (const auto& p : r.params)
+      if (!p.note.empty()) text += fmt::format("\n- {}: {}\n", p.name, p.note);
   }
   emit(a.out, text);
 }

@@ -1,5 +1,6 @@
 #include "targets/kernel_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -49,6 +50,9 @@ KernelTable parse_kernel_table(std::string_view text, std::string_view source, s
     const auto lag = parse_double(a), value = parse_double(b);
     if (!lag || !std::isfinite(*lag) || *lag < 0) fail(fmt::format("lag = {} (must be a finite number >= 0)", quote(a)));
     if (!value || !std::isfinite(*value)) fail(fmt::format("value = {} (must be a finite number)", quote(b)));
+    if (!(std::abs(*value) <= kMaxTableValue))
+      fail(fmt::format("value = {} (must be at most {} in magnitude: the fits square and sum the values)",
+                       format_number(*value), format_number(kMaxTableValue)));
     if (!lags.empty() && !(*lag > lags.back()))
       fail(fmt::format("lag = {} (must be greater than the lag before it, {}: lags are strictly increasing)",
                        format_number(*lag), format_number(lags.back())));
@@ -65,6 +69,11 @@ KernelTable parse_kernel_table(std::string_view text, std::string_view source, s
 }
 
 KernelTable read_kernel_table(const std::string& path, std::string_view where) {
+  // read_file refuses it too, without the command's name (issue 20 item 14: "g.csv\0.zip" from Python read g.csv).
+  if (const auto nul = path.find('\0'); nul != std::string::npos)
+    throw InputError(fmt::format("{}: path = '{}\\x00...' (must be a path without NUL characters: the system reads "
+                                 "only the part before one)",
+                                 where, path.substr(0, std::min<std::size_t>(nul, 200))));
   return parse_kernel_table(read_file(path, "kernel table"), path, where);
 }
 

@@ -9,15 +9,20 @@
 
 namespace ropekit {
 
+/// The largest |value| a table may hold: the fits square and sum the values over up to 2^20 rows (and more in
+/// their normal equations), which stays finite below 1e100 (issue 20 item 12: 1e308 printed NaN and inf).
+inline constexpr double kMaxTableValue = 1e100;
+
 struct KernelTable {
   Eigen::VectorXd lag;    ///< strictly increasing, finite, >= 0
-  Eigen::VectorXd value;  ///< finite
+  Eigen::VectorXd value;  ///< finite, |value| <= kMaxTableValue
   std::string source;     ///< the file
 };
 
 /// Parses the text of a table: a header line `lag,value` (spaces around fields allowed), then one row of two
 /// numbers per line; blank lines and lines starting with '#' are skipped.
-/// @throws InputError "<where>: <source> line N: ..." for a missing header, a row that is not two finite numbers,
+/// @throws InputError "<where>: <source> line N: ..." for a missing header, a row that is not two finite numbers
+/// (values at most kMaxTableValue in magnitude),
 /// lags that are negative or not strictly increasing, or no rows.
 KernelTable parse_kernel_table(std::string_view text, std::string_view source, std::string_view where);
 /// Reads and parses FILE. @throws InputError if unreadable or malformed.

@@ -1,6 +1,7 @@
 """Sweeps of fits over an (encoding, target) grid, serially or on a Dask cluster."""
 
 import math
+import numbers
 
 from . import _ropekit
 
@@ -61,6 +62,10 @@ def sweep(encodings, targets, train_context, eval_contexts, ridge=1e-4, client=N
         raise ValueError("ropekit.sweep: methods = given (must be absent: sweep fits encodings; use ropekit.fit)")
     if not encodings:
         raise ValueError("ropekit.sweep: encodings = [] (must be at least one encoding)")
+    # block_size=0 made range() fail inside the grid and a negative one dropped every encoding (issue 20 item 14).
+    if block_size is not None and (isinstance(block_size, bool) or not isinstance(block_size, numbers.Integral)
+                                   or block_size < 1):
+        raise ValueError(f"ropekit.sweep: block_size = {block_size!r:.60} (must be an integer >= 1 or None)")
     if client is None:
         opts = dict(options, threads=0 if threads is None else threads)
         try:

@@ -72,6 +72,9 @@ auto interruptible(F&& f) -> decltype(f()) {
 // Lags as the command line spells them ("0,1,10", "0:8", "1,0;0,2") or as numbers: a scalar, a 1-D array (k = 1) or
 // an (n, k) array.
 Lags to_lags(const py::object& o, int k, const std::string& command, const std::string& name = "--lags");
+/// ValueError "<command>: <name> = an array of dtype complex128 (must be real numbers ...)" for a complex array or
+/// scalar (numpy would drop the imaginary parts).
+void check_real(const py::object& o, const std::string& command, const std::string& name);
 /// A str or a sequence of str; anything else is ValueError "<command>: <name> = <repr> (must be a str or a list of str)".
 std::vector<std::string> to_strings(const py::object& o, const std::string& command, const std::string& name);
 /// repr(o), cut to 60 characters (a refusal never echoes an unbounded value).

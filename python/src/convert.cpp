@@ -67,8 +67,16 @@ std::string pythonise(std::string msg) {
   throw_bad_value(where, name, value, constraint);
 }
 
+void check_real(const py::object& o, const std::string& command, const std::string& name) {
+  // numpy casts complex to float64 with a ComplexWarning only, dropping the imaginary parts (issue 20 item 14).
+  if (const auto a = py::array::ensure(o); a && a.dtype().kind() == 'c')
+    bad(command, name, "an array of dtype " + py::str(a.dtype()).cast<std::string>(),
+        "real numbers (a complex array would lose its imaginary parts)");
+}
+
 Lags to_lags(const py::object& o, int k, const std::string& command, const std::string& name) {
   if (py::isinstance<py::str>(o)) return parse_lags(o.cast<std::string>(), k, Where::options(command), name);
+  check_real(o, command, name);
   auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(o);
   if (!a) bad(command, name, py::repr(o).cast<std::string>(), "a lag spelling (\"0:8\") or an array of numbers");
   if (a.ndim() == 0 || a.ndim() == 1) {

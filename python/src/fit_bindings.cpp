@@ -235,14 +235,17 @@ py::tuple py_fit_spectrum(const std::string& spectrum, const py::object& lags_in
           "one value per lag");
   }
   const SpectralFitResult r = interruptible([&] { return fit_spectrum(spectrum, table, command, max_iterations); });
-  std::vector<std::string> name;
+  std::vector<std::string> name, note;
   std::vector<double> start, estimate, se;
-  for (const auto& p : r.params) name.push_back(p.name), start.push_back(p.start), estimate.push_back(p.estimate), se.push_back(p.std_error);
+  for (const auto& p : r.params)
+    name.push_back(p.name), start.push_back(p.start), estimate.push_back(p.estimate), se.push_back(p.std_error),
+        note.push_back(p.note);
   py::dict d;
   d["parameter"] = name;
   d["start"] = column(std::move(start));
   d["estimate"] = column(std::move(estimate));
   d["std_error"] = column(std::move(se));
+  d["note"] = note;  // "at its upper bound 1e+06" and the like, else ""
   py::dict s;
   s["spectrum"] = spelling(r.fitted);
   s["rows"] = r.rows, s["rss"] = r.rss, s["rms"] = r.rms;

@@ -49,6 +49,8 @@ py::dict py_lie_check(const py::object& generators, const py::object& mixing, in
     set = load_generator_file(source);
     if (!mixing.is_none()) throw_bad_value(where, "mixing", "(given)", "absent with a generator file (its \"Q\" is the mixing)");
   } else {
+    check_real(generators, command, "generators");
+    if (!mixing.is_none()) check_real(mixing, command, "mixing");
     auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(generators);
     if (!a || a.ndim() != 3 || a.shape(1) != a.shape(2) || a.shape(0) < 1 || a.shape(1) < 1)
       throw_bad_value(where, "generators", "(given)", "a file path or an array of shape (N, n, n), N >= 1");

@@ -151,3 +151,15 @@ def test_bad_lag_shapes_are_refused():
         ropekit.kernel("rope", np.zeros((2, 3)))
     with pytest.raises(ValueError, match="ropekit.kernel: lags = "):
         ropekit.kernel("rope", ["a"])
+
+
+def test_complex_arrays_are_refused_not_cast():
+    # Issue 20 item 14: numpy cast complex lags to float64 with a ComplexWarning only (1+2j read as 1).
+    with pytest.raises(ValueError, match=r"^ropekit.kernel: lags = an array of dtype complex128 \(must be real"):
+        ropekit.kernel("rope:dim=8", np.array([1 + 2j, 3]))
+    with pytest.raises(ValueError, match=r"^ropekit.features: lags = an array of dtype complex128"):
+        ropekit.features("rope:dim=8", 1 + 0j)
+    with pytest.raises(ValueError, match=r"^ropekit.lie_check: generators = an array of dtype complex128"):
+        ropekit.lie_check(np.zeros((1, 2, 2), dtype=complex))
+    # A real array of another dtype is still read (as the command line reads its numbers).
+    np.testing.assert_array_equal(ropekit.kernel("rope:dim=8", np.array([0, 1], dtype=np.float32))["lag"], [0, 1])

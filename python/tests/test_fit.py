@@ -172,3 +172,41 @@ def test_wrong_python_types_are_value_errors(call, message):
     with pytest.raises(ValueError) as e:
         call()
     assert str(e.value) == message
+
+
+def test_embedded_nul_in_a_path_is_refused():
+    # Issue 20 item 14: the system reads a path only up to its first NUL, so "data:g.csv\0.zip" read g.csv.
+    x = np.linspace(0, 6, 61)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "g.csv")
+        with open(path, "w") as f:
+            f.write("lag,value\n" + "".join(f"{a!r},{np.exp(-a * a / 8)!r}\n" for a in x))
+        with pytest.raises(ValueError, match=r"^ropekit.fit_params: target: path = .* \(must be a path without NUL"):
+            ropekit.fit_params("rope:dim=8", ["theta"], ["data:" + path + "\x00.zip"])
+        with pytest.raises(ValueError, match=r"^ropekit.fit_spectrum: kernel_data: path = .* \(must be a path without NUL"):
+            ropekit.fit_spectrum("gaussian:sigma=?", path + "\x00.zip")
+        with pytest.raises(ValueError, match=r"^ropekit.design: kernel: path = .* \(must be a path without NUL"):
+            ropekit.design("data:" + path + "\x00.zip", 4)
+
+
+def test_fit_spectrum_refuses_complex_and_huge_values():
+    # Issue 20 items 12 and 14: complex values lost their imaginary parts; 1e308 gave NaN standard errors.
+    x = np.linspace(0, 6, 61)
+    y = np.exp(-x * x / 8)
+    with pytest.raises(ValueError, match=r"^ropekit.fit_spectrum: kernel_data = an array of dtype complex128"):
+        ropekit.fit_spectrum("gaussian:sigma=?", x, y + 0j)
+    huge = y.copy()
+    huge[3] = 1e308
+    with pytest.raises(ValueError, match=r"^ropekit.fit_spectrum: kernel_data = row 4: .* \(must be values at most "
+                                         r"1e\+100 in magnitude"):
+        ropekit.fit_spectrum("gaussian:sigma=?", x, huge)
+
+
+def test_fit_spectrum_notes_a_parameter_the_data_do_not_bound():
+    # Gaussian data (Matern's nu = infinity) from nu = 5e5: nu is unresolved (Phi moves by ~1e-12 per unit of nu);
+    # its standard error is large (the pseudo-inverse gave ~1e-19); l, which the data fix at 3, has no note.
+    x = np.linspace(0, 9.5, 20)
+    params, _ = ropekit.fit_spectrum("matern:nu=?5e5,l=?", x, np.exp(-x * x / 18))
+    assert params["parameter"] == ["nu", "l"]
+    assert params["std_error"][0] > 1e4
+    assert params["note"][1] == ""

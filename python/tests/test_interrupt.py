@@ -53,3 +53,49 @@ def test_gil_is_released_during_a_fit():
     stop.set()
     t.join()
     assert elapsed > 0.05 and len(ticks) > 10 * elapsed  # ~1000 per second when the GIL is free
+
+
+def _interrupt_after(code, delay=0.5):
+    """Runs `code` in a fresh interpreter, sends SIGINT `delay` s after it starts, and returns (stdout, seconds from
+    the signal to the process's end)."""
+    wrapped = textwrap.dedent(f"""
+        import sys, time, numpy as np, ropekit
+        print("start", flush=True)
+        try:
+            {code}
+            print("finished", flush=True)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", wrapped], stdout=subprocess.PIPE, text=True, env=os.environ)
+    assert p.stdout.readline().strip() == "start"
+    time.sleep(delay)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=120)
+    return out, time.monotonic() - t0
+
+
+def test_ctrl_c_interrupts_the_kernel_of_a_big_encoding():
+    # Issue 20 item 11: kernel_rows did not look at the cancel flag, so Ctrl-C waited for every lag (rope of dim 2^22:
+    # ~0.3 s a lag here, 200 lags). It is read between lags and every 65536 blocks.
+    out, seconds = _interrupt_after('ropekit.kernel("rope:dim=4194304", np.arange(200.0))', delay=1.5)
+    assert out.strip() == "interrupted", out
+    assert seconds < 2.0
+
+
+def test_ctrl_c_interrupts_a_spectral_fit():
+    # Ceres' loop is ended by an iteration callback and the residuals refuse to evaluate once the flag is set.
+    code = ('x = np.linspace(0, 10, 1000); '
+            'ropekit.fit_spectrum("matern:nu=?,l=?", x, np.exp(-x * x / 18), max_iterations=2000)')
+    out, seconds = _interrupt_after(code, delay=1.5)
+    assert out.strip() == "interrupted", out
+    assert seconds < 2.0
+
+
+def test_ctrl_c_interrupts_a_fit_on_a_long_training_grid():
+    # Issue 20 item 11: the training design of 2^18 lags (features in one call, then the QR) ignored Ctrl-C for the
+    # whole fit; the features come in pieces of 32768 lags and the QR looks at the flag per 8-column panel.
+    out, seconds = _interrupt_after('ropekit.fit(["rope:dim=256"], ["mixed"], 1 << 18, [1 << 18])', delay=1.5)
+    assert out.strip() == "interrupted", out
+    assert seconds < 2.0

@@ -115,3 +115,9 @@ def test_verify_master_checks_as_the_command_line():
         ropekit.verify_master("cauchy:b=4", blocks=1000000, trials=1000000000)
     assert str(e.value) == cli_error("verify", "master", "--spectrum", "cauchy:b=4", "--blocks", "1000000",
                                      "--trials", "1000000000")
+
+
+def test_verify_master_refuses_negative_threads():
+    # Issue 20 item 14: threads=-1 ran on all cores; the command line's --threads takes integers >= 0.
+    with pytest.raises(ValueError, match=r"^ropekit.verify_master: threads = -1 \(must be an integer >= 0"):
+        ropekit.verify_master("gaussian:sigma=1", blocks=4, trials=200, lags=[1], threads=-1)

@@ -48,3 +48,11 @@ def test_cluster_sweep_equals_serial(client):
 def test_cluster_sweep_raises_the_tasks_value_error(client):
     with pytest.raises(ValueError, match=r"^ropekit.sweep: .*dim = 63 \(must be a positive even integer\)"):
         ropekit.sweep(["rope", "rope:dim=63"], ["phase"], 64, [128], client=client, block_size=1)
+
+
+@pytest.mark.parametrize("block_size", [0, -3, 2.5, True])
+def test_sweep_refuses_a_block_size_that_is_not_a_positive_integer(block_size):
+    # Issue 20 item 14: block_size=0 was accepted (range() failed later on a cluster; a negative one dropped every
+    # encoding), whether or not a client was given.
+    with pytest.raises(ValueError, match=r"^ropekit.sweep: block_size = .* \(must be an integer >= 1 or None\)"):
+        ropekit.sweep(["rope:dim=8"], ["phase"], 64, [128], block_size=block_size)

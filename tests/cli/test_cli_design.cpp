@@ -402,3 +402,17 @@ TEST_CASE("xPos is refuted: its kernel is not even (zeta^{Dp/S} decays on one si
   CHECK(rope.exit_code == 0);
   CHECK(json::parse(rope.out)["not_even_at"].is_null());
 }
+
+TEST_CASE("design --kernel kernel:ENCODING is sized by the encoding's n (issue 20 item 11)") {
+  // Sized as if n = 128, rope:dim=2^24 ran silently for an hour. Its kernel at the 4097 default lags, twice them and
+  // minus them: 3 x 4097 lags x 20 n elements at budget.hpp's 5e7 per second = 23 h, over the 2 h cap.
+  check_rejected("design --kernel 'kernel:rope:dim=16777216' --blocks 8",
+                 "ropekit design: --lags = '0:4097' (must be at most a smaller request for 8 blocks: '0:4097' would "
+                 "take about 23 h");
+  // An encoding whose blocks at one lag exceed the memory (12 x 2.8 GB, as test_cli.cpp's kernel case) is refused as
+  // such, before any kernel is evaluated.
+  std::string parts;
+  for (int i = 0; i < 12; ++i) parts += std::string(i ? "," : "") + "jordan(m=32,dim=16777216)";
+  check_rejected("design --kernel 'kernel:direct-sum:[" + parts + "]' --blocks 8",
+                 "(must be an encoding whose blocks at one lag fit in memory: one lag needs 33.8 GB of memory");
+}

@@ -216,3 +216,64 @@ TEST_CASE("fit-params finds the Ceres module when ropekit is called through a sy
     CHECK(slurp(dir.file("o.csv")).find("b,") != std::string::npos);
   }
 }
+
+TEST_CASE("fit-params sizes kernel:ENCODING targets and spectral fits before running them (issue 20 item 11)") {
+  // A kernel target of rope:dim=2^24 on 8192 lags was evaluated without a budget. One lag costs 20 n elements at
+  // budget.hpp's 5e7 per second (plus 1e-6 s a cell): the 2 h cap holds floor(7200 / (20 * 2^24 / 5e7 + 1e-6)) lags.
+  const double per_lag = 20.0 * 16777216 / 5e7 + 1e-6;
+  check_rejected("fit-params --encoding 'rope:dim=8' --free theta --target 'kernel:rope:dim=16777216'",
+                 fmt::format("--target = 'kernel:rope:dim=16777216' (8192 lags) (must be a kernel target whose lags "
+                             "fit the budget: it would take about 15 h (a conservative estimate), over the cap of 2 h; "
+                             "at most {} lags",
+                             static_cast<long>(std::floor(7200 / per_lag))));
+  ScratchDir dir("fit-params-spectral-budget");
+  std::string text = "lag,value\n";
+  for (int i = 0; i < 1000; ++i) text += fmt::format("{},{:.17g}\n", 0.01 * i, std::exp(-0.01 * i * 0.01 * i / 18));
+  const auto data = dir.write("g.csv", text);
+  // Matern with a free nu: Ridders' differences, 2 + 20 x 2 evaluations an iteration of 1000 rows at Matern's
+  // general-nu 2000 elements a value: 100001 iterations would take 100001 * 42 * 1000 * 2000 / 5e7 s = 47 h.
+  check_rejected("fit-params --spectrum 'matern:nu=?,l=?' --kernel-data " + data + " --max-iterations 100000",
+                 "(1000 rows) (must be a table that 'matern:nu=?,l=?' fits within the budget with --max-iterations "
+                 "100000: the fit would take about 47 h");
+  // One iteration: 2 * 42 * 1000 * 2000 / 5e7 = 3.4 s estimated, above the 2 s notice: announced on stderr first.
+  const auto r = run_ropekit("fit-params --spectrum 'matern:nu=?,l=?' --kernel-data " + data +
+                             " --max-iterations 1 --format csv");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.rfind("ropekit fit-params: 1000 rows, 2 free parameters, up to 1 iterations; estimated at most 3.4 s",
+                    0) == 0);
+}
+
+TEST_CASE("fit-params --spectrum: a parameter the data barely move has a large standard error (issue 20 item 11)") {
+  // Gaussian data (Matern's nu = infinity) fitted from nu = 5e5: Phi moves by O(1/nu^2) = 4e-12 per unit of nu, so
+  // with residuals of order 1e-6 nu is known to no better than ~1e5 (the pseudo-inverse of J^T J printed 6.2e-19).
+  ScratchDir dir("fit-params-spectral-se");
+  std::string text = "lag,value\n";
+  for (int i = 0; i < 20; ++i) text += fmt::format("{},{:.17g}\n", 0.5 * i, std::exp(-0.25 * i * i / 18));
+  const auto data = dir.write("g.csv", text);
+  const auto r = run_ropekit("fit-params --spectrum 'matern:nu=?5e5,l=?' --kernel-data " + data + " --format json");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["params"][0]["name"] == "nu");
+  CHECK(j["params"][0]["std_error"].get<double>() > 1e4);
+  CHECK(j["params"][1]["estimate"].get<double>() == doctest::Approx(3).epsilon(1e-4));  // l: the data's scale
+}
+
+TEST_CASE("fit-params refuses tables whose values would overflow the fit's sums (issue 20 item 12)") {
+  // Rows 1, 1e308, -1e308 printed mse = nan and r2 = nan with exit 0; squares of 1e100 over 2^20 rows stay finite.
+  ScratchDir dir("fit-params-huge");
+  const auto huge = dir.write("huge.csv", "lag,value\n0,1\n1,1e308\n2,-1e308\n");
+  const std::string why = "value = 1e+308 (must be at most 1e+100 in magnitude";
+  check_rejected("fit-params --encoding 'rope:dim=8' --free theta --target data:" + huge, why);
+  check_rejected("fit-params --spectrum 'gaussian:sigma=?' --kernel-data " + huge, why);
+  check_rejected("design --kernel data:" + huge + " --blocks 4", why);
+  // At the bound the fit is finite: y = 0, 1e100, -1e100 on rope's features.
+  const auto edge = dir.write("edge.csv", "lag,value\n0,1\n1,1e100\n2,-1e100\n");
+  const auto r = run_ropekit("fit-params --encoding 'rope:dim=8' --free theta --target data:" + edge +
+                             " --eval-contexts 1024 --format json");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("NaN") == std::string::npos);
+  CHECK(r.out.find("null") == std::string::npos);
+}

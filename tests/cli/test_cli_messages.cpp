@@ -109,12 +109,13 @@ TEST_CASE("a 10 MB number in a file is echoed in a short line") {
 
 TEST_CASE("Ceres' glog lines do not reach stderr") {
   // Before: "WARNING: Logging before InitGoogleLogging() is written to STDERR" and "E... trust_region_minimizer.cc:95]
-  // Terminating: Number of consecutive invalid steps ..." came before ropekit's line (the residuals overflow).
+  // Terminating: Number of consecutive invalid steps ..." came before ropekit's line (the residuals overflow; data
+  // of 1e308 is now refused before any fit, so the overflow comes from a start at sigma = 1e-300).
   ScratchDir dir("glog");
-  const std::string table = dir.write("k.csv", "lag,value\n0,1\n1,1e308\n2,-1e308\n3,0.1\n");
-  const auto r = run_ropekit("fit-params --kernel-data " + table + " --spectrum 'gaussian:sigma=?'");
+  const std::string table = dir.write("k.csv", "lag,value\n0,1\n1,0.5\n2,0.2\n3,0.1\n");
+  const auto r = run_ropekit("fit-params --kernel-data " + table + " --spectrum 'gaussian:sigma=?1e-300'");
   CAPTURE(r.err);
   CHECK(r.exit_code == 2);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK(r.err.rfind("error: ropekit fit-params: --spectrum = 'gaussian:sigma=?' (must be finite residuals", 0) == 0);
+  CHECK(r.err.rfind("error: ropekit fit-params: --spectrum = 'gaussian:sigma=?1e-300' (must be finite residuals", 0) == 0);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -73,11 +74,12 @@ std::vector<Piece> list_items(std::string_view list) {
 
 // Checks the grammar of one spelling `text`, with messages "<head>: <problem>", the head naming the
 // spelling as the user typed it ("encoding 'rope:dim=64'"), and "at character N" counted in `text`.
+// The head is formed only for a message (a nested part formed it from the whole outer spelling each time).
 class Syntax {
  public:
-  Syntax(std::string head, std::string_view text) : head_(std::move(head)), text_(text) {}
+  Syntax(std::function<std::string()> head, std::string_view text) : head_(std::move(head)), text_(text) {}
 
-  [[noreturn]] void fail(std::string_view problem) const { throw InputError(fmt::format("{}: {}", head_, problem)); }
+  [[noreturn]] void fail(std::string_view problem) const { throw InputError(fmt::format("{}: {}", head_(), problem)); }
 
   // Every bracket closed by its own kind, at most kMaxSpellingDepth deep.
   void check_brackets() const {
@@ -196,21 +198,22 @@ class Syntax {
   }
 
  private:
-  std::string head_;
+  std::function<std::string()> head_;
   std::string_view text_;
 };
 
 }  // namespace
 
 Spelling Spelling::parse(std::string_view text, std::string_view what) {
-  return parse_in(text, what, std::string(strip_blanks(text)), "");
+  return parse_in(text, what, std::make_shared<const std::string>(strip_blanks(text)), "");
 }
 
 Spelling Spelling::parse_nested(std::string_view text, std::string_view what) {
-  return parse_in(text, what, std::string(strip_blanks(text)), "");
+  return parse_in(text, what, std::make_shared<const std::string>(strip_blanks(text)), "");
 }
 
-Spelling Spelling::parse_in(std::string_view text, std::string_view what, std::string root, std::string path) {
+Spelling Spelling::parse_in(std::string_view text, std::string_view what, std::shared_ptr<const std::string> root,
+                            std::string path) {
   Spelling s;
   s.what_ = std::string(what);
   s.root_ = std::move(root);
@@ -219,7 +222,8 @@ Spelling Spelling::parse_in(std::string_view text, std::string_view what, std::s
   const std::string_view t = s.text_;
   // A nested value passed these checks as part of the outer spelling, but a word taken as a spelling
   // ("x=a:b" -> "a:b") is checked only here: the message names the outer spelling, the path and the word.
-  const Syntax syntax(s.path_.empty() ? s.where() : fmt::format("{}: {} = {}", s.where(), s.path_, quote(t)), t);
+  const Syntax syntax(
+      [&s, t] { return s.path_.empty() ? s.where() : fmt::format("{}: {} = {}", s.where(), s.path_, quote(t)); }, t);
   const std::size_t p = t.find_first_of(":()[]");
   s.family_ = std::string(strip_blanks(t.substr(0, p)));
   if (s.family_.empty()) throw_bad_value(s.what_, "name", quote(s.text_), "a non-empty name");
@@ -246,7 +250,7 @@ Spelling Spelling::parse_in(std::string_view text, std::string_view what, std::s
   return s;
 }
 
-std::string Spelling::where() const { return fmt::format("{} {}", what_, quote(root_)); }
+std::string Spelling::where() const { return fmt::format("{} {}", what_, quote(root_ ? *root_ : std::string())); }
 
 std::string Spelling::name(std::string_view key) const {
   if (key.empty()) return path_.empty() ? std::string("[...]") : path_;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/cancel.hpp"
 #include "ropekit/encoding.hpp"
 
 namespace ropekit::enc {
@@ -103,7 +104,10 @@ FrequencyTable frequencies(const DirectSum& f, std::optional<double> seq_len, Co
 }
 
 void append_blocks(const DirectSum& f, BlockContext& ctx) {
-  for (const auto& part : f.parts) ropekit::append_blocks(part, ctx);
+  for (const auto& part : f.parts) {
+    check_cancelled();  // a sum of huge parts: Ctrl-C between parts (cancel.hpp)
+    ropekit::append_blocks(part, ctx);
+  }
 }
 
 Features features(const DirectSum& f, const Lags& lags) {

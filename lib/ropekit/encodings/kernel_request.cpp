@@ -63,6 +63,19 @@ double block_bytes(const Encoding& e, const EncodingSize& z) {
   if (std::holds_alternative<enc::Nd>(e.value)) return 8.0 * 8 * z.n * z.n;
   return 80 * z.freqs + 4 * z.n;
 }
+
+// Seconds of one lag of `e` (closed-form blocks, nd's dense G, rf-rope's spectrum evaluations), `columns` cells.
+double lag_seconds(const Encoding& e, const EncodingSize& z, double columns) {
+  const double n = z.n;
+  double s = columns / 1e6;
+  if (std::holds_alternative<enc::Nd>(e.value))
+    s += ((has_frequencies(e) ? 4 : 30) * n * n * n + 2 * n * n * n) / kFlopsPerSecond;
+  else
+    s += 20 * n / kElementsPerSecond;
+  if (const auto* rf = std::get_if<enc::RfRope>(&e.value))
+    s += 3 * kernel_values_work(rf->freqs.spectrum) / kElementsPerSecond;
+  return s;
+}
 }  // namespace
 
 Cost kernel_cost(const KernelPlan& p, double rows, double held) {
@@ -71,30 +84,31 @@ Cost kernel_cost(const KernelPlan& p, double rows, double held) {
   for (const auto& e : p.encodings) {
     const EncodingSize z = encoding_size(e);
     blocks = std::max(blocks, block_bytes(e, z));  // one encoding's blocks at a time
-    const double n = z.n;
-    if (std::holds_alternative<enc::Nd>(e.value))
-      seconds_per_lag += ((has_frequencies(e) ? 4 : 30) * n * n * n + 2 * n * n * n) / kFlopsPerSecond;
-    else
-      seconds_per_lag += 20 * n / kElementsPerSecond;
-    if (const auto* rf = std::get_if<enc::RfRope>(&e.value))
-      seconds_per_lag += 3 * kernel_values_work(rf->freqs.spectrum) / kElementsPerSecond;
-    seconds_per_lag += columns / 1e6;
+    seconds_per_lag += lag_seconds(e, z, columns);
   }
   const double E = static_cast<double>(p.encodings.size());
   return Cost{blocks + std::min(rows, held) * E * columns * 150.0, rows * seconds_per_lag};
 }
 
+Cost encoding_kernel_cost(const Encoding& e, double rows) {
+  const EncodingSize z = encoding_size(e);
+  // kernel() holds a row of 6 numbers per lag and returns one.
+  return Cost{block_bytes(e, z) + rows * 7 * 8, rows * lag_seconds(e, z, 1)};
+}
+
+void check_encoding_blocks(const Where& where, std::string_view name, const std::string& text, const Encoding& e) {
+  const EncodingSize z = encoding_size(e);
+  const Cost one{block_bytes(e, z), 0};
+  if (!one.fits())
+    throw_bad_value(where, name, fmt::format("'{}' (n = {})", text, format_number(z.n)),
+                    fmt::format("an encoding whose blocks at one lag fit in memory: one lag {}", one.excess()));
+}
+
 void check_kernel_budget(const KernelRequest& a, const KernelPlan& p, std::int64_t count, double held) {
   // An encoding whose blocks alone exceed the memory is refused as such, not as "at most 0 lags" (issue 20:
   // direct-sum:[20 x jordan(m=32,dim=2^24)] was accepted and ran out of 24 GB).
-  for (std::size_t j = 0; j < p.encodings.size(); ++j) {
-    const EncodingSize z = encoding_size(p.encodings[j]);
-    const Cost one{block_bytes(p.encodings[j], z), 0};
-    if (!one.fits())
-      throw_bad_value(Where::options(a.command), "encoding",
-                      fmt::format("'{}' (n = {})", a.encodings[j], format_number(z.n)),
-                      fmt::format("an encoding whose blocks at one lag fit in memory: one lag {}", one.excess()));
-  }
+  for (std::size_t j = 0; j < p.encodings.size(); ++j)
+    check_encoding_blocks(Where::options(a.command), "encoding", a.encodings[j], p.encodings[j]);
   const Cost cost = kernel_cost(p, static_cast<double>(count), held);
   if (cost.fits()) return;
   check_cost(Where::options(a.command), "lags", fmt::format("{} lags", count), cost,

@@ -45,6 +45,12 @@ void check_kernel_lags(const KernelRequest& request, const KernelPlan& plan, con
 /// The estimated cost of `rows` lags of every encoding of the plan, at most `held` rows held at once (the command
 /// line streams 1-D lags one block at a time; Python holds them all).
 Cost kernel_cost(const KernelPlan& plan, double rows, double held);
+/// The estimated cost of kernel(e, lags) at `rows` lags (design's and fit-params' kernel:ENCODING inputs; issue 20
+/// item 11: they were sized as if n = 128).
+Cost encoding_kernel_cost(const Encoding& e, double rows);
+/// @throws InputError "<where>: <name> = '<text>' (n = ...) (must be an encoding whose blocks at one lag fit in
+///         memory: ...)" for an encoding whose blocks at one lag exceed the memory budget.
+void check_encoding_blocks(const Where& where, std::string_view name, const std::string& text, const Encoding& e);
 /// The budget (core/budget.hpp) of `count` lags, at most `held` held at once.
 /// @throws InputError naming --lags and the largest count that fits.
 void check_kernel_budget(const KernelRequest& request, const KernelPlan& plan, std::int64_t count, double held);

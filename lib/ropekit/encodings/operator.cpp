@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/cancel.hpp"
 #include "ropekit/core/echo.hpp"
 #include "ropekit/core/keep_max.hpp"
 #include "ropekit/core/overloaded.hpp"
@@ -136,7 +137,9 @@ std::vector<KernelRow> kernel_rows(const Encoding& e, const Lags& lags, double r
       BlockContext ctx{bs, lag[0], seq_len, cache};
       append_blocks(e, ctx);
     }
-    for (const auto& b : bs) {
+    for (std::size_t i = 0; i < bs.size(); ++i) {
+      if (i % 65536 == 0) check_cancelled();  // Ctrl-C within a lag of a huge encoding (cancel.hpp)
+      const Block& b = bs[i];
       tr += trace(b);
       fro += frobenius_squared(b);
       trsq += trace_of_square(b);
@@ -153,6 +156,7 @@ std::vector<KernelRow> kernel_rows(const Encoding& e, const Lags& lags, double r
   for (Eigen::Index i = 0; i < lags.rows(); ++i) {
     const Eigen::VectorXd row = lags.row(i).transpose();
     const std::span<const double> lag(row.data(), static_cast<std::size_t>(row.size()));
+    check_cancelled();  // between lags (issue 20 item 11: Ctrl-C waited for every lag of a big encoding)
     check_lag(e, lag);
     double tr, fro, trsq;
     sums(lag, tr, fro, trsq);

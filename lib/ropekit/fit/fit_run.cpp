@@ -76,14 +76,28 @@ FeatureRows method_rows(const Method& method) {
   return [method](const Window& w) { return w.table->features(method); };
 }
 
-// An encoding's rows from features(encoding, lags) on the same windows.
+// An encoding's rows from features(encoding, lags) on the same windows, in pieces of kFeaturePiece lags with a look
+// at the cancel flag between them (a 2^19-lag training window took 10 s in one call, deaf to Ctrl-C). The pieces are
+// multiples of 8 lags, so the vectorised sin/cos leave the same last lags to libm: the bits of one call.
+constexpr Eigen::Index kFeaturePiece = 32768;
 FeatureRows encoding_rows(Encoding encoding, std::string where, std::string key) {
   return [e = std::move(encoding), where = std::move(where), key = std::move(key)](const Window& w) {
-    Features f = features(e, Lags(lag_window(w.first, w.count)));
-    if (!all_finite(f.values))  // validate() checked the last lag; a safety net, as BasisEvaluator has
+    Eigen::MatrixXd X;
+    for (Eigen::Index a = 0; a < w.count; a += kFeaturePiece) {
+      check_cancelled();
+      const Eigen::Index n = std::min(kFeaturePiece, w.count - a);
+      Features f = features(e, Lags(lag_window(w.first + a, n)));
+      if (n == w.count) {
+        X = std::move(f.values);
+        break;
+      }
+      if (a == 0) X.resize(w.count, f.values.cols());
+      X.middleRows(a, n) = f.values;
+    }
+    if (!all_finite(X))  // validate() checked the last lag; a safety net, as BasisEvaluator has
       throw InputError(fmt::format("{}: {}: a feature column leaves the float64 range on lags {}..{}", where, key,
                                    w.first, w.first + w.count - 1));
-    return std::move(f.values);
+    return X;
   };
 }
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/cancel.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/finite.hpp"
 
@@ -16,11 +17,24 @@ namespace {
 // panel of 8 columns instead of Eigen's 48: the fixed-basis designs are tall and narrow (1024 x 30..140),
 // where a narrower panel spends less in the unblocked panel factorisation (measured by ropekit_bench
 // "QR panel width", AMD EPYC AVX-512: 1024 x 133 in 1.25 ms at 8, 1.35 at 16, 1.68 at 48; 4 and 6 are slower
-// again). Same reflectors, same rounding class.
+// again). Same reflectors, same rounding class. The panel loop is Eigen's householder_qr_inplace_blocked::run, step
+// for step (the same bits), with a look at the cancel flag per panel: a 2^20-row design took 30 s without one.
 void householder_r_inplace(Eigen::MatrixXd& a) {
-  Eigen::VectorXd h(std::min(a.rows(), a.cols()));
-  Eigen::VectorXd temp(a.cols());
-  Eigen::internal::householder_qr_inplace_blocked<Eigen::MatrixXd, Eigen::VectorXd>::run(a, h, 8, temp.data());
+  const Eigen::Index rows = a.rows(), cols = a.cols(), size = std::min(rows, cols);
+  Eigen::VectorXd h(size);
+  Eigen::VectorXd temp(cols);
+  const Eigen::Index block = std::min<Eigen::Index>(8, size);
+  for (Eigen::Index k = 0; k < size; k += block) {
+    check_cancelled();
+    const Eigen::Index bs = std::min(size - k, block), trailing = cols - k - bs;
+    auto panel = a.block(k, k, rows - k, bs);
+    auto coeffs = h.segment(k, bs);
+    Eigen::internal::householder_qr_inplace_unblocked(panel, coeffs, temp.data());
+    if (trailing) {
+      auto rest = a.block(k, k + bs, rows - k, trailing);
+      Eigen::internal::apply_block_householder_on_the_left(rest, panel, coeffs, false);
+    }
+  }
 }
 
 // Householder QR of the (2p x p) matrix [R; s I], R upper triangular, skipping its known zeros, and the same

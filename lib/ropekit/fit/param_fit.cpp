@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "ropekit/core/budget.hpp"
 #include "ropekit/core/cancel.hpp"
 #include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
@@ -25,6 +26,7 @@
 #include "ropekit/core/vecmath.hpp"
 #include "ropekit/fit/linear_fit.hpp"
 #include "ropekit/fit/metrics.hpp"
+#include "ropekit/fit/spectral_fit_stats.hpp"
 
 namespace ropekit {
 
@@ -439,6 +441,7 @@ struct SpectralResiduals {
   SpectralModel model;
   const KernelTable* data;
   bool operator()(double const* const* parameters, double* residuals) const {
+    if (const auto* flag = current_cancel_flag(); flag && flag->load()) return false;  // Ctrl-C: see CancelSolve
     Spectrum s;
     try {
       s = build_spectrum(model, parameters[0]);
@@ -451,6 +454,14 @@ struct SpectralResiduals {
       if (!std::isfinite(residuals[j])) return false;
     }
     return true;
+  }
+};
+
+// Ends a solve once the caller's cancel flag is set (cancel.hpp); fit_spectrum then throws Cancelled.
+struct CancelSolve : ceres::IterationCallback {
+  ceres::CallbackReturnType operator()(const ceres::IterationSummary&) override {
+    const auto* flag = current_cancel_flag();
+    return flag && flag->load() ? ceres::SOLVER_ABORT : ceres::SOLVER_CONTINUE;
   }
 };
 
@@ -481,7 +492,7 @@ class AnalyticSpectralCost : public ceres::CostFunction {
 }  // namespace
 
 SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, std::string_view where,
-                               int max_iterations) {
+                               int max_iterations, const std::function<void(const std::string&, double)>& announce) {
   const auto colon = text.find(':');
   SpectralModel m;
   m.family = std::string(text.substr(0, colon));
@@ -497,6 +508,10 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
                                         format_number(data.value[j]));
     if (!std::isfinite(data.lag[j]) || !std::isfinite(data.value[j]) || !(data.lag[j] >= 0))
       throw_bad_value(where, "--kernel-data", row, "finite values at finite lags >= 0");
+    if (!(std::abs(data.value[j]) <= kMaxTableValue))
+      throw_bad_value(where, "--kernel-data", row,
+                      fmt::format("values at most {} in magnitude (the fit squares and sums them)",
+                                  format_number(kMaxTableValue)));
     if (j > 0 && !(data.lag[j] > data.lag[j - 1]))
       throw_bad_value(where, "--kernel-data", row, "strictly increasing lags");
   }
@@ -577,6 +592,27 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
     problem.AddResidualBlock(cost, nullptr, p.data());
     out.derivatives = "Ridders-extrapolated differences";
   }
+  // Sized up front and announced when long (issue 20 item 11: matern:nu=?,l=? on 257 rows ran 353 s silently): Phi's
+  // work is the most of the start's and of each free key at its bounds (Matern's general nu costs 200 times more).
+  double work = kernel_values_work(start_spectrum);
+  for (int i : m.free)
+    for (double b : {keys[static_cast<std::size_t>(i)].lo, keys[static_cast<std::size_t>(i)].hi}) {
+      const SpectralModel at{m.family, m.keys, m.values, {i}};
+      try {
+        work = std::max(work, kernel_values_work(build_spectrum(at, &b)));
+      } catch (const InputError&) {  // a bound outside the family's domain with the other values
+      }
+    }
+  const double rows = static_cast<double>(data.lag.size());
+  const Cost budget{0, spectral_fit_seconds(rows, P, analytic, max_iterations, work)};
+  if (!budget.fits())
+    throw_bad_value(where, "--kernel-data", fmt::format("'{}' ({} rows)", data.source, data.lag.size()),
+                    fmt::format("a table that '{}' fits within the budget with --max-iterations {}: the fit {}; fewer "
+                                "rows or iterations", text, max_iterations, budget.excess()));
+  // Announced (with the bound) when a typical run is long: Levenberg-Marquardt ends within ~25 iterations on most tables.
+  if (announce && spectral_fit_seconds(rows, P, analytic, std::min(max_iterations, 25), work) >= kNoticeSeconds)
+    announce(fmt::format("{} rows, {} free parameters, up to {} iterations", data.lag.size(), P, max_iterations),
+             budget.seconds);
   for (int i = 0; i < P; ++i) {
     const auto& k = keys[static_cast<std::size_t>(m.free[static_cast<std::size_t>(i)])];
     p[static_cast<std::size_t>(i)] = std::clamp(p[static_cast<std::size_t>(i)], k.lo, k.hi);
@@ -600,7 +636,10 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
   ceres::Solver::Summary summary;
   auto options = solver_options(max_iterations);
   options.function_tolerance = 1e-14;  // noisy data: stop at the noise floor
+  CancelSolve cancel;
+  options.callbacks.push_back(&cancel);
   ceres::Solve(options, &problem, &summary);
+  check_cancelled();
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock0).count();
   out.initial_cost = summary.initial_cost;
   out.final_cost = summary.final_cost;
@@ -625,14 +664,17 @@ SpectralFitResult fit_spectrum(std::string_view text, const KernelTable& data, s
     refuse();
   out.rss = 2 * cost;
   out.rms = std::sqrt(out.rss / out.rows);
-  const double s2 = out.rss / (out.rows - P);
-  const Eigen::MatrixXd cov = s2 * (J.transpose() * J).completeOrthogonalDecomposition().pseudoInverse();
+  // Standard errors on unit-norm columns, +inf where J does not resolve a parameter (spectral_fit_stats.hpp); a note
+  // for one at or beside a bound of its range.
+  const Eigen::VectorXd se = least_squares_std_errors(J, out.rss);
   for (int i = 0; i < P; ++i) {
+    const auto& key = keys[static_cast<std::size_t>(m.free[static_cast<std::size_t>(i)])];
     SpectralFitParam sp;
     sp.name = m.keys[static_cast<std::size_t>(m.free[static_cast<std::size_t>(i)])];
     sp.start = start[static_cast<std::size_t>(i)];
     sp.estimate = p[static_cast<std::size_t>(i)];
-    sp.std_error = std::sqrt(std::max(cov(i, i), 0.0));
+    sp.std_error = se[i];
+    sp.note = bound_note(sp.estimate, sp.std_error, key.lo, key.hi);
     out.params.push_back(sp);
   }
   return out;

@@ -110,7 +110,8 @@ std::vector<EncodingScore> score_encoding(const Encoding& e, const Eigen::Vector
 /// sinc (W, 1-D), matern (nu, l); 1-D only.
 struct SpectralFitParam {
   std::string name;
-  double start = 0, estimate = 0, std_error = 0;
+  double start = 0, estimate = 0, std_error = 0;  ///< std_error +inf where the data do not resolve the parameter
+  std::string note;  ///< "at its upper bound 1e+06", "within 2 standard errors of its lower bound ...", or ""
 };
 struct SpectralFitResult {
   Spectrum fitted;
@@ -126,8 +127,11 @@ struct SpectralFitResult {
   std::string derivatives;  ///< "analytic" or "Ridders-extrapolated differences" (Matern)
 };
 /// @throws InputError naming `where` for an unknown family, no free parameter, a bad start, fewer rows than free
-/// parameters + 1 (standard errors need n > p), or a table whose lags are not 1-D kernel lags.
+/// parameters + 1 (standard errors need n > p), a table whose lags are not 1-D kernel lags, or a fit estimated
+/// beyond the run-time budget (budget.hpp); `announce` (if set) is told what runs and its estimated seconds (the
+/// bound at max_iterations) before a run whose first 25 iterations are estimated over kNoticeSeconds.
 SpectralFitResult fit_spectrum(std::string_view spelling, const KernelTable& data, std::string_view where,
-                               int max_iterations = 200);
+                               int max_iterations = 200,
+                               const std::function<void(const std::string&, double)>& announce = {});
 
 }  // namespace ropekit

@@ -122,8 +122,9 @@ std::vector<EncodingScore> score_encoding(const Encoding& e, const Eigen::Vector
 }
 
 SpectralFitResult fit_spectrum(std::string_view spelling, const KernelTable& data, std::string_view where,
-                               int max_iterations) {
-  return forward([&](const ParamFitModule& m) { return m.fit_spectrum_fn(spelling, data, where, max_iterations); });
+                               int max_iterations, const std::function<void(const std::string&, double)>& announce) {
+  return forward(
+      [&](const ParamFitModule& m) { return m.fit_spectrum_fn(spelling, data, where, max_iterations, announce); });
 }
 
 }  // namespace ropekit

@@ -68,6 +68,8 @@ double Moments::stderr_variance() const {
 
 void McOptions::validate(const Where& where) const {
   check_in_range(where, "trials", trials, 2, std::int64_t{1} << 40);
+  // Negative counts were read as "all cores" (issue 20 item 14: ropekit.verify_master(threads=-1) ran).
+  if (threads < 0) throw_bad_value(where, "threads", std::to_string(threads), "an integer >= 0 (0: all cores)");
 }
 
 Cost monte_carlo_cost(std::int64_t trials, double blocks, double lags, int k, int threads) {

@@ -11,6 +11,7 @@
 #include "ropekit/core/parallel.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
+#include "ropekit/encodings/kernel_request.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 #include "targets/kernel_table.hpp"
 
@@ -40,7 +41,7 @@ constexpr double kFamilyTailMass = 1e-6;
 // Sizes the work and memory before anything runs; refuses with the usual one-line message, else tells a.announce.
 void check_budget(const DesignRequest& a, const Where& where, const std::string& name, const std::string& value,
                   double density_terms, double density_bytes, double lags, int blocks, bool antithetic_numeric,
-                  double extra_seconds) {
+                  double extra_seconds, double extra_bytes = 0) {
   const double cos_terms = lags * blocks + (antithetic_numeric ? lags * kAntitheticNodes : 0);
   if (density_terms > kMaxTerms)
     throw_bad_value(where, name, value,
@@ -55,7 +56,8 @@ void check_budget(const DesignRequest& a, const Where& where, const std::string&
   Cost c;
   // Density arrays and the cosine table; frequencies and their spelling (~25 bytes each); rows; the text written
   // (json: every density point and frequency, up to kJsonRows rows, ~30 bytes a number).
-  c.bytes = density_bytes + 40.0 * blocks + 8 * 6 * lags + 30 * (3 * density_bytes / 48 + 2.0 * blocks + 6 * lags);
+  c.bytes = density_bytes + 40.0 * blocks + 8 * 6 * lags + 30 * (3 * density_bytes / 48 + 2.0 * blocks + 6 * lags) +
+            extra_bytes;
   c.seconds = density_terms / kDensityTermsPerSecond / threads + cos_terms / kCosinesPerSecond / threads + extra_seconds;
   if (!c.fits())
     check_cost(where, name, value, c, "a smaller request", fmt::format("for {} blocks", blocks));
@@ -171,6 +173,7 @@ DesignResult inverse_design(const DesignRequest& a) {
     }
     if (!is_relative(e) || lag_dims(e) != 1)
       bad_kernel(k, "a relative encoding of 1-D lags after kernel: (its kernel must be a function of Dp alone)");
+    check_encoding_blocks(where, "kernel", k, e);
     const Lags grid = lag_grid();
     const Eigen::VectorXd x = grid.col(0);
     const double h = even_step(where, lags_text, x);
@@ -186,18 +189,21 @@ DesignResult inverse_design(const DesignRequest& a) {
     };
     if (!lines && a.spectrum_route == "lines") refuse_lines();
     const std::string lags_value = "'" + lags_text + "'";
-    const double kernel_seconds = 2 * N * 20 * 128 / kElementsPerSecond;
+    // The kernel at the lags, at twice them and (table route) at minus them, sized by the encoding's real n (issue
+    // 20 item 11: sized as if n = 128, rope:dim=2^24 ran silently for an hour).
+    const Cost kernel_cost = encoding_kernel_cost(e, N);
+    const double kernel_seconds = 3 * kernel_cost.seconds;
     auto table_budget = [&] {
       const std::int64_t M = a.wpoints ? a.wpoints : default_density_points(x.size());
       check_budget(a, where, "lags", lags_value, static_cast<double>(M) * N, 8 * (2 * N + 6 * static_cast<double>(M)), N,
-                   a.blocks, sampling == DesignSampling::antithetic, kernel_seconds);
+                   a.blocks, sampling == DesignSampling::antithetic, kernel_seconds, kernel_cost.bytes);
     };
     if (lines) {
       // The identity sum and the antithetic moments: F cosines per lag each.
       const double F = static_cast<double>(lines->w.size());
       const double cosines = N * F * (sampling == DesignSampling::antithetic ? 2 : 1);
       check_budget(a, where, "lags", lags_value, 0, 8 * 3 * F, N, a.blocks, false,
-                   kernel_seconds + cosines / kCosinesPerSecond);
+                   kernel_seconds + cosines / kCosinesPerSecond, kernel_cost.bytes);
     } else {
       table_budget();
     }
