@@ -70,6 +70,8 @@ FitConfig fit_config_from_options(const FitArgs& a) {
   const std::string command = "ropekit fit";
   const Where where = Where::options(command);
   if (!a.section.empty()) throw_bad_value(where, "section", "'" + a.section + "'", "given only with --config");
+  // Without --config the options are the run (the library refuses a run without encodings or methods too; here the
+  // command line's alternatives are named).
   if (a.encodings.empty() && a.methods.empty())
     throw InputError(command + ": --encoding = none (must be given, or --methods or --config: --encoding E... or "
                                "--methods M..., with --train-context and --eval-contexts, or --config FILE.yaml)");
@@ -82,10 +84,7 @@ FitConfig fit_config_from_options(const FitArgs& a) {
   o.encodings = a.encodings;
   o.targets = a.targets;
   o.basis = a.basis;
-  if (!a.tau.empty()) {
-    if (a.tau != "bounded" && a.tau != "raw") throw_bad_value(where, "tau", "'" + a.tau + "'", "bounded or raw");
-    o.basis.bounded_tau = a.tau == "bounded";
-  }
+  if (!a.tau.empty()) o.tau = a.tau;
   for (const auto& t : a.eval_contexts)
     o.eval_contexts.push_back(static_cast<int>(parse_integer_in(t, where, "--eval-contexts", 1, FitConfig::kMaxLength)));
   if (!a.seeds.empty()) o.seeds.clear();

@@ -52,14 +52,8 @@ struct FitRun {
 };
 
 // `ropekit fit` without --config, from the same options (fit_config.hpp fit_config, as the command line's, which
-// checks them); only the spellings of the arguments (tau, the threads of the run) are read here.
+// checks them all).
 FitConfig fit_config(const FitRun& a) {
-  const std::string command = "ropekit fit";
-  const Where where = Where::options(command);
-  if (a.encodings.empty() && a.methods.empty())
-    throw InputError(command + ": no --encodings or --methods (must give at least one encoding or method)");
-  if (a.tau != "bounded" && a.tau != "raw") throw_bad_value(where, "tau", "'" + a.tau + "'", "bounded or raw");
-  if (a.threads < 0) throw_bad_value(where, "threads", std::to_string(a.threads), "an integer >= 0 (0: all cores)");
   FitOptions o;
   o.methods = a.methods;
   o.encodings = a.encodings;
@@ -69,7 +63,8 @@ FitConfig fit_config(const FitRun& a) {
   o.basis.base = a.theta;
   o.basis.gamma = a.gamma;
   o.basis.train_context = a.train_context;
-  o.basis.bounded_tau = a.tau == "bounded";
+  o.tau = a.tau;
+  o.threads = a.threads;
   o.eval_contexts = a.eval_contexts;
   o.seeds = a.seeds;
   o.ridge = a.ridge;

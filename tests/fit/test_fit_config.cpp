@@ -300,3 +300,30 @@ TEST_CASE("aliases that refer to themselves or expand exponentially are refused 
   CHECK(message("d: &d {ridge: 0.0001}\nmethods: [rope]\ntoy: {train_context: 64, eval_contexts: [64]}\ne: *d\n").find("alias") ==
         std::string::npos);
 }
+
+TEST_CASE("FitOptions: the options' own checks are the library's (the command line and Python only bind them)") {
+  auto refusal = [](const FitOptions& o) {
+    try {
+      (void)fit_config(o);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  FitOptions o;
+  o.basis.train_context = 8;
+  o.eval_contexts = {8};
+  o.freq_index = 3;
+  o.second_freq_index = 5;
+  o.encodings_key = "--encodings";
+  CHECK(refusal(o) == "ropekit fit: --encodings = none (must list at least one encoding, or give methods)");
+  o.encodings = {"rope:dim=8"};
+  o.tau = "sideways";
+  CHECK(refusal(o) == "ropekit fit: --tau = 'sideways' (must be bounded or raw)");
+  o.tau = "raw";
+  o.threads = -1;
+  CHECK(refusal(o) == "ropekit fit: --threads = -1 (must be an integer >= 0 (0: all cores))");
+  o.threads = 0;
+  CHECK(refusal(o).empty());
+  CHECK_FALSE(fit_config(o).basis.bounded_tau);  // tau = raw reached the basis
+}

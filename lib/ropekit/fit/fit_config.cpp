@@ -269,6 +269,11 @@ void FitConfig::validate() const {
 
 void FitOptions::validate() const {
   const Where where = Where::options("ropekit fit");
+  if (encodings.empty() && methods.empty())
+    throw InputError(fmt::format("ropekit fit: {} = none (must list at least one encoding, or give methods)",
+                                 encodings_key));
+  if (tau && *tau != "bounded" && *tau != "raw") throw_bad_value(where, "tau", "'" + *tau + "'", "bounded or raw");
+  if (threads < 0) throw_bad_value(where, "threads", std::to_string(threads), "an integer >= 0 (0: all cores)");
   if (basis.train_context < 1)
     throw_bad_value(where, "train_context", std::to_string(basis.train_context),
                     fmt::format("an integer in [1, {}]", FitConfig::kMaxLength));
@@ -290,6 +295,7 @@ FitConfig fit_config(const FitOptions& o) {
   c.encodings = o.encodings;
   c.targets = o.targets.empty() ? toy_targets() : o.targets;
   c.basis = o.basis;
+  if (o.tau) c.basis.bounded_tau = *o.tau == "bounded";
   c.train_points = o.basis.train_context;
   c.eval_contexts = o.eval_contexts;
   c.seeds = o.seeds;

@@ -87,10 +87,13 @@ struct FitOptions {
   std::vector<std::int64_t> seeds = {0};
   double ridge = 1e-4;
   std::optional<int> freq_index, second_freq_index;
+  std::optional<std::string> tau;  ///< "bounded" or "raw": sets basis.bounded_tau (unset: the basis' own)
+  int threads = 0;                 ///< worker threads of the run, >= 0 (0: all cores)
   std::string encodings_key = "--encoding";
 
-  /// The options' own ranges, as the command line's option parser states them: basis.train_context and each
-  /// eval_contexts in [1, FitConfig::kMaxLength], each seed >= 0. @throws InputError naming the option
+  /// The options' own ranges, as the command line's option parser states them: at least one encoding or method,
+  /// basis.train_context and each eval_contexts in [1, FitConfig::kMaxLength], each seed >= 0, tau bounded or
+  /// raw, threads >= 0. @throws InputError naming the option
   /// ("ropekit fit: --train-context = 0 (must be an integer in [1, 2147483647])").
   void validate() const;
 };
