@@ -42,6 +42,12 @@ void add_merge_command(CLI::App& app, const CliContext& ctx);
 void add_design_commands(CLI::App& app, const CliContext& ctx);
 /// ropekit model (cli_model.cpp).
 void add_model_command(CLI::App& app, const CliContext& ctx);
+/// --model FILE[:LAYER_TYPE] beside a command's --encoding (cli_model.cpp).
+CLI::Option* add_model_option(CLI::App* c, std::vector<std::string>& models, bool several);
+/// The spellings of the models' layer types (duplicates once). several: FILE alone gives every layer type; else
+/// FILE needs a :LAYER_TYPE when its layer types' encodings differ (the message lists them).
+std::vector<std::string> model_encodings(const std::string& command, const std::vector<std::string>& models,
+                                         bool several);
 
 // Typed options read by ropekit's own parsers, so that every value error has the one message shape
 // "<command>: <option> = <text> (must be ...)" and integers may be typed in scientific notation.

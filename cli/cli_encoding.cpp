@@ -280,6 +280,7 @@ namespace {
 // frequencies
 
 struct FrequencyArgs {
+  std::vector<std::string> models;
   std::string encoding, convention = "huggingface", format = "csv", out;
   std::optional<double> seq_len;
   bool float32 = false;
@@ -339,7 +340,7 @@ void run_frequencies(const FrequencyArgs& a) {
 // check
 
 struct CheckArgs {
-  std::vector<std::string> encodings;
+  std::vector<std::string> encodings, models;
   std::string window, format = "csv", out;
   std::optional<double> seq_len;
 };
@@ -459,9 +460,9 @@ void add_encoding_commands(CLI::App& app, const CliContext&) {
     const std::string cmd = "ropekit frequencies";
     auto* c = app.add_subcommand("frequencies", "Print an encoding's rotary frequencies theta_i, wavelengths 2 pi / theta_i "
                                                 "and attention factor (optionally as float32 frameworks get them)");
-    c->add_option("--encoding", a->encoding, "encoding spelling, e.g. rope:dim=128,base=1e4,scaling=yarn(factor=16,"
-                                             "orig=4096) (see `ropekit list encodings`)")
-        ->required();
+    auto* enc = c->add_option("--encoding", a->encoding, "encoding spelling, e.g. rope:dim=128,base=1e4,scaling=yarn("
+                                                         "factor=16,orig=4096) (see `ropekit list encodings`)");
+    add_model_option(c, a->models, false)->excludes(enc);
     add_real_option(c, cmd, "--seq-len", a->seq_len,
                     "current sequence length T (dynamic NTK needs it; longrope: long factors when T > orig, else short)");
     c->add_flag("--float32", a->float32, "add theta_float32: the values a framework computing in float32 gets");
@@ -469,7 +470,17 @@ void add_encoding_commands(CLI::App& app, const CliContext&) {
         ->capture_default_str();
     c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
-    c->callback([a] { run_frequencies(*a); });
+    c->callback([a] {
+      if (!a->models.empty()) {
+        const auto encodings = model_encodings("ropekit frequencies", a->models, false);
+        if (encodings.size() != 1)
+          throw_bad_value("ropekit frequencies", "--model", fmt::format("{} encodings", encodings.size()),
+                          "one model layer type (give --model once)");
+        a->encoding = encodings.front();
+      }
+      if (a->encoding.empty()) throw InputError("ropekit frequencies: --encoding = none (must be given, or --model)");
+      run_frequencies(*a);
+    });
   }
   {
     auto a = std::make_shared<CheckArgs>();
@@ -477,7 +488,8 @@ void add_encoding_commands(CLI::App& app, const CliContext&) {
     auto* c = app.add_subcommand("check", "Report an encoding's exactness over a window of lags (group law, orthogonality, "
                                           "reversibility; sinusoidal: relativity), its verdicts and RoFormer's long-term "
                                           "decay bound; exits 0 whatever it finds");
-    c->add_option("--encoding", a->encodings, "one or more encoding spellings (or repeat --encoding)")->required();
+    c->add_option("--encoding", a->encodings, "one or more encoding spellings (or repeat --encoding)");
+    add_model_option(c, a->models, true);
     c->add_option("--window", a->window,
                   "lags s, t of the checks (default 0,1,2,5,10,50,100,1000 plus 2 orig for schemes with an original "
                   "context); 1-D, along the first axis of k-D encodings");
@@ -485,7 +497,11 @@ void add_encoding_commands(CLI::App& app, const CliContext&) {
                     "evaluate every G at this sequence length (default: T = |Dp| + 1 at each lag)");
     c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
-    c->callback([a] { run_check(*a); });
+    c->callback([a] {
+      for (auto& e : model_encodings("ropekit check", a->models, true)) a->encodings.push_back(std::move(e));
+      if (a->encodings.empty()) throw InputError("ropekit check: --encoding = none (must be given, or --model)");
+      run_check(*a);
+    });
   }
 }
 

@@ -1,6 +1,7 @@
 // ropekit model FILE: a model file (HuggingFace config.json) as ropekit reads it, one row per layer type: how many
 // layers, the encoding as a spelling every command accepts, head and rotated dims, the window, the rotary
 // attention factor, the softmax multiplier and notes on how frameworks read the file (lib/ropekit/models/).
+#include <algorithm>
 #include <memory>
 
 #include <CLI/CLI.hpp>
@@ -50,6 +51,38 @@ void run_model(const ModelArgs& a) {
 }
 
 }  // namespace
+
+CLI::Option* add_model_option(CLI::App* c, std::vector<std::string>& models, bool several) {
+  return c->add_option("--model", models,
+                       several ? "a model file (config.json or GGUF) instead of --encoding: FILE:LAYER_TYPE for one layer "
+                                 "type, FILE for every layer type (see `ropekit model FILE`)"
+                               : "a model file (config.json or GGUF) instead of --encoding: FILE, or FILE:LAYER_TYPE when "
+                                 "its layer types differ (see `ropekit model FILE`)");
+}
+
+std::vector<std::string> model_encodings(const std::string& command, const std::vector<std::string>& models,
+                                         bool several) {
+  std::vector<std::string> out;
+  const Where where = Where::options(command);
+  for (const auto& text : models) {
+    const ModelReference ref = split_model_reference(text);
+    Model m;
+    try {
+      m = read_model(ref.path);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: --model: {}", command, e.what()));
+    }
+    auto add = [&](const std::string& e) {
+      if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+    };
+    if (!ref.layer_type.empty() || !several) {
+      add(find_layer_type(m, ref.layer_type, where).encoding);
+    } else {
+      for (const auto& l : m.layer_types) add(l.encoding);
+    }
+  }
+  return out;
+}
 
 void add_model_command(CLI::App& app, const CliContext&) {
   auto a = std::make_shared<ModelArgs>();

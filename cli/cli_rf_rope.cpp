@@ -40,7 +40,7 @@ const char* kLagsHelp =
 
 struct KernelArgs {
   std::string spectrum, lags, format = "csv", out, plot;  // lags default: default_lag_text(k, 5)
-  std::vector<std::string> encodings;
+  std::vector<std::string> encodings, models;
   std::optional<double> rho, seq_len;
   bool families = false;
   int block_rows = 1 << 16;  // rows evaluated and written at a time (memory: ~1 KB each)
@@ -567,7 +567,11 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
     k->add_flag("--families", a->families, "list the spectral families, their frequencies and kernels");
     k->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     k->add_option("--out", a->out, "output file (default: stdout)");
-    k->callback([a] { run_kernel(*a); });
+    add_model_option(k, a->models, true);
+    k->callback([a] {
+      for (auto& e : model_encodings("ropekit kernel", a->models, true)) a->encodings.push_back(std::move(e));
+      run_kernel(*a);
+    });
   }
   auto* verify = app.add_subcommand("verify", "Monte Carlo checks of RF-RoPE's Master Theorem, Prop 4 and convergence, "
                                               "and of an encoding's content moments");

@@ -43,3 +43,30 @@ TEST_CASE("ropekit model: bad files are refused in one line with nothing written
   check_rejected("model '" + dir.write("d.gguf", "GGUF") + "'", "the version needs 4 bytes");
   check_rejected("model '" + dir.file("missing.json") + "'", "model file = ");
 }
+
+TEST_CASE("--model FILE[:LAYER_TYPE] stands for the layer types' encodings in kernel, frequencies and check") {
+  const std::string gemma = source_path("data/models/gemma-3-4b.json");
+  // kernel: every layer type of the file, each its own rows, equal to the spelled encodings' kernels.
+  const auto all = run_ropekit("kernel --model '" + gemma + "' --lags 0,1000");
+  const auto spelled = run_ropekit("kernel --encoding 'rope:dim=256,base=10000,F=128' "
+                                   "--encoding 'rope:dim=256,base=1000000,F=128,scaling=linear(factor=8)' --lags 0,1000");
+  CAPTURE(all.err);
+  REQUIRE(all.exit_code == 0);
+  CHECK(all.out == spelled.out);
+  // One layer type by name.
+  const auto full = run_ropekit("frequencies --model '" + gemma + ":full_attention'");
+  const auto full_spelled = run_ropekit("frequencies --encoding 'rope:dim=256,base=1000000,F=128,scaling=linear(factor=8)'");
+  CHECK(full.exit_code == 0);
+  CHECK(full.out == full_spelled.out);
+  const auto check = run_ropekit("check --model '" + gemma + ":sliding_attention'");
+  CHECK(check.exit_code == 0);
+  CHECK(check.out.find("rope:dim=256,base=10000,F=128") != std::string::npos);
+  // A command that needs one encoding refuses a file whose layer types differ, listing them; an unknown type too.
+  check_rejected("frequencies --model '" + gemma + "'",
+                 "--model = '" + gemma + "' (must be a file and a layer type, " + gemma +
+                     ":<layer type>, where the layer types' encodings differ (layer types: sliding_attention, "
+                     "full_attention))");
+  check_rejected("frequencies --model '" + gemma + ":global'", "(must be a layer type of the model: one of "
+                                                               "sliding_attention, full_attention)");
+  check_rejected("frequencies --model '" + gemma + ":full_attention' --encoding rope", "--encoding");
+}

@@ -47,13 +47,15 @@ const LayerType& find_layer_type(const Model& m, std::string_view name, const Wh
     const bool one = std::all_of(m.layer_types.begin(), m.layer_types.end(),
                                  [&](const auto& l) { return l.encoding == m.layer_types.front().encoding; });
     if (!m.layer_types.empty() && one) return m.layer_types.front();
-    throw InputError(fmt::format("{}: model '{}' has layer types with different encodings ({}): name one as "
-                                 "{}:<layer type>",
-                                 where.context, m.source, type_names(m), m.source));
+    throw_bad_value(where, "model", fmt::format("'{}'", m.source),
+                    fmt::format("a file and a layer type, {}:<layer type>, where the layer types' encodings differ "
+                                "(layer types: {})",
+                                m.source, type_names(m)));
   }
   for (const auto& l : m.layer_types)
     if (l.name == name) return l;
-  throw_bad_value(where, "layer type", fmt::format("'{}'", name), fmt::format("one of {}", type_names(m)));
+  throw_bad_value(where, "model", fmt::format("'{}:{}'", m.source, name),
+                  fmt::format("a layer type of the model: one of {}", type_names(m)));
 }
 
 ModelReference split_model_reference(std::string_view text) {
