@@ -20,12 +20,6 @@ struct ModelArgs {
   std::string file, format = "csv", out;
 };
 
-std::string joined(const std::vector<std::string>& notes) {
-  std::string out;
-  for (const auto& n : notes) out += (out.empty() ? "" : "; ") + n;
-  return out;
-}
-
 void run_model(const ModelArgs& a) {
   const std::string command = "ropekit model";
   const Format format = parse_format_option(command, a.format);
@@ -39,10 +33,8 @@ void run_model(const ModelArgs& a) {
   Table t;
   t.columns = {"layer_type",       "layers",        "encoding", "head_dim", "rotary_dims", "window",
                "attention_factor", "softmax_scale", "notes"};
-  const std::string file_notes = joined(m.notes);
   for (const auto& l : m.layer_types) {
-    std::string notes = joined(l.notes);
-    if (!file_notes.empty()) notes = notes.empty() ? file_notes : notes + "; " + file_notes;
+    const std::string notes = layer_notes(m, l);
     t.add_row({l.name, l.layers ? Cell(static_cast<std::int64_t>(l.layers)) : Cell(), l.encoding,
                static_cast<std::int64_t>(l.head_dim), static_cast<std::int64_t>(l.rotary_dims), l.window,
                l.attention_factor, l.softmax_scale, notes});

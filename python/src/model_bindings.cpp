@@ -21,8 +21,6 @@ py::dict py_model(const std::string& path) {
   std::vector<std::string> name, encoding, window, notes;
   std::vector<std::int64_t> layers, head_dim, rotary_dims;
   std::vector<double> attention_factor, softmax_scale;
-  std::string file_notes;
-  for (const auto& n : m.notes) file_notes += (file_notes.empty() ? "" : "; ") + n;
   for (const auto& l : m.layer_types) {
     name.push_back(l.name);
     layers.push_back(l.layers);
@@ -32,10 +30,7 @@ py::dict py_model(const std::string& path) {
     window.push_back(l.window);
     attention_factor.push_back(l.attention_factor);
     softmax_scale.push_back(l.softmax_scale);
-    std::string n;
-    for (const auto& x : l.notes) n += (n.empty() ? "" : "; ") + x;
-    if (!file_notes.empty()) n += (n.empty() ? "" : "; ") + file_notes;
-    notes.push_back(n);
+    notes.push_back(layer_notes(m, l));
   }
   py::dict d;
   d["layer_type"] = name;

@@ -84,24 +84,34 @@ std::set<std::string> known_keys(const std::string& example) {
   return {};
 }
 
+// The refusal of a spelling ("" when it parses).
+std::string refusal(const std::string& spelling) {
+  try {
+    (void)parse_encoding(spelling, Where("ropekit kernel"));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A family's declared rules, with the schedule's where it takes them.
+std::vector<KeyRule> rules_of(const FamilyInfo& info) {
+  std::vector<KeyRule> rules = info.keys;
+  if (info.schedule) rules.insert(rules.end(), schedule_key_rules().begin(), schedule_key_rules().end());
+  return rules;
+}
+
 }  // namespace
 
 TEST_CASE("family keys: each declared rule's bad values are refused naming the key, value and constraint") {
   int checked = 0;
   for (const auto* info : family_infos()) {
     const std::string example(info->example);
-    std::vector<KeyRule> rules = info->keys;
-    if (info->schedule) rules.insert(rules.end(), schedule_key_rules().begin(), schedule_key_rules().end());
-    for (const auto& rule : rules) {
+    for (const auto& rule : rules_of(*info)) {
       for (const auto& value : bad_values(rule)) {
         const std::string spelling = with_key(example, std::string(rule.name), value);
         CAPTURE(spelling);
-        std::string what;
-        try {
-          (void)parse_encoding(spelling, Where("ropekit kernel"));
-        } catch (const InputError& e) {
-          what = e.what();
-        }
+        const std::string what = refusal(spelling);
         CAPTURE(what);
         REQUIRE_FALSE(what.empty());
         // One line, naming the command and the spelling, the key, and a constraint.
@@ -123,9 +133,7 @@ TEST_CASE("family keys: the declared rules are every key the family's parser kno
     const std::string example(info->example);
     CAPTURE(example);
     std::set<std::string> declared;
-    for (const auto& r : info->keys) declared.insert(std::string(r.name));
-    if (info->schedule)
-      for (const auto& r : schedule_key_rules()) declared.insert(std::string(r.name));
+    for (const auto& r : rules_of(*info)) declared.insert(std::string(r.name));
     for (const auto& k : known_keys(example)) {
       CAPTURE(k);
       CHECK((declared.count(k) == 1 || nested.count(k) == 1));
@@ -136,21 +144,14 @@ TEST_CASE("family keys: the declared rules are every key the family's parser kno
 TEST_CASE("family keys: a value at each end of an integer rule's range is accepted") {
   // The other side of the boundary, so the rule's range is the parser's and not narrower.
   for (const auto* info : family_infos()) {
-    std::vector<KeyRule> rules = info->keys;
-    if (info->schedule) rules.insert(rules.end(), schedule_key_rules().begin(), schedule_key_rules().end());
-    for (const auto& rule : rules) {
+    for (const auto& rule : rules_of(*info)) {
       if (rule.kind != KeyKind::integer) continue;
       // Small ends only: the large ends build operators of 2^24 dims (their acceptance is the size contract's).
       if (rule.min > 64) continue;
       const auto lo = rule.even && rule.min % 2 ? rule.min + 1 : rule.min;
       const std::string spelling = with_key(std::string(info->example), std::string(rule.name), std::to_string(lo));
       CAPTURE(spelling);
-      std::string what;
-      try {
-        (void)parse_encoding(spelling, Where("ropekit kernel"));
-      } catch (const InputError& e) {
-        what = e.what();
-      }
+      const std::string what = refusal(spelling);
       // The key itself must not be what is refused (another key may conflict, e.g. F > dim/2 is allowed).
       CHECK(what.find(std::string(rule.name) + " = " + std::to_string(lo) + " (") == std::string::npos);
     }

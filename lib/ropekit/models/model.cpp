@@ -28,6 +28,13 @@ Model read_model(const std::string& path) {
   throw InputError(fmt::format("{}: not a model file (a HuggingFace config.json is a JSON object; a GGUF file starts with 'GGUF')", path));
 }
 
+std::string layer_notes(const Model& m, const LayerType& l) {
+  std::string out;
+  for (const auto* notes : {&l.notes, &m.notes})
+    for (const auto& n : *notes) out += (out.empty() ? "" : "; ") + n;
+  return out;
+}
+
 double query_scale(const QueryTemperature& t, double position) {
   return t.attn_scale * std::log1p(std::floor((position + 1) / t.floor_scale)) + 1;
 }

@@ -46,6 +46,9 @@ struct Model {
   std::vector<std::string> notes;
 };
 
+/// A layer type's notes and then the file's, joined by "; " (the `notes` column of `ropekit model`).
+std::string layer_notes(const Model& m, const LayerType& l);
+
 /// Reads a model file, choosing the reader by content (a JSON object: config.json).
 /// @throws InputError "<path>: ..." naming the key and value for a malformed file.
 Model read_model(const std::string& path);
