@@ -144,12 +144,16 @@ TEST_CASE("ropekit kernel evaluates a million lags in the memory of one block") 
                                         "--out", "/dev/null"});
   CHECK(code == 0);
   CAPTURE(kb);
-  CHECK(kb < 64 * 1024);
   const auto [code2, kb2] = run_measured({"kernel", "--encoding", "rope:dim=16", "--lags", "0:5e5", "--block-rows",
                                           "4096", "--out", "/dev/null"});
   CHECK(code2 == 0);
   CAPTURE(kb2);
+#if !defined(__SANITIZE_ADDRESS__)
+  // (Under AddressSanitizer the peak measures its quarantine of freed blocks, 256 MB by default, and its shadow
+  // memory, not ropekit: 550 MB there. The bound is checked by the normal build.)
+  CHECK(kb < 64 * 1024);
   CHECK(kb2 < 64 * 1024);
+#endif
   // What float64 cannot spell is refused with the usual error, and no file; so is what would take hours.
   ropekit::test::check_rejected("kernel --spectrum gaussian --lags 0:1e300:1e-300", "at most 2^53 values");
   ropekit::test::check_rejected("kernel --spectrum gaussian --lags 0:1e13", "over the cap");
