@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/encoding.hpp"
 
 namespace ropekit {
@@ -272,8 +273,8 @@ Model read_hf_config(std::string_view text, const std::string& source) {
   json root;
   try {
     root = json::parse(python_json_to_strict(text, source));
-  } catch (const json::parse_error& e) {
-    throw InputError(fmt::format("{}: not JSON ({})", source, e.what()));
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double (2e4576)
+    throw InputError(fmt::format("{}: not JSON ({})", source, bounded(e.what())));
   }
   if (!root.is_object()) r.bad("the file", root, "a JSON object (a config.json)");
 
