@@ -165,6 +165,8 @@ TEST_CASE("config.json: bad files are refused in one line naming the key and val
   const Bad bad[] = {
       {"{", "not JSON"},
       {R"({"rope_theta": 2e4576})", "not JSON ([json.exception.out_of_range.406] number overflow"},  // found by the fuzzer
+      {"{" + llama + R"(, "max_position_embeddings": 100, "rope_scaling": {"rope_type": "longrope", "long_factor": [1],
+          "original_max_position_embeddings": 50}})", "rope_parameters.short_factor is missing"},  // the fuzzer too
       {"[1, 2]", "must be a JSON object"},
       {"{" + llama + R"(, "rope_theta": -5})", "rope_theta = -5 (must be a number > 0)"},
       {"{" + llama + R"(, "rope_theta": 0})", "rope_theta = 0 (must be a number > 0)"},

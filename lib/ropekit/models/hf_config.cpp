@@ -82,7 +82,9 @@ class Reader {
     return it->get<bool>();
   }
   std::vector<double> numbers(const json& o, const std::string& key) const {
-    const auto& v = o.at(key);
+    const auto it = o.find(key);
+    if (it == o.end() || it->is_null()) missing("rope_parameters." + key, "LongRoPE needs both factor lists");
+    const auto& v = *it;
     if (!v.is_array() || v.empty()) bad(key, v, "a non-empty list of numbers > 0");
     std::vector<double> out;
     for (const auto& x : v) {
@@ -268,7 +270,24 @@ std::string python_json_to_strict(std::string_view text, const std::string& sour
   return out;
 }
 
+namespace {
+
+Model read_checked(std::string_view text, const std::string& source);
+
+}  // namespace
+
 Model read_hf_config(std::string_view text, const std::string& source) {
+  // Every access is checked above; a JSON type error that slips past them is still the file's, never an internal one.
+  try {
+    return read_checked(text, source);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: a value of an unexpected type ({})", source, bounded(e.what())));
+  }
+}
+
+namespace {
+
+Model read_checked(std::string_view text, const std::string& source) {
   const Reader r(source);
   json root;
   try {
@@ -437,5 +456,7 @@ Model read_hf_config(std::string_view text, const std::string& source) {
   }
   return m;
 }
+
+}  // namespace
 
 }  // namespace ropekit
