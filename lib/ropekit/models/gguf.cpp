@@ -247,7 +247,11 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
       throw_bad_value(source, a + key, format_number(v), "an integer in [1, 1048576]");
     return static_cast<int>(v);
   };
-  if (const auto ctx = number(g, a + "context_length")) m.context_length = static_cast<std::int64_t>(*ctx);
+  if (const auto ctx = number(g, a + "context_length")) {
+    if (!(*ctx >= 1 && *ctx <= 9007199254740992.0 && std::floor(*ctx) == *ctx))  // NaN fails too
+      throw_bad_value(source, a + "context_length", format_number(*ctx), "an integer in [1, 2^53]");
+    m.context_length = static_cast<std::int64_t>(*ctx);
+  }
   const int heads = positive_int("attention.head_count", need("attention.head_count"));
   const int head_dim = number(g, a + "attention.key_length")
                            ? positive_int("attention.key_length", *number(g, a + "attention.key_length"))
