@@ -409,4 +409,10 @@ std::string format_nested(std::string_view family, const std::vector<std::pair<s
 
 std::string format_list(const std::vector<std::string>& items) { return fmt::format("[{}]", fmt::join(items, ",")); }
 
+std::string format_numbers(const std::vector<double>& values) {
+  std::vector<std::string> items;
+  for (double v : values) items.push_back(format_number(v));
+  return format_list(items);
+}
+
 }  // namespace ropekit

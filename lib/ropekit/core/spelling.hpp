@@ -110,5 +110,7 @@ std::string format_spelling(std::string_view family, const std::vector<std::pair
 std::string format_nested(std::string_view family, const std::vector<std::pair<std::string, std::string>>& keys);
 /// "[a,b,c]".
 std::string format_list(const std::vector<std::string>& items);
+/// "[1,0.5,...]": numbers as format_number writes them (a frequency or factor list in a spelling).
+std::string format_numbers(const std::vector<double>& values);
 
 }  // namespace ropekit

@@ -196,10 +196,7 @@ KeyValues schedule_keys(const FrequencySchedule& f) {
                    if (!e.source.empty()) {
                      keys.emplace_back("file", e.source);
                    } else {
-                     std::string list = "[";
-                     for (std::size_t i = 0; i < e.values.size(); ++i)
-                       list += (i ? "," : "") + format_number(e.values[i]);
-                     keys.emplace_back("freqs", list + "]");
+                     keys.emplace_back("freqs", format_numbers(e.values));
                    }
                  },
                  [&](const SampledFrequencies&) {},

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ropekit/core/echo.hpp"
+#include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
 
 namespace ropekit {
@@ -221,11 +222,6 @@ std::optional<std::string> text(const GgufFile& g, const std::string& key) {
   if (const auto* s = std::get_if<std::string>(&it->second)) return *s;
   return std::nullopt;
 }
-std::string list(const std::vector<double>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + format_number(v[i]);
-  return s + "]";
-}
 
 }  // namespace
 
@@ -281,7 +277,7 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
       if (!(f > 0) || !std::isfinite(f)) throw_bad_value(source, "rope_freqs", format_number(f), "finite and > 0");
       theta.push_back(std::pow(base, -2.0 * i / rot) / f);
     }
-    s = "rope-freqs:freqs=" + list(theta);
+    s = "rope-freqs:freqs=" + format_numbers(theta);
     l.notes.push_back("rope_freqs tensor: theta_i = base^(-2i/n) / rope_freqs[i] (llama.cpp's frequency factors)");
   } else {
     s = fmt::format("rope:dim={},base={}", head_dim, format_number(base));
@@ -299,8 +295,8 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
       l.notes.push_back("llama.cpp computes YaRN with its own ramp (ropekit's --convention ggml)");
     } else if (type == "longrope" && orig && m.context_length && g.tensors.count("rope_factors_long") &&
                g.tensors.count("rope_factors_short")) {
-      s += fmt::format(",scaling=longrope(short={},long={},orig={},max={})", list(g.tensors.at("rope_factors_short")),
-                       list(g.tensors.at("rope_factors_long")), format_number(*orig),
+      s += fmt::format(",scaling=longrope(short={},long={},orig={},max={})", format_numbers(g.tensors.at("rope_factors_short")),
+                       format_numbers(g.tensors.at("rope_factors_long")), format_number(*orig),
                        format_number(static_cast<double>(*m.context_length)));
     } else if (type != "none") {
       throw_bad_value(source, a + "rope.scaling.type", "'" + type + "'",

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ropekit/core/echo.hpp"
+#include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
 
 namespace ropekit {
@@ -29,17 +30,13 @@ const std::set<std::string> kRopeKeys = {
     "attention_factor", "truncate", "short_factor", "long_factor", "attn_factor", "mrope_section",
     "mrope_interleaved"};
 
-std::string shown(const json& v) {
-  std::string s = v.dump();
-  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
-}
 
 class Reader {
  public:
   explicit Reader(const std::string& source) : source_(source) {}
 
   [[noreturn]] void bad(std::string_view key, const json& v, std::string_view constraint) const {
-    throw_bad_value(source_, key, shown(v), constraint);
+    throw_bad_value(source_, key, v.dump(), constraint);  // bounded there
   }
   [[noreturn]] void missing(std::string_view key, std::string_view why) const {
     throw InputError(fmt::format("{}: {} is missing ({})", source_, key, why));
@@ -101,17 +98,9 @@ class Reader {
   const std::string& source_;
 };
 
-std::string num(double v) { return format_number(v); }
-
-std::string list(const std::vector<double>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + num(v[i]);
-  return s + "]";
-}
 
 // What the file says about the whole model (the text config), read once.
 struct Text {
-  json cfg;
   int head_dim = 0;            // dims the rotary module sees (DeepSeek: qk_rope_head_dim)
   int qk_dims = 0;             // q.k dims of a head (DeepSeek: qk_rope + qk_nope)
   std::optional<std::int64_t> layers, max_pos, sliding_window, chunk;
@@ -141,7 +130,7 @@ json standardized(const Reader& r, json dict, const Text& t, std::vector<std::st
       dict["original_max_position_embeddings"] = *t.max_pos;
   }
   for (const auto& [k, v] : dict.items())
-    if (!kRopeKeys.count(k)) notes.push_back(fmt::format("rope key '{}' = {} not read", k, shown(v)));
+    if (!kRopeKeys.count(k)) notes.push_back(fmt::format("rope key '{}' = {} not read", k, bounded(v.dump())));
   return dict;
 }
 
@@ -159,18 +148,18 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
                         const std::string& model_type, std::vector<std::string>& notes) {
   const std::string type = *r.string(d, "rope_type");
   const double theta = *r.positive(d, "rope_theta");
-  std::string s = fmt::format("rope:dim={},base={}", dims, num(theta));
+  std::string s = fmt::format("rope:dim={},base={}", dims, format_number(theta));
   if (const auto p = r.number(d, "partial_rotary_factor"); p && *p != 1) {
     if (type == "default" && kDefaultIgnoresPartial.count(model_type)) {
       notes.push_back(fmt::format("partial_rotary_factor = {}: transformers 5.17's {} default RoPE ignores it and "
                                   "rotates all {} dims",
-                                  num(*p), model_type, dims));
+                                  format_number(*p), model_type, dims));
     } else {
-      s += ",partial=" + num(*p);
+      s += ",partial=" + format_number(*p);
       if (type == "default" && !kDefaultReadsPartial.count(model_type))
         notes.push_back(fmt::format("partial_rotary_factor = {} read as GPT-NeoX partial rotation; whether "
                                     "transformers' {} default RoPE reads it is not known here",
-                                    num(*p), model_type.empty() ? "(no model_type)" : model_type));
+                                    format_number(*p), model_type.empty() ? "(no model_type)" : model_type));
     }
   }
   const auto factor = r.positive(d, "factor");
@@ -180,43 +169,43 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
     return *v;
   };
   if (type == "default") return s;
-  if (type == "linear") return s + fmt::format(",scaling=linear(factor={})", num(need(factor, "factor")));
+  if (type == "linear") return s + fmt::format(",scaling=linear(factor={})", format_number(need(factor, "factor")));
   if (type == "dynamic") {
     if (!max_pos) r.missing("max_position_embeddings", "dynamic NTK scales past it");
-    return s + fmt::format(",scaling=dynamic(factor={},orig={})", num(need(factor, "factor")),
-                           num(static_cast<double>(*max_pos)));
+    return s + fmt::format(",scaling=dynamic(factor={},orig={})", format_number(need(factor, "factor")),
+                           format_number(static_cast<double>(*max_pos)));
   }
   if (type == "llama3")
-    return s + fmt::format(",scaling=llama3(factor={},low={},high={},orig={})", num(need(factor, "factor")),
-                           num(need(r.number(d, "low_freq_factor"), "low_freq_factor")),
-                           num(need(r.number(d, "high_freq_factor"), "high_freq_factor")),
-                           num(need(orig, "original_max_position_embeddings")));
+    return s + fmt::format(",scaling=llama3(factor={},low={},high={},orig={})", format_number(need(factor, "factor")),
+                           format_number(need(r.number(d, "low_freq_factor"), "low_freq_factor")),
+                           format_number(need(r.number(d, "high_freq_factor"), "high_freq_factor")),
+                           format_number(need(orig, "original_max_position_embeddings")));
   if (type == "yarn") {
     // Without factor, transformers takes max_position_embeddings / original (the scheme's max key).
-    std::string k = factor ? fmt::format("factor={}", num(*factor)) : "";
+    std::string k = factor ? fmt::format("factor={}", format_number(*factor)) : "";
     if (!factor) {
       if (!max_pos) r.missing("rope_parameters.factor", "and max_position_embeddings is absent: yarn needs one");
-      k = fmt::format("max={}", num(static_cast<double>(*max_pos)));
+      k = fmt::format("max={}", format_number(static_cast<double>(*max_pos)));
     }
-    k += fmt::format(",orig={}", num(need(orig, "original_max_position_embeddings")));
+    k += fmt::format(",orig={}", format_number(need(orig, "original_max_position_embeddings")));
     // Zero-valued keys go through: the scheme reads them as transformers does (beta_fast 0 -> 32, mscale 0 ignored).
     for (const char* key : {"beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor"})
-      if (const auto v = r.number(d, key)) k += fmt::format(",{}={}", key, num(*v));
+      if (const auto v = r.number(d, key)) k += fmt::format(",{}={}", key, format_number(*v));
     if (const auto tr = r.boolean(d, "truncate")) k += fmt::format(",truncate={}", *tr ? "true" : "false");
     if (const auto af = r.number(d, "attn_factor"))
       notes.push_back(fmt::format("attn_factor = {}: transformers 5.17 ignores it; vLLM multiplies it into the "
                                   "attention factor (logits differ by its inverse square, {})",
-                                  num(*af), format_significant(1 / (*af * *af), 8)));
+                                  format_number(*af), format_significant(1 / (*af * *af), 8)));
     return s + ",scaling=yarn(" + k + ")";
   }
   if (type == "longrope") {
     if (!max_pos) r.missing("max_position_embeddings", "LongRoPE switches factors past the original length");
-    std::string k = fmt::format("short={},long={},orig={},max={}", list(r.numbers(d, "short_factor")),
-                                list(r.numbers(d, "long_factor")), num(need(orig, "original_max_position_embeddings")),
-                                num(static_cast<double>(*max_pos)));
+    std::string k = fmt::format("short={},long={},orig={},max={}", format_numbers(r.numbers(d, "short_factor")),
+                                format_numbers(r.numbers(d, "long_factor")), format_number(need(orig, "original_max_position_embeddings")),
+                                format_number(static_cast<double>(*max_pos)));
     // An explicit factor sets the attention factor (transformers uses it over max / orig).
-    if (factor) k += ",factor=" + num(*factor);
-    if (const auto a = r.number(d, "attention_factor")) k += ",attention_factor=" + num(*a);
+    if (factor) k += ",factor=" + format_number(*factor);
+    if (const auto a = r.number(d, "attention_factor")) k += ",attention_factor=" + format_number(*a);
     return s + ",scaling=longrope(" + k + ")";
   }
   if (type == "mrope" || type == "default_mrope") {
@@ -310,7 +299,6 @@ Model read_checked(std::string_view text, const std::string& source) {
     m.notes.push_back("read from text_config");
   }
   Text t;
-  t.cfg = cfg;
   m.model_type = r.string(cfg, "model_type").value_or(r.string(root, "model_type").value_or(""));
   t.layers = r.integer(cfg, "num_hidden_layers", 1, kMaxLayers);
   t.max_pos = r.integer(cfg, "max_position_embeddings", 1, std::int64_t{1} << 53);
@@ -427,7 +415,7 @@ Model read_checked(std::string_view text, const std::string& source) {
         l.temperature = QueryTemperature{floor, scale};
         l.notes.push_back(fmt::format("query scaled by s(p) = {} ln(1 + floor((p + 1)/{})) + 1 "
                                       "(attn_temperature_tuning): the score depends on the query position",
-                                      num(scale), num(floor)));
+                                      format_number(scale), format_number(floor)));
       }
     } else {
       l.notes = notes;
