@@ -433,7 +433,7 @@ Model read_checked(std::string_view text, const std::string& source) {
       // DeepSeek: the softmax is scaled by mscale(s, mscale_all_dim)^2 besides the rotary attention factor.
       if (t.deepseek && d->second.value("rope_type", "") != "default") {
         const double s = r.number(d->second, "factor").value_or(1), all = r.number(d->second, "mscale_all_dim").value_or(0);
-        if (all != 0 && s > 1) l.softmax_scale = std::pow(0.1 * all * std::log(s) + 1, 2);
+        if (all != 0) l.softmax_scale = std::pow(yarn_mscale(s, all), 2);  // 1 for s <= 1
       }
       if (t.qk_dims > t.head_dim)
         l.notes.push_back(fmt::format("qk_nope_head_dim = {}: those dims are not rotated (the encoding is the "
