@@ -263,6 +263,23 @@ TEST_CASE("sinusoidal: not relative, with a large relativity defect; kernel and 
   CHECK_THROWS_AS(features(e, lags), InputError);
 }
 
+TEST_CASE("proportional RoPE's kernel: 64 rotating pairs over the whole head, 192 identity pairs (Gemma 4)") {
+  // Phi(Dp) = (sum_{i<64} cos(1e6^{-2i/512} Dp) + 192) / 256, written here with exp/log instead of pow.
+  const Encoding e = parse_encoding("rope:dim=512,base=1e6,partial=0.25,scaling=proportional");
+  CHECK(spelling(e) == "rope:dim=512,base=1000000,partial=0.25,F=64,scaling=proportional(factor=1)");
+  Lags lags(4, 1);
+  lags << 0, 1, 188, 1e6;
+  const auto rows = kernel_rows(e, lags, 0);
+  for (Eigen::Index j = 0; j < lags.rows(); ++j) {
+    double sum = 192;
+    for (int i = 0; i < 64; ++i) sum += std::cos(std::exp(-(2.0 * i / 512) * std::log(1e6)) * lags(j, 0));
+    CAPTURE(lags(j, 0));
+    // 64 cosines whose arguments carry |theta Dp| eps relative error: 1e6 * 2e-16 at the largest lag.
+    CHECK(std::abs(rows[static_cast<std::size_t>(j)].kernel - sum / 256) <= 1e-9);
+  }
+  CHECK(rows[0].kernel == 1);
+}
+
 TEST_CASE("nd: vector lags, kernel equals the torus closed form") {
   const Encoding e = parse_encoding("nd:family=axial,dim=8,axes=2,base=100");
   REQUIRE(lag_dims(e) == 2);

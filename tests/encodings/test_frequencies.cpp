@@ -187,6 +187,48 @@ TEST_CASE("geometric theta_i = base^(-2i/r), with partial rotary and count") {
   }
 }
 
+TEST_CASE("public values: Gemma 4's proportional RoPE (n 512, p 0.25, B 1e6) against GPT-NeoX partial") {
+  // models.md section 4: 64 live pairs, lowest theta 0.0333762, longest wavelength 188.25 tokens; GPT-NeoX partial
+  // rotation (the exponent over the 128 rotated dims) would give 5,063,256.
+  const auto t = geo(512, 1e6, scaling::Proportional{}, {}, Convention::huggingface, false, 0.25);
+  REQUIRE(t.theta.rows() == 64);
+  CHECK(t.identity_dims == 512 - 128);  // 192 zero-frequency pairs: identity planes
+  check_digits(t.theta(63), 0.0333762, 7);
+  check_digits(2 * std::numbers::pi / t.theta(63), 188.25, 2);
+  for (int i = 0; i < 64; ++i) check_rel(t.theta(i), theta_exp(1e6, 512, i), exp_tol(1e6, 512, i));
+  const auto neox = geo(512, 1e6, scaling::None{}, {}, Convention::huggingface, false, 0.25);
+  REQUIRE(neox.theta.rows() == 64);
+  CHECK(neox.identity_dims == 384);
+  CHECK(std::round(2 * std::numbers::pi / neox.theta(63)) == 5063256);
+  // factor divides every live frequency (transformers' inv_freq /= factor); 8 is a power of two: exact.
+  const auto f8 = geo(256, 1e6, scaling::Proportional{8}, {}, Convention::huggingface, false, 0.25);
+  REQUIRE(f8.theta.rows() == 32);
+  for (int i = 0; i < 32; ++i) CHECK(f8.theta(i) == f8.unscaled(i) / 8);
+  CHECK(f8.attention_factor == 1);
+}
+
+TEST_CASE("proportional: live pairs floor(p n / 2) where transformers floors, refusals") {
+  // n = 10, p = 0.5: p n / 2 = 2.5 -> 2 pairs (GPT-NeoX: r = 5 -> 3 frequencies); exponent over n = 10.
+  const auto t = geo(10, 1e4, scaling::Proportional{}, {}, Convention::huggingface, false, 0.5);
+  REQUIRE(t.theta.rows() == 2);
+  CHECK(t.identity_dims == 6);
+  check_rel(t.theta(1), std::pow(1e4, -0.2), 2 * kEps);
+  const auto notes = schedule_notes({Geometric{10, 1e4, {}, 0.5}, scaling::Proportional{}});
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("2 rotating pairs, 3 identity pairs") != std::string::npos);
+  // p = 1: every pair, base^(-2i/n): plain RoPE's grid.
+  const auto full = geo(64, 1e4, scaling::Proportional{}), plain = geo(64, 1e4);
+  CHECK(full.theta == plain.theta);
+  CHECK(full.identity_dims == 0);
+  CHECK_THROWS_WITH_AS(geo(64, 1e4, scaling::Proportional{}, {}, Convention::huggingface, false, 1.0 / 64),
+                       doctest::Contains("partial = 0.015625 (must be such that floor(partial * dim / 2) >= 1"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(geo(64, 1e4, scaling::Proportional{}, {}, Convention::huggingface, false, 0.5, 8),
+                       doctest::Contains("count = 8 (must be left out with scaling proportional"), InputError);
+  CHECK_THROWS_WITH_AS(frequencies({ExplicitFrequencies{{1, 0.1}, ""}, scaling::Proportional{}}),
+                       doctest::Contains("scaling = proportional"), InputError);
+}
+
 TEST_CASE("linear divides every frequency by the factor") {
   const auto t = geo(128, 1e4, scaling::Linear{4});
   for (int i = 0; i < 64; ++i) {
@@ -560,6 +602,7 @@ const std::vector<std::string> kSchemeExamples = {
     "yarn(factor=16,orig=4096,beta_fast=24,mscale=0.8,mscale_all_dim=0.8)",
     "longrope(short=[1,1.5,2,2.5],long=[2,3,4,5],orig=4096,max=65536)",  // one factor per frequency: 4
     "llama3(factor=8,orig=8192,low=0.5,high=3)",
+    "proportional(factor=2)",
 };
 
 Scaling parse_example(const std::string& text) {

@@ -94,9 +94,16 @@ void check_buffer(const Model& m, const Buffer& b) {
     const bool dynamic = l->encoding.find("dynamic(") != std::string::npos;
     const auto ft = frequencies(parse_encoding(l->encoding),
                                 dynamic ? std::optional<double>(*m.context_length) : std::nullopt);
-    REQUIRE(static_cast<std::size_t>(ft.theta.rows()) == b.values.size());
+    // Proportional RoPE's buffer holds its zero frequencies too: ropekit keeps them as identity planes.
+    const auto live = static_cast<std::size_t>(ft.theta.rows());
+    if (l->encoding.find("scaling=proportional") != std::string::npos) {
+      REQUIRE(live + static_cast<std::size_t>(ft.identity_dims / 2) == b.values.size());
+      for (std::size_t i = live; i < b.values.size(); ++i) CHECK(b.values[i] == 0);
+    } else {
+      REQUIRE(live == b.values.size());
+    }
     double worst = 0;
-    for (std::size_t i = 0; i < b.values.size(); ++i)
+    for (std::size_t i = 0; i < live; ++i)
       worst = std::max(worst, std::abs(ft.theta(static_cast<Eigen::Index>(i), 0) - b.values[i]) / b.values[i]);
     CHECK(worst < 2e-6);
     // The attention factor: transformers keeps it as a Python float; the same formula in float64.
@@ -115,9 +122,7 @@ TEST_CASE("config.json as transformers 5 saved it: every layer type's frequencie
     try {
       check_buffer(read_hf_config(c.at("config").dump(), b.case_name + "/config.json"), b);
     } catch (const InputError& e) {
-      // transformers 5's proportional scheme (Gemma 4) is not read yet: refused naming it.
-      if (std::string(e.what()).find("rope_type = \"proportional\"") == std::string::npos)
-        FAIL_CHECK(std::string(e.what()));
+      FAIL_CHECK(std::string(e.what()));
     }
     ++checked;
   }
@@ -135,9 +140,7 @@ TEST_CASE("config.json with transformers 4 keys (the kwargs given): the same fre
     try {
       check_buffer(read_hf_config(input.dump(), b.case_name + "/input.json"), b);
     } catch (const InputError& e) {
-      // transformers 5's proportional scheme (Gemma 4) is not read yet: refused naming it.
-      if (std::string(e.what()).find("rope_type = \"proportional\"") == std::string::npos)
-        FAIL_CHECK(std::string(e.what()));
+      FAIL_CHECK(std::string(e.what()));
     }
     ++checked;
   }

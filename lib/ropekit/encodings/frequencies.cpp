@@ -28,6 +28,7 @@ void fill(FrequencyTable& t, const std::vector<T>& unscaled, const scaling::Scal
   t.unscaled = column(widen(s.unscaled ? *s.unscaled : unscaled));
   t.theta = column(widen(s.theta));
   t.attention_factor = s.attention_factor;
+  if (s.identity_dims) t.identity_dims = *s.identity_dims;
 }
 
 // The visits below forward to the scheme's own overloads (scaling/<scheme>.hpp): each alternative must model
@@ -46,8 +47,8 @@ FrequencyTable geometric_table(const Geometric& g, const Scaling& scheme, std::o
   const std::vector<T> inv = scaling::geometric_grid<T>(g.base, r, count);
   const scaling::GeometricInput<T> in{g.base, g.dim, g.partial, r, count, inv, seq_len, convention, where};
   FrequencyTable t;
-  fill(t, inv, std::visit([&]<scaling::ScalingScheme S>(const S& s) { return scaling::scale(s, in); }, scheme));
   t.identity_dims = unrotated_dims(g);
+  fill(t, inv, std::visit([&]<scaling::ScalingScheme S>(const S& s) { return scaling::scale(s, in); }, scheme));
   return t;
 }
 
@@ -133,7 +134,13 @@ std::vector<std::string> schedule_notes(const FrequencySchedule& schedule) {
   if (const auto* g = std::get_if<Geometric>(&schedule.source)) {
     const double product = g->dim * g->partial;
     const int r = truncated_rotary_dims(*g);
-    if (product != r || r % 2)
+    if (std::holds_alternative<scaling::Proportional>(schedule.scaling)) {
+      const int k = scaling::proportional_pairs(g->dim, g->partial);
+      if (product / 2 != k)
+        out.push_back(fmt::format("partial = {}: partial * dim / 2 = {} is not an integer; as transformers, "
+                                  "floor gives {} rotating pairs, {} identity pairs",
+                                  format_number(g->partial), format_number(product / 2), k, g->dim / 2 - k));
+    } else if (product != r || r % 2)
       out.push_back(fmt::format("partial = {}: dim * partial = {} is not an even integer; as transformers, r = "
                                 "int(dim * partial) = {} gives {} frequencies base^(-2i/{}) rotating {} dims, {} unrotated",
                                 format_number(g->partial), format_number(product), r, default_count(*g), r,

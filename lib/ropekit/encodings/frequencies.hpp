@@ -108,7 +108,7 @@ int rotary_dims(const Geometric& g);
 /// ...". Call on a schedule that frequencies() accepts.
 std::vector<std::string> schedule_notes(const FrequencySchedule& schedule);
 
-/// The scheme's name (S::name): "none", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3".
+/// The scheme's name (S::name): "none", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional".
 std::string scheme_name(const Scaling& s);
 /// The scheme's tunable factor (linear, ntk, yarn, llama3), nullptr for the others.
 double* tunable_factor(Scaling& s);

@@ -106,7 +106,26 @@ struct Text {
   std::optional<std::int64_t> layers, max_pos, sliding_window, chunk;
   std::optional<double> rope_theta, partial, orig_top;
   bool deepseek = false;
+  std::map<std::int64_t, int> layer_head_dim;  // per_layer_config[i].head_dim (Gemma 4)
+  std::optional<int> global_head_dim;          // full-attention layers' head size (Gemma 4)
 };
+
+// Gemma 4: per_layer_config {"05": {"head_dim": 512}, ...} keyed by layer index gives some layers their own head size;
+// without it, full-attention layers take global_head_dim (transformers' Gemma4TextConfig default 512).
+void read_layer_head_dims(const Reader& r, const json& cfg, const std::string& model_type, Text& t) {
+  if (const auto g = r.integer(cfg, "global_head_dim", 2, kMaxHeadDim)) t.global_head_dim = static_cast<int>(*g);
+  else if (model_type.rfind("gemma4", 0) == 0 && !cfg.contains("per_layer_config")) t.global_head_dim = 512;
+  const auto it = cfg.find("per_layer_config");
+  if (it == cfg.end() || it->is_null()) return;
+  if (!it->is_object()) r.bad("per_layer_config", *it, "an object keyed by layer index");
+  for (const auto& [key, v] : it->items()) {
+    const std::string name = "per_layer_config." + key;
+    if (key.empty() || key.size() > 9 || key.find_first_not_of("0123456789") != std::string::npos)
+      r.bad(name, json(key), "keyed by a layer index (digits)");
+    if (!v.is_object()) r.bad(name, v, "an object");
+    if (const auto hd = r.integer(v, "head_dim", 2, kMaxHeadDim)) t.layer_head_dim[std::stoll(key)] = static_cast<int>(*hd);
+  }
+}
 
 // The rope dict of one layer type after transformers' standardize_rope_params: rope_type, rope_theta,
 // partial_rotary_factor and original_max_position_embeddings filled from the top level where absent.
@@ -150,7 +169,9 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
   const double theta = *r.positive(d, "rope_theta");
   std::string s = fmt::format("rope:dim={},base={}", dims, format_number(theta));
   if (const auto p = r.number(d, "partial_rotary_factor"); p && *p != 1) {
-    if (type == "default" && kDefaultIgnoresPartial.count(model_type)) {
+    if (type == "proportional") {
+      s += ",partial=" + format_number(*p);
+    } else if (type == "default" && kDefaultIgnoresPartial.count(model_type)) {
       notes.push_back(fmt::format("partial_rotary_factor = {}: transformers 5.17's {} default RoPE ignores it and "
                                   "rotates all {} dims",
                                   format_number(*p), model_type, dims));
@@ -208,12 +229,17 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
     if (const auto a = r.number(d, "attention_factor")) k += ",attention_factor=" + format_number(*a);
     return s + ",scaling=longrope(" + k + ")";
   }
+  if (type == "proportional") {
+    // Gemma 4: the partial fraction here is p-RoPE's (pairs over the whole head), read by the scheme itself.
+    std::string k = factor && *factor != 1 ? fmt::format("(factor={})", format_number(*factor)) : "";
+    return s + ",scaling=proportional" + k;
+  }
   if (type == "mrope" || type == "default_mrope") {
     notes.push_back("mrope: for text tokens (t = h = w) the kernel is 1-D RoPE's, read here; image and video "
                     "tokens are not");
     return s;
   }
-  r.bad("rope_type", json(type), "one of default, linear, dynamic, yarn, longrope, llama3, mrope");
+  r.bad("rope_type", json(type), "one of default, linear, dynamic, yarn, longrope, llama3, proportional, mrope");
 }
 
 std::string layer_window(const std::string& type, const Text& t) {
@@ -325,6 +351,7 @@ Model read_checked(std::string_view text, const std::string& source) {
       r.bad("hidden_size", json(*hidden), fmt::format("divisible by num_attention_heads = {}", *heads));
     t.head_dim = t.qk_dims = static_cast<int>(*hidden / *heads);
   }
+  read_layer_head_dims(r, cfg, m.model_type, t);
   // Partial rotation: partial_rotary_factor, GPT-NeoX rotary_pct, GPT-J rotary_dim (a count of dims).
   t.partial = r.number(cfg, "partial_rotary_factor");
   if (!t.partial) t.partial = r.number(cfg, "rotary_pct");
@@ -398,14 +425,23 @@ Model read_checked(std::string_view text, const std::string& source) {
   for (std::size_t i = 0; i < types.size(); ++i) {
     const std::string name = rope_on[i] ? types[i] : types[i] + "/nope";
     auto it = std::find_if(m.layer_types.begin(), m.layer_types.end(), [&](const auto& l) { return l.name == name; });
+    // This layer's head size: its per_layer_config entry, else global_head_dim for full attention, else the model's.
+    int dims = t.head_dim, qk_dims = t.qk_dims;
+    if (const auto hd = t.layer_head_dim.find(static_cast<std::int64_t>(i)); hd != t.layer_head_dim.end())
+      dims = qk_dims = hd->second;
+    else if (t.global_head_dim && types[i] == "full_attention")
+      dims = qk_dims = *t.global_head_dim;
     if (it != m.layer_types.end()) {
+      if (it->head_dim != qk_dims)
+        r.bad("per_layer_config", json(fmt::format("layer {}: head_dim {}", i, qk_dims)),
+              fmt::format("one head size per layer type ({} layers have {})", name, it->head_dim));
       ++it->layers;
       continue;
     }
     LayerType l;
     l.name = name;
     l.layers = t.layers ? 1 : 0;
-    l.head_dim = t.qk_dims;
+    l.head_dim = qk_dims;
     l.window = layer_window(types[i], t);
     const auto d = dicts.find(types[i]);
     if (!rope_on[i] || d == dicts.end()) {
@@ -419,7 +455,7 @@ Model read_checked(std::string_view text, const std::string& source) {
       }
     } else {
       l.notes = notes;
-      l.encoding = spelling_of(r, d->second, t.head_dim, t.max_pos, m.model_type, l.notes);
+      l.encoding = spelling_of(r, d->second, dims, t.max_pos, m.model_type, l.notes);
       // The spelling is checked by the encoding parser, which gives the canonical form and the attention factor.
       const Encoding e = parse_encoding(l.encoding, Where(fmt::format("{}: layer type {}", source, name)));
       l.encoding = spelling(e);
@@ -435,10 +471,10 @@ Model read_checked(std::string_view text, const std::string& source) {
         const double s = r.number(d->second, "factor").value_or(1), all = r.number(d->second, "mscale_all_dim").value_or(0);
         if (all != 0) l.softmax_scale = std::pow(yarn_mscale(s, all), 2);  // 1 for s <= 1
       }
-      if (t.qk_dims > t.head_dim)
+      if (qk_dims > dims)
         l.notes.push_back(fmt::format("qk_nope_head_dim = {}: those dims are not rotated (the encoding is the "
                                       "rotated part's)",
-                                      t.qk_dims - t.head_dim));
+                                      qk_dims - dims));
     }
     m.layer_types.push_back(std::move(l));
   }

@@ -73,6 +73,7 @@ struct Scaled {
   std::vector<T> theta;
   double attention_factor = 1;
   std::optional<std::vector<T>> unscaled{};
+  std::optional<int> identity_dims{};  ///< replaces n - 2 ceil(r/2) where the scheme rotates other pairs (proportional)
 };
 
 /// @throws InputError "dim = <n> (must be such that the rotary dims are >= 4 for scaling <name> ...)" if r < 4.

@@ -11,12 +11,13 @@
 #include "ropekit/encodings/scaling/longrope.hpp"
 #include "ropekit/encodings/scaling/none.hpp"
 #include "ropekit/encodings/scaling/ntk.hpp"
+#include "ropekit/encodings/scaling/proportional.hpp"
 #include "ropekit/encodings/scaling/yarn.hpp"
 
 namespace ropekit {
 
 using Scaling = std::variant<scaling::None, scaling::Linear, scaling::Ntk, scaling::Dynamic, scaling::Yarn,
-                             scaling::LongRope, scaling::Llama3>;
+                             scaling::LongRope, scaling::Llama3, scaling::Proportional>;
 
 namespace scaling {
 template <class V>
