@@ -106,6 +106,7 @@ struct Text {
   std::optional<std::int64_t> layers, max_pos, sliding_window, chunk;
   std::optional<double> rope_theta, partial, orig_top;
   bool deepseek = false;
+  std::string model_type;
   std::map<std::int64_t, int> layer_head_dim;  // per_layer_config[i].head_dim (Gemma 4)
   std::optional<int> global_head_dim;          // full-attention layers' head size (Gemma 4)
 };
@@ -141,6 +142,11 @@ json standardized(const Reader& r, json dict, const Text& t, std::vector<std::st
     }
   }
   if (!dict.contains("partial_rotary_factor") && t.partial) dict["partial_rotary_factor"] = *t.partial;
+  // Phi3Config: the early LongRoPE names "su" and "yarn" mean longrope.
+  if (const auto old = r.string(dict, "rope_type"); t.model_type == "phi3" && (old == "su" || old == "yarn")) {
+    notes.push_back(fmt::format("rope_type \"{}\" read as longrope (transformers' Phi3Config renames it)", *old));
+    dict["rope_type"] = "longrope";
+  }
   const auto type = r.string(dict, "rope_type").value_or("default");
   if (type == "llama3" || type == "yarn" || type == "longrope") {
     // Phi-3 keeps the pretraining length at top level; transformers gives it priority.
@@ -242,6 +248,76 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
   r.bad("rope_type", json(type), "one of default, linear, dynamic, yarn, longrope, llama3, proportional, mrope");
 }
 
+// Model classes that fill no_rope_layers themselves when it is absent or empty: a NoPE layer every
+// no_rope_layer_interval layers (transformers' Llama4TextConfig, SmolLM3Config).
+const std::set<std::string> kDefaultNoRope = {"llama4", "llama4_text", "smollm3"};
+// Model classes whose attention applies sliding_window in every layer (transformers' Mistral, Phi-3).
+const std::set<std::string> kSlidesEveryLayer = {"mistral", "phi3"};
+
+struct LayerStructure {
+  std::vector<std::string> types;
+  std::vector<bool> rope_on;
+};
+
+// Each layer's type and whether it rotates: layer_types, else the model class's own rule (Gemma's
+// sliding_window_pattern, Llama 4's chunked rope layers, Mistral's sliding layers, Qwen2's max_window_layers),
+// else full attention; no_rope_layers[i] = 0 (Llama 4, SmolLM3) means no positional encoding in layer i.
+LayerStructure layer_structure(const Reader& r, const json& cfg, const Text& t, Model& m) {
+  LayerStructure out;
+  const bool given = cfg.contains("layer_types") && !cfg["layer_types"].is_null();
+  std::size_t n = static_cast<std::size_t>(t.layers.value_or(1));
+  if (given) {
+    const auto& lt = cfg["layer_types"];
+    if (!lt.is_array() || lt.empty()) r.bad("layer_types", lt, "a non-empty list of layer type names");
+    for (const auto& x : lt) {
+      if (!x.is_string()) r.bad("layer_types", lt, "a list of strings");
+      out.types.push_back(x.get<std::string>());
+    }
+    if (t.layers && static_cast<std::int64_t>(out.types.size()) != *t.layers)
+      r.bad("layer_types", json(fmt::format("{} entries", out.types.size())),
+            fmt::format("one entry per layer (num_hidden_layers = {})", *t.layers));
+    n = out.types.size();
+  }
+  out.rope_on.assign(n, true);
+  const auto nr = cfg.find("no_rope_layers");
+  const bool nr_given = nr != cfg.end() && !nr->is_null() && !(nr->is_array() && nr->empty() && kDefaultNoRope.count(m.model_type));
+  if (nr_given) {
+    if (!nr->is_array() || nr->size() != n)
+      r.bad("no_rope_layers", *nr, fmt::format("a list of {} entries 0 or 1, one per layer", n));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!(*nr)[i].is_number_integer() || ((*nr)[i] != 0 && (*nr)[i] != 1)) r.bad("no_rope_layers", *nr, "entries 0 or 1");
+      out.rope_on[i] = (*nr)[i] == 1;
+    }
+  } else if (kDefaultNoRope.count(m.model_type) && t.layers) {
+    const auto every = r.integer(cfg, "no_rope_layer_interval", 1, kMaxLayers).value_or(4);
+    for (std::size_t i = 0; i < n; ++i) out.rope_on[i] = (i + 1) % static_cast<std::size_t>(every) != 0;
+    m.notes.push_back(fmt::format("NoPE every {} layers (transformers' {} default for an absent no_rope_layers)", every,
+                                  m.model_type));
+  }
+  if (given) return out;
+  const auto pattern = r.integer(cfg, "sliding_window_pattern", 1, kMaxLayers);
+  const auto use_sliding = r.boolean(cfg, "use_sliding_window");
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string type = "full_attention";
+    if (pattern && cfg.contains("rope_local_base_freq") && t.layers) {
+      if ((i + 1) % static_cast<std::size_t>(*pattern)) type = "sliding_attention";
+    } else if (m.model_type.rfind("llama4", 0) == 0 && t.chunk) {
+      if (out.rope_on[i]) type = "chunked_attention";  // Llama4TextConfig: rope layers chunked, NoPE layers full
+    } else if (t.sliding_window && kSlidesEveryLayer.count(m.model_type)) {
+      type = "sliding_attention";
+    } else if (t.sliding_window && use_sliding.value_or(false)) {
+      const auto first = r.integer(cfg, "max_window_layers", 0, kMaxLayers).value_or(0);  // Qwen2: layers >= it slide
+      if (static_cast<std::int64_t>(i) >= first) type = "sliding_attention";
+    }
+    out.types.push_back(type);
+  }
+  if (pattern && cfg.contains("rope_local_base_freq") && t.layers)
+    m.notes.push_back(fmt::format("layer types from sliding_window_pattern = {}", *pattern));
+  if (t.sliding_window && use_sliding && !*use_sliding)
+    m.notes.push_back(fmt::format("sliding_window = {} unused (use_sliding_window is false)", *t.sliding_window));
+  return out;
+}
+
 std::string layer_window(const std::string& type, const Text& t) {
   if (type == "sliding_attention" && t.sliding_window) return fmt::format("sliding {}", *t.sliding_window);
   if (type == "chunked_attention" && t.chunk) return fmt::format("chunked {}", *t.chunk);
@@ -326,6 +402,7 @@ Model read_checked(std::string_view text, const std::string& source) {
   }
   Text t;
   m.model_type = r.string(cfg, "model_type").value_or(r.string(root, "model_type").value_or(""));
+  t.model_type = m.model_type;
   t.layers = r.integer(cfg, "num_hidden_layers", 1, kMaxLayers);
   t.max_pos = r.integer(cfg, "max_position_embeddings", 1, std::int64_t{1} << 53);
   m.context_length = t.max_pos;
@@ -358,37 +435,7 @@ Model read_checked(std::string_view text, const std::string& source) {
   if (!t.partial)
     if (const auto rd = r.integer(cfg, "rotary_dim", 2, kMaxHeadDim)) t.partial = static_cast<double>(*rd) / t.head_dim;
 
-  // The layers' types: layer_types, else Gemma's sliding_window_pattern, else one type.
-  std::vector<std::string> types;
-  if (cfg.contains("layer_types") && !cfg["layer_types"].is_null()) {
-    const auto& lt = cfg["layer_types"];
-    if (!lt.is_array() || lt.empty()) r.bad("layer_types", lt, "a non-empty list of layer type names");
-    for (const auto& x : lt) {
-      if (!x.is_string()) r.bad("layer_types", lt, "a list of strings");
-      types.push_back(x.get<std::string>());
-    }
-    if (t.layers && static_cast<std::int64_t>(types.size()) != *t.layers)
-      r.bad("layer_types", json(fmt::format("{} entries", types.size())),
-            fmt::format("one entry per layer (num_hidden_layers = {})", *t.layers));
-  } else if (const auto pattern = r.integer(cfg, "sliding_window_pattern", 1, kMaxLayers);
-             pattern && cfg.contains("rope_local_base_freq") && t.layers) {
-    for (std::int64_t i = 0; i < *t.layers; ++i)
-      types.push_back((i + 1) % *pattern ? "sliding_attention" : "full_attention");
-    m.notes.push_back(fmt::format("layer types from sliding_window_pattern = {}", *pattern));
-  } else {
-    types.assign(static_cast<std::size_t>(t.layers.value_or(1)), "full_attention");
-  }
-  // NoPE layers (Llama 4, SmolLM3): no_rope_layers[i] = 0 means no positional encoding in layer i.
-  std::vector<bool> rope_on(types.size(), true);
-  if (cfg.contains("no_rope_layers") && !cfg["no_rope_layers"].is_null()) {
-    const auto& nr = cfg["no_rope_layers"];
-    if (!nr.is_array() || nr.size() != types.size())
-      r.bad("no_rope_layers", nr, fmt::format("a list of {} entries 0 or 1, one per layer", types.size()));
-    for (std::size_t i = 0; i < types.size(); ++i) {
-      if (!nr[i].is_number_integer() || (nr[i] != 0 && nr[i] != 1)) r.bad("no_rope_layers", nr, "entries 0 or 1");
-      rope_on[i] = nr[i] == 1;
-    }
-  }
+  const auto [types, rope_on] = layer_structure(r, cfg, t, m);
 
   // Rope dicts per layer type: rope_parameters (flat or per type), else rope_scaling + rope_theta.
   std::map<std::string, json> dicts;
@@ -421,7 +468,13 @@ Model read_checked(std::string_view text, const std::string& source) {
   }
 
   // One LayerType per (type, rope on/off), in order of first appearance.
-  const auto temperature = r.boolean(cfg, "attn_temperature_tuning").value_or(false);
+  // attn_temperature_tuning: transformers tests it for truth (Python), so an integer such as 4 counts as true.
+  bool temperature = false;
+  if (const auto it = cfg.find("attn_temperature_tuning"); it != cfg.end() && !it->is_null()) {
+    if (it->is_boolean()) temperature = it->get<bool>();
+    else if (it->is_number()) temperature = it->get<double>() != 0;
+    else r.bad("attn_temperature_tuning", *it, "true, false or a number");
+  }
   for (std::size_t i = 0; i < types.size(); ++i) {
     const std::string name = rope_on[i] ? types[i] : types[i] + "/nope";
     auto it = std::find_if(m.layer_types.begin(), m.layer_types.end(), [&](const auto& l) { return l.name == name; });
