@@ -163,10 +163,11 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   // content variance grow with |lag| or stay bounded, so the smallest and largest lags overflow first.
   std::vector<std::string> masked_notes;
   if (k == 1 && lag_count > 0) {
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo, nearest = lo;
     for (Eigen::Index n; (n = next_block()) > 0;) {
       lo = std::min(lo, chunk.col(0).head(n).minCoeff());
       hi = std::max(hi, chunk.col(0).head(n).maxCoeff());
+      nearest = std::min(nearest, chunk.col(0).head(n).cwiseAbs().minCoeff());
     }
     rewind();
     Lags extremes(2, 1);
@@ -177,6 +178,11 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
         masked_notes.push_back(fmt::format("{}: {} hides |lag| >= {}: masked there (empty cells, null in JSON), not "
                                            "kernel values",
                                            a.layers[j].label, a.layers[j].window, *a.layers[j].span));
+    // A plot shows the lags some layer type sees (a series whose every lag is masked is left out of it).
+    bool any_seen = false;
+    for (std::size_t j = 0; j < encs.size(); ++j) any_seen = any_seen || !masked(j, nearest);
+    if (!a.plot.empty() && !any_seen)
+      throw_bad_value(where, "plot", a.plot, "given with lags some layer type sees (its window masks every lag here)");
   }
   print_notes(command, encs);
   for (const auto& note : masked_notes) std::cerr << command << ": note: " << note << "\n";
@@ -195,7 +201,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     const Encoding& e = encs[j];
     const std::string name = spelling(e);
     PlotSeries s;
-    s.label = name;
+    s.label = a.layers.empty() || a.layers[j].label.empty() ? name : a.layers[j].label + ": " + name;
     rewind();
     for (Eigen::Index n; (n = next_block()) > 0;) {
       const Lags here = chunk.topRows(n);
@@ -227,7 +233,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
         t.rows.clear();
       }
     }
-    series.push_back(std::move(s));
+    if (!s.x.empty() || a.layers.empty()) series.push_back(std::move(s));
   }
   if (streamed) {
     streamed->finish();

@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "support.hpp"
@@ -153,4 +155,24 @@ TEST_CASE("kernel --model: a chunked window, and layer types that share an encod
   check_masked("--model '" + shared + "' --lags 3,4", "--encoding " + rope + " --encoding " + rope + " --lags 3,4",
                {"sliding_attention", "sliding_attention", "full_attention", "full_attention"},
                {false, true, false, false});
+}
+
+TEST_CASE("kernel --model --plot: the lags each layer type sees, refused where its window masks every lag") {
+  ScratchDir dir("model-plot");
+  const std::string svg = dir.file("k.svg"), csv = dir.file("k.csv");
+  const auto r = run_ropekit("kernel --model '" + gemma() + "' --lags 1000:1100:10 --plot '" + svg + "' --out '" + csv + "'");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string plot = slurp(svg);
+  // Lags 1000..1020 are seen by both layer types, 1030.. by the full layers only: both series, labelled by type.
+  CHECK(plot.find("sliding_attention: " + kSliding) != std::string::npos);
+  CHECK(plot.find("full_attention: rope:dim=256,base=1000000") != std::string::npos);
+  // Lags past the window only: the sliding series is left out of the plot; with it alone, nothing to plot.
+  REQUIRE(run_ropekit("kernel --model '" + gemma() + "' --lags 2000:2010 --plot '" + svg + "' --out '" + csv + "'")
+              .exit_code == 0);
+  CHECK(slurp(svg).find("sliding_attention") == std::string::npos);
+  check_rejected("kernel --model '" + gemma() + ":sliding_attention' --lags 2000:2010 --plot '" + dir.file("x.svg") + "'",
+                 "--plot = " + dir.file("x.svg") + " (must be given with lags some layer type sees (its window masks "
+                 "every lag here))");
+  CHECK_FALSE(std::filesystem::exists(dir.file("x.svg")));
 }
