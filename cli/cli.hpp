@@ -44,10 +44,22 @@ void add_design_commands(CLI::App& app, const CliContext& ctx);
 void add_model_command(CLI::App& app, const CliContext& ctx);
 /// --model FILE[:LAYER_TYPE] beside a command's --encoding (cli_model.cpp).
 CLI::Option* add_model_option(CLI::App* c, std::vector<std::string>& models, bool several);
-/// The spellings of the models' layer types (duplicates once). several: FILE alone gives every layer type; else
-/// FILE needs a :LAYER_TYPE when its layer types' encodings differ (the message lists them).
+/// A model's layer type taken into a command: its encoding's spelling, the smallest lag its window hides
+/// (window_span: none when it sees every earlier position) and a label for its rows: the layer type's name
+/// (FILE:LAYER_TYPE when --model names several files; names joined by ", " when types share encoding and window).
+struct ModelLayer {
+  std::string encoding, window, label;
+  std::optional<std::int64_t> span;
+};
+/// The models' layer types, each (encoding, window) once. several: FILE alone gives every layer type; else FILE
+/// needs a :LAYER_TYPE when its layer types' encodings differ (the message lists them).
+std::vector<ModelLayer> model_layers(const std::string& command, const std::vector<std::string>& models, bool several);
+/// The spellings of the models' layer types (duplicates once), for commands that do not look at windows.
 std::vector<std::string> model_encodings(const std::string& command, const std::vector<std::string>& models,
                                          bool several);
+/// For a command that takes one encoding: the one --model names, into `encoding` (left as it is without --model).
+/// @throws InputError naming --model when the models name several encodings.
+void take_model_encoding(const std::string& command, const std::vector<std::string>& models, std::string& encoding);
 
 // Typed options read by ropekit's own parsers, so that every value error has the one message shape
 // "<command>: <option> = <text> (must be ...)" and integers may be typed in scientific notation.

@@ -44,6 +44,7 @@ using Source = DesignSource;
 struct DesignArgs {
   DesignRequest req;
   std::string format = "md", out, export_path;
+  std::vector<std::string> models;  // --model FILE[:LAYER_TYPE]: --kernel kernel:<its encoding>
   CLI::Option* seed_opt = nullptr;
 };
 
@@ -268,12 +269,16 @@ void add_design_commands(CLI::App& app, const CliContext& ctx) {
       "Inverse design (RF-RoPE Corollary 3, Bochner): the spectral density of a target kernel, a positive-definiteness "
       "certificate, and D frequencies realising it; exit code 3 (output written) when the kernel is not positive "
       "definite");
-  c->add_option("--kernel", a->req.kernel,
+  auto* kernel = c->add_option("--kernel", a->req.kernel,
                 "the target: a 1-D spectral family (gaussian:sigma=2, cauchy:b=1, matern:nu=2.5,l=3, ...: closed-form "
                 "density, the library's rf-rope draw); kernel:ENCODING (Phi = the encoding's kernel on --lags, e.g. "
                 "kernel:rope:dim=128,scaling=yarn(factor=32,orig=4096)); or data:FILE.csv (header lag,value; lags an "
-                "even grid k h from 0 to 1e-9 relative, refused otherwise (no resampling); Phi(0) = 1 to 1e-9)")
-      ->required();
+                "even grid k h from 0 to 1e-9 relative, refused otherwise (no resampling); Phi(0) = 1 to 1e-9)");
+  add_model_option(c, a->models, false)
+      ->description("a model file (config.json or GGUF) instead of --kernel: FILE, or FILE:LAYER_TYPE when its layer "
+                    "types differ, stands for kernel:ENCODING of that layer type's encoding (see `ropekit model "
+                    "FILE`; the kernel over every lag, the layer's window not applied)")
+      ->excludes(kernel);
   add_integer_option(c, kCommand, "--blocks", a->req.blocks, "D, the number of frequencies (rotary blocks)", 1,
                      std::int64_t{1} << 24)
       ->required();
@@ -315,7 +320,13 @@ void add_design_commands(CLI::App& app, const CliContext& ctx) {
   c->add_option("--export", a->export_path,
                 "also write the frequencies: FILE.txt (one per line, %.17g), FILE.json (an array) or FILE.npy (NumPy "
                 "float64)");
-  c->callback([a, ctx] { run_design(*a, ctx); });
+  c->callback([a, ctx] {
+    std::string encoding;
+    take_model_encoding(kCommand, a->models, encoding);
+    if (!encoding.empty()) a->req.kernel = "kernel:" + encoding;
+    if (a->req.kernel.empty()) throw InputError(std::string(kCommand) + ": --kernel = none (must be given, or --model)");
+    run_design(*a, ctx);
+  });
 }
 
 }  // namespace ropekit

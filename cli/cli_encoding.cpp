@@ -14,6 +14,7 @@
 #include <memory>
 #include <numbers>
 #include <optional>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -24,6 +25,7 @@
 #include "reports/progress.hpp"
 #include "reports/table.hpp"
 #include "ropekit/core/budget.hpp"
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/lags.hpp"
 #include "ropekit/core/overloaded.hpp"
@@ -133,6 +135,15 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   };
   const bool any_rf = plan.any_rf, all_plain = plan.all_plain;
   const std::int64_t lag_count = stream ? stream->count() : static_cast<std::int64_t>(lags.rows());  // exact
+  if (!a.layers.empty() && a.layers.size() != encs.size())
+    throw std::logic_error("run_encoding_kernel: one layer type per encoding");
+  const bool windowed = std::any_of(a.layers.begin(), a.layers.end(), [](const ModelLayer& l) { return l.span.has_value(); });
+  if (windowed && k != 1)
+    throw_bad_value(where, "lags", quote(plan.lag_text), "1-D lags for a model layer type with a window (it counts tokens)");
+  // A lag the j-th encoding's layer type cannot see (its window hides |lag| >= span).
+  auto masked = [&](std::size_t j, double lag) {
+    return !a.layers.empty() && a.layers[j].span && std::abs(lag) >= static_cast<double>(*a.layers[j].span);
+  };
   if (!a.plot.empty() && k != 1)
     throw_bad_value(where, "plot", a.plot, fmt::format("given with 1-D lags only (these encodings take {}-D lags)", k));
   if (!a.plot.empty() && a.plot == a.out)
@@ -150,23 +161,37 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   // Rows go out block by block, so a lag where G overflows must be found before the first row (458,753 rows
   // reached stdout before the error at lag 515685 of alibi:slope=2.6e148, issue 20): every family's kernel and
   // content variance grow with |lag| or stay bounded, so the smallest and largest lags overflow first.
+  std::vector<std::string> masked_notes;
   if (k == 1 && lag_count > 0) {
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo, nearest = lo;
     for (Eigen::Index n; (n = next_block()) > 0;) {
       lo = std::min(lo, chunk.col(0).head(n).minCoeff());
       hi = std::max(hi, chunk.col(0).head(n).maxCoeff());
+      nearest = std::min(nearest, chunk.col(0).head(n).cwiseAbs().minCoeff());
     }
     rewind();
     Lags extremes(2, 1);
     extremes << lo, hi;
     for (std::size_t j = 0; j < encs.size(); ++j) (void)kernel_block(request, plan, j, extremes);
+    for (std::size_t j = 0; j < a.layers.size(); ++j)
+      if (masked(j, lo) || masked(j, hi))
+        masked_notes.push_back(fmt::format("{}: {} hides |lag| >= {}: masked there (empty cells, null in JSON), not "
+                                           "kernel values",
+                                           a.layers[j].label, a.layers[j].window, *a.layers[j].span));
+    // A plot shows the lags some layer type sees (a series whose every lag is masked is left out of it).
+    bool any_seen = false;
+    for (std::size_t j = 0; j < encs.size(); ++j) any_seen = any_seen || !masked(j, nearest);
+    if (!a.plot.empty() && !any_seen)
+      throw_bad_value(where, "plot", a.plot, "given with lags some layer type sees (its window masks every lag here)");
   }
   print_notes(command, encs);
+  for (const auto& note : masked_notes) std::cerr << command << ": note: " << note << "\n";
   announce(command, fmt::format("{} lags of {} encoding(s)", lag_count, encs.size()),
            kernel_cost(plan, static_cast<double>(lag_count), held_rows).seconds);
 
   Table t;
   t.columns = {"encoding", "lag", "kernel", "content_variance"};
+  if (!a.layers.empty()) t.columns.insert(t.columns.begin(), "layer_type");
   if (any_rf) t.columns.insert(t.columns.end(), {"expected_kernel", "frequency_variance"});
   if (all_plain) t.columns.insert(t.columns.end(), {"sine_residual", "continuum", "continuum_sine"});
   std::vector<PlotSeries> series;
@@ -176,7 +201,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     const Encoding& e = encs[j];
     const std::string name = spelling(e);
     PlotSeries s;
-    s.label = name;
+    s.label = a.layers.empty() || a.layers[j].label.empty() ? name : a.layers[j].label + ": " + name;
     rewind();
     for (Eigen::Index n; (n = next_block()) > 0;) {
       const Lags here = chunk.topRows(n);
@@ -194,8 +219,11 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
           const RopeKernelValues v = rope_kernel(*plain_rope(e), lag[0]);
           row.insert(row.end(), {v.sine_residual, v.continuum, v.continuum_sine});
         }
+        const bool hidden = k == 1 && masked(j, lag[0]);
+        if (hidden) std::fill(row.begin() + 2, row.end(), Cell());  // every value of a lag the layer cannot see
+        if (!a.layers.empty()) row.insert(row.begin(), a.layers[j].label);
         t.add_row(std::move(row));
-        if (!a.plot.empty()) {
+        if (!a.plot.empty() && !hidden) {
           s.x.push_back(here(i, 0));
           s.y.push_back(r.kernel);
         }
@@ -205,7 +233,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
         t.rows.clear();
       }
     }
-    series.push_back(std::move(s));
+    if (!s.x.empty() || a.layers.empty()) series.push_back(std::move(s));
   }
   if (streamed) {
     streamed->finish();
@@ -471,13 +499,7 @@ void add_encoding_commands(CLI::App& app, const CliContext&) {
     c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
     c->callback([a] {
-      if (!a->models.empty()) {
-        const auto encodings = model_encodings("ropekit frequencies", a->models, false);
-        if (encodings.size() != 1)
-          throw_bad_value("ropekit frequencies", "--model", fmt::format("{} encodings", encodings.size()),
-                          "one model layer type (give --model once)");
-        a->encoding = encodings.front();
-      }
+      take_model_encoding("ropekit frequencies", a->models, a->encoding);
       if (a->encoding.empty()) throw InputError("ropekit frequencies: --encoding = none (must be given, or --model)");
       run_frequencies(*a);
     });

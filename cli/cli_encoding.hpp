@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli.hpp"
+
 namespace ropekit {
 
 struct EncodingKernelArgs {
@@ -15,6 +17,9 @@ struct EncodingKernelArgs {
   std::optional<double> rho, seq_len;
   std::string format = "csv", out, plot;
   int block_rows = 1 << 16;  ///< 1-D lags without --plot are streamed in blocks of this many (memory: one block)
+  /// Empty, or one per encoding: the model layer type it stands for (label "" for an --encoding). Given any, rows
+  /// start with a layer_type column, and a lag the layer's window hides (|lag| >= span) is masked: empty cells.
+  std::vector<ModelLayer> layers;
 };
 /// ropekit kernel --encoding E [E...]: encoding,lag,kernel,content_variance (+ rf-rope and plain-RoPE columns).
 void run_encoding_kernel(const EncodingKernelArgs& a);

@@ -32,7 +32,7 @@ constexpr const char* kCommand = "ropekit fit-params";
 
 struct FitParamsArgs {
   std::string encoding, spectrum, kernel_data, format = "md", out, exp0rt;
-  std::vector<std::string> free, targets;
+  std::vector<std::string> free, targets, models;
   std::vector<std::string> eval_contexts{"1024", "2048", "4096", "8192"};
   int train_context = 1024, head_dim = 64, num_freqs = 16, freq_index = 3, second_freq_index = 5, starts = 3;
   int max_iterations = 200;
@@ -257,7 +257,8 @@ void add_fit_params_commands(CLI::App& app, const CliContext&) {
       "Tune an encoding's parameters to target kernels (Ceres, variable projection: the linear read-out is "
       "ridge-fitted as in `fit`), or fit a spectral family to measured kernel values (--spectrum, --kernel-data)");
   const std::string cmd = kCommand;
-  c->add_option("--encoding", a->encoding, "the encoding to tune (a spelling: rope, damped, jordan:m=3, ...)");
+  auto* enc = c->add_option("--encoding", a->encoding, "the encoding to tune (a spelling: rope, damped, jordan:m=3, ...)");
+  add_model_option(c, a->models, false)->excludes(enc);
   c->add_option("--free", a->free, "parameters to tune, e.g. theta,gamma (theta: every frequency)")->delimiter(',');
   c->add_option("--target,--targets", a->targets,
                 "target families (ropekit list targets), data:FILE.csv (lag,value) or kernel:ENCODING "
@@ -285,6 +286,7 @@ void add_fit_params_commands(CLI::App& app, const CliContext&) {
   c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
   c->add_option("--export", a->exp0rt, "the tuned frequencies: FILE.npy, FILE.txt (one per line) or FILE.json");
   c->callback([a] {
+    take_model_encoding(kCommand, a->models, a->encoding);
     if (!a->encoding.empty())
       run_tuning(*a);
     else if (!a->spectrum.empty())

@@ -32,7 +32,7 @@ namespace {
 
 struct FitArgs {
   std::string config, format = "csv", out, section;
-  std::vector<std::string> methods, targets, encodings;
+  std::vector<std::string> methods, targets, encodings, models;
   int threads = 0;
   // A run without --config: its parameters as options (defaults: BasisParams, TargetParams, ridge 1e-4,
   // seed 0, train_points = L, the paper configs' target_freq_index 3 and second_freq_index 5).
@@ -47,6 +47,7 @@ struct FitArgs {
 
 struct FeatureArgs {
   std::string method, encoding, lags = "0:8", format = "csv", out, config, bounded_tau;
+  std::vector<std::string> models;  // --model FILE[:LAYER_TYPE]: the encoding of one layer type
   BasisParams basis;
   // Explicit basis options, which override --config's values.
   CLI::Option *num_freqs = nullptr, *head_dim = nullptr, *theta = nullptr, *gamma = nullptr, *train_context = nullptr;
@@ -318,6 +319,7 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     fit->add_option("--encoding,--encodings", a->encodings,
                     "encodings to fit (spellings: rope:dim=64,F=16, jordan_m3, direct-sum:[rope,alibi], ...), "
                     "replacing the config's; rows carry the spelling in the `method` column");
+    add_model_option(fit, a->models, true);
     fit->add_option("--targets,--target", a->targets,
                     "targets to fit (ropekit list targets), replacing the defaults (phase, linear, mixed without "
                     "--config)");
@@ -351,14 +353,18 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     fit->add_option("--shard", a->shard,
                     "i/n: compute shard i (counted from 0) of n of the rows, for job arrays; `ropekit merge` joins "
                     "the n files into the unsharded output");
-    fit->callback([a, &ctx] { run_fit(*a, ctx); });
+    fit->callback([a, &ctx] {
+      for (auto& e : model_encodings("ropekit fit", a->models, true)) a->encodings.push_back(std::move(e));
+      run_fit(*a, ctx);
+    });
   }
   {
     auto a = std::make_shared<FeatureArgs>();
     auto* f = app.add_subcommand("features", "Print a method's or an encoding's feature columns at the given lags");
     f->add_option("--method", a->method, "method name or spelling, e.g. jordan-scaled:m=4,c=0.1");
-    f->add_option("--encoding", a->encoding,
-                  "an encoding spelling instead of --method, e.g. xpos:dim=8 (see `ropekit list encodings`)");
+    auto* enc = f->add_option("--encoding", a->encoding,
+                              "an encoding spelling instead of --method, e.g. xpos:dim=8 (see `ropekit list encodings`)");
+    add_model_option(f, a->models, false)->excludes(enc);
     a->lags_opt = f->add_option("--lags", a->lags, "lags: 0,1,2 or start:stop[:step] (k-D encodings: \"1,0;0,2\", "
                                                    "no default)")
                       ->capture_default_str();
@@ -378,7 +384,10 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     f->add_option("--bounded-tau", a->bounded_tau, "true or false (default true)");
     f->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     f->add_option("--out", a->out, "output file (default: stdout)");
-    f->callback([a] { run_features(*a); });
+    f->callback([a] {
+      take_model_encoding("ropekit features", a->models, a->encoding);
+      run_features(*a);
+    });
   }
   {
     auto what = std::make_shared<std::string>();

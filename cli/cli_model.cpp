@@ -52,10 +52,15 @@ CLI::Option* add_model_option(CLI::App* c, std::vector<std::string>& models, boo
                                  "its layer types differ (see `ropekit model FILE`)");
 }
 
-std::vector<std::string> model_encodings(const std::string& command, const std::vector<std::string>& models,
-                                         bool several) {
-  std::vector<std::string> out;
+std::vector<ModelLayer> model_layers(const std::string& command, const std::vector<std::string>& models,
+                                     bool several) {
+  std::vector<ModelLayer> out;
   const Where where = Where::options(command);
+  std::vector<std::string> paths;
+  for (const auto& text : models) {
+    const std::string path = split_model_reference(text).path;
+    if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
+  }
   for (const auto& text : models) {
     const ModelReference ref = split_model_reference(text);
     Model m;
@@ -64,16 +69,37 @@ std::vector<std::string> model_encodings(const std::string& command, const std::
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}: --model: {}", command, e.what()));
     }
-    auto add = [&](const std::string& e) {
-      if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+    auto add = [&](const LayerType& l) {
+      const std::string label = paths.size() > 1 ? ref.path + ":" + l.name : l.name;
+      const auto same = std::find_if(out.begin(), out.end(),
+                                     [&](const ModelLayer& o) { return o.encoding == l.encoding && o.window == l.window; });
+      if (same == out.end()) out.push_back({l.encoding, l.window, label, window_span(l)});
+      else if ((", " + same->label + ", ").find(", " + label + ", ") == std::string::npos) same->label += ", " + label;
     };
     if (!ref.layer_type.empty() || !several) {
-      add(find_layer_type(m, ref.layer_type, where).encoding);
+      add(find_layer_type(m, ref.layer_type, where));
     } else {
-      for (const auto& l : m.layer_types) add(l.encoding);
+      for (const auto& l : m.layer_types) add(l);
     }
   }
   return out;
+}
+
+std::vector<std::string> model_encodings(const std::string& command, const std::vector<std::string>& models,
+                                         bool several) {
+  std::vector<std::string> out;
+  for (const auto& l : model_layers(command, models, several))
+    if (std::find(out.begin(), out.end(), l.encoding) == out.end()) out.push_back(l.encoding);
+  return out;
+}
+
+void take_model_encoding(const std::string& command, const std::vector<std::string>& models, std::string& encoding) {
+  if (models.empty()) return;
+  const auto encodings = model_encodings(command, models, false);
+  if (encodings.size() != 1)
+    throw_bad_value(command, "--model", fmt::format("{} encodings", encodings.size()),
+                    "one model layer type (give --model once)");
+  encoding = encodings.front();
 }
 
 void add_model_command(CLI::App& app, const CliContext&) {

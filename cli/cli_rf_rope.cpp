@@ -41,6 +41,7 @@ const char* kLagsHelp =
 struct KernelArgs {
   std::string spectrum, lags, format = "csv", out, plot;  // lags default: default_lag_text(k, 5)
   std::vector<std::string> encodings, models;
+  std::vector<ModelLayer> layers;  // empty, or one per encoding (encoding_kernel_args.layers)
   std::optional<double> rho, seq_len;
   bool families = false;
   int block_rows = 1 << 16;  // rows evaluated and written at a time (memory: ~1 KB each)
@@ -147,7 +148,8 @@ void run_kernel(const KernelArgs& a) {
   if (a.spectrum.empty() && a.encodings.empty())
     throw InputError("ropekit kernel: give exactly one of --spectrum SPEC and --encoding ENCODING...");
   if (!a.encodings.empty()) {
-    run_encoding_kernel(EncodingKernelArgs{a.encodings, a.lags, a.rho, a.seq_len, a.format, a.out, a.plot, a.block_rows});
+    run_encoding_kernel(
+        EncodingKernelArgs{a.encodings, a.lags, a.rho, a.seq_len, a.format, a.out, a.plot, a.block_rows, a.layers});
     return;
   }
   // Options of the --encoding path only: refused rather than ignored.
@@ -394,6 +396,7 @@ void run_sampling(const VerifyArgs& a, const CliContext& ctx) {
 
 struct ContentArgs {
   std::string encoding, lags, format = "csv", out, shard;
+  std::vector<std::string> models;  // --model FILE[:LAYER_TYPE]: the encoding of one layer type
   double rho = 0.5;
   std::optional<double> assume_rho;
   std::int64_t trials = 20000;
@@ -567,9 +570,17 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
     k->add_flag("--families", a->families, "list the spectral families, their frequencies and kernels");
     k->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     k->add_option("--out", a->out, "output file (default: stdout)");
-    add_model_option(k, a->models, true);
+    auto* model = add_model_option(k, a->models, true);
+    model->description(model->get_description() +
+                       "; rows then start with a layer_type column, and a lag the layer type's window hides (|Dp| >= W "
+                       "of `sliding W`, >= C of `chunked C`) is masked: empty cells (null in JSON), not kernel values");
     k->callback([a] {
-      for (auto& e : model_encodings("ropekit kernel", a->models, true)) a->encodings.push_back(std::move(e));
+      const auto layers = model_layers("ropekit kernel", a->models, true);
+      if (!layers.empty()) a->layers.assign(a->encodings.size(), ModelLayer{});  // --encoding's rows: no layer type
+      for (const auto& l : layers) {
+        a->encodings.push_back(l.encoding);
+        a->layers.push_back(l);
+      }
       run_kernel(*a);
     });
   }
@@ -587,8 +598,9 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
     auto a = std::make_shared<ContentArgs>();
     auto* c = verify->add_subcommand("content", "an encoding's content mean rho tr G and variance ||G||_F^2 + rho^2 "
                                                 "tr G^2 (q, k ~ N(0, I), E[q k^T] = rho I), z-tests per lag");
-    c->add_option("--encoding", a->encoding, "a relative encoding, e.g. rope:dim=64, jordan:m=2,dim=32 or "
-                                             "nd:family=axial,dim=8,axes=2 (spellings: encodings.md section 2)")->required();
+    auto* enc = c->add_option("--encoding", a->encoding, "a relative encoding, e.g. rope:dim=64, jordan:m=2,dim=32 or "
+                                                         "nd:family=axial,dim=8,axes=2 (spellings: encodings.md section 2)");
+    add_model_option(c, a->models, false)->excludes(enc);
     c->add_option("--lags", a->lags, std::string(kLagsHelp) + " (default 0,1,10,100; required for k-D encodings)");
     add_real_option(c, cmd, "--rho", a->rho, "content correlation sampled, E[q k^T] = rho I, in [-1, 1]")
         ->capture_default_str();
@@ -607,7 +619,11 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
     c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
     c->add_option("--shard", a->shard, kShardHelp);
-    c->callback([a, &ctx] { run_content(*a, ctx); });
+    c->callback([a, cmd, &ctx] {
+      take_model_encoding(cmd, a->models, a->encoding);
+      if (a->encoding.empty()) throw InputError(cmd + ": --encoding = none (must be given, or --model)");
+      run_content(*a, ctx);
+    });
   }
   {
     auto a = std::make_shared<VerifyArgs>();

@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 
 import ropekit
@@ -32,3 +33,38 @@ def test_model_bad_files(tmp_path, text, expect):
         ropekit.model(str(path))
     assert str(err.value).startswith("ropekit.model: ")
     assert expect in str(err.value)
+
+
+def test_model_encodings_work_in_every_function():
+    """Each layer type's encoding of Gemma 3 4B is a spelling kernel, features and frequencies take, with the numbers
+    of the command line's --model FILE:LAYER_TYPE; the kernel equals `kernel --model FILE` at the lags its window lets
+    a layer see (sliding 1024: lags 0..1023), where that command masks the rest (empty cells)."""
+    import os
+    from conftest import ROOT, cli_csv, numbers
+    path = os.path.join(ROOT, "data", "models", "gemma-3-4b.json")
+    m = ropekit.model(path)
+    assert m["layer_type"] == ["sliding_attention", "full_attention"]
+    lags = "0,1,100,1023,1024,4096"
+    cli = cli_csv("kernel", "--model", path, "--lags", lags)
+    for name, encoding, window in zip(m["layer_type"], m["encoding"], m["window"]):
+        rows = [i for i, t in enumerate(cli["layer_type"]) if t == name]
+        assert [cli["encoding"][i] for i in rows] == [encoding] * 6
+        span = int(window.split()[1]) if window else float("inf")
+        k = ropekit.kernel(encoding, lags)
+        for col in ("kernel", "content_variance"):
+            want = numbers([cli[col][i] for i in rows])
+            for lag, got, w in zip(k["lag"], k[col], want):
+                if abs(lag) < span:
+                    assert got == w, (name, col, lag)
+                else:
+                    assert np.isnan(w), (name, col, lag)  # masked by the command line, a number here
+        x, names = ropekit.features(encoding, "0:8")
+        f = cli_csv("features", "--model", f"{path}:{name}", "--lags", "0:8")
+        assert names == list(f)[1:]
+        for j, col in enumerate(names):
+            np.testing.assert_array_equal(x[:, j], numbers(f[col]), err_msg=col)
+        fr = ropekit.frequencies(encoding)
+        want = cli_csv("frequencies", "--model", f"{path}:{name}")
+        np.testing.assert_array_equal(fr["theta"], numbers(want["theta"]))
+    # The window masks sliding layers only: lag 1024 is masked for them, a value for the full layers.
+    assert m["window"] == ["sliding 1024", ""]

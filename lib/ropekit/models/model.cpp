@@ -1,9 +1,11 @@
 #include "ropekit/models/model.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -33,6 +35,18 @@ std::string layer_notes(const Model& m, const LayerType& l) {
   for (const auto* notes : {&l.notes, &m.notes})
     for (const auto& n : *notes) out += (out.empty() ? "" : "; ") + n;
   return out;
+}
+
+std::optional<std::int64_t> window_span(const LayerType& l) {
+  if (l.window.empty()) return std::nullopt;
+  for (const std::string_view kind : {"sliding ", "chunked "}) {
+    if (!l.window.starts_with(kind)) continue;
+    std::int64_t span = 0;
+    const char* end = l.window.data() + l.window.size();
+    const auto [p, ec] = std::from_chars(l.window.data() + kind.size(), end, span);
+    if (ec == std::errc() && p == end && span >= 1) return span;
+  }
+  throw std::logic_error("window_span: window '" + l.window + "' of layer type " + l.name);
 }
 
 double query_scale(const QueryTemperature& t, double position) {

@@ -36,6 +36,11 @@ struct LayerType {
   std::vector<std::string> notes;  ///< how frameworks read it, keys read but unused, defaults assumed
 };
 
+/// The smallest lag |Dp| a layer of this type cannot see: W of "sliding W" (a query sees the W - 1 keys before it
+/// and itself), C of "chunked C" (a query sees its own chunk of C positions, so no lag >= C); none for "" (every
+/// earlier position). @throws std::logic_error for a window the readers never write.
+std::optional<std::int64_t> window_span(const LayerType& l);
+
 /// A model: its layer types in order of first appearance, and notes about the file as a whole.
 struct Model {
   std::string source;      ///< the path read

@@ -1,0 +1,178 @@
+// --model FILE[:LAYER_TYPE] in the commands beyond kernel, frequencies and check (features, fit, fit-params, design
+// kernel:, verify content), and the masked lags of `kernel --model` for a layer type with a window. The expectation
+// is always the same command given the spelling Gemma 3 4B's published config.json gives (as `ropekit model`
+// prints it), and the window from the same file (sliding_window = 1024: lags 0..1023 visible).
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "support.hpp"
+
+using namespace ropekit::test;
+
+namespace {
+
+const std::string kSliding = "rope:dim=256,base=10000,F=128";
+const std::string kFull = "rope:dim=256,base=1000000,F=128,scaling=linear(factor=8)";
+
+std::string gemma() { return source_path("data/models/gemma-3-4b.json"); }
+
+// `ropekit ARGS` succeeds and prints what `ropekit SPELLED` prints.
+void check_same(const std::string& args, const std::string& spelled) {
+  const auto m = run_ropekit(args);
+  const auto s = run_ropekit(spelled);
+  CAPTURE(args);
+  CAPTURE(m.err);
+  REQUIRE(m.exit_code == 0);
+  REQUIRE(s.exit_code == 0);
+  CHECK(!m.out.empty());
+  CHECK(m.out == s.out);
+}
+
+// A multi-type file without :LAYER_TYPE and an unknown type are refused (exit 2, one line, nothing written).
+void check_refusals(const std::string& command) {
+  check_rejected(command + " --model '" + gemma() + "'",
+                 "--model = '" + gemma() + "' (must be a file and a layer type, " + gemma() +
+                     ":<layer type>, where the layer types' encodings differ (layer types: sliding_attention, "
+                     "full_attention))");
+  check_rejected(command + " --model '" + gemma() + ":global'",
+                 "--model = '" + gemma() + ":global' (must be a layer type of the model: one of sliding_attention, "
+                 "full_attention)");
+}
+
+// `kernel --model ...` (JSON) row by row against `kernel --encoding ...` (JSON) of the same spellings and lags: each
+// row led by its layer type, and equal to the spelled row except that a masked row's values are null.
+void check_masked(const std::string& model_args, const std::string& spelled_args,
+                  const std::vector<std::string>& layer_types, const std::vector<bool>& masked) {
+  const auto m = run_ropekit("kernel " + model_args + " --format json");
+  const auto s = run_ropekit("kernel " + spelled_args + " --format json");
+  CAPTURE(model_args);
+  CAPTURE(m.err);
+  REQUIRE(m.exit_code == 0);
+  REQUIRE(s.exit_code == 0);
+  const auto rows = nlohmann::json::parse(m.out), spelled = nlohmann::json::parse(s.out);
+  REQUIRE(rows.size() == layer_types.size());
+  REQUIRE(spelled.size() == layer_types.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CAPTURE(i);
+    CHECK(rows[i]["layer_type"] == layer_types[i]);
+    CHECK(rows[i].size() == spelled[i].size() + 1);
+    for (const auto& [key, value] : spelled[i].items()) {
+      CAPTURE(key);
+      if (masked[i] && key != "encoding" && key != "lag") CHECK(rows[i][key].is_null());
+      else CHECK(rows[i][key] == value);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("features --model: a layer type's feature columns, as its spelling's") {
+  check_same("features --model '" + gemma() + ":sliding_attention' --lags 0:4",
+             "features --encoding '" + kSliding + "' --lags 0:4");
+  check_refusals("features --lags 0:4");
+  check_rejected("features --model '" + gemma() + ":sliding_attention' --encoding rope --lags 0:4",
+                 "--encoding excludes --model");
+}
+
+TEST_CASE("fit --model: every layer type of a file, or one, fitted as their spellings") {
+  const std::string run = " --train-context 32 --eval-contexts 64 --targets phase";
+  check_same("fit --model '" + gemma() + "'" + run,
+             "fit --encoding '" + kSliding + "' --encoding '" + kFull + "'" + run);
+  check_same("fit --model '" + gemma() + ":full_attention'" + run, "fit --encoding '" + kFull + "'" + run);
+  check_rejected("fit --model '" + gemma() + ":global'" + run, "(must be a layer type of the model: one of");
+}
+
+TEST_CASE("fit-params --model: the encoding of one layer type is tuned") {
+  const std::string run = " --free theta --targets phase --train-context 32 --eval-contexts 64 --starts 1 "
+                          "--max-iterations 2 --format csv";
+  check_same("fit-params --model '" + gemma() + ":sliding_attention'" + run,
+             "fit-params --encoding '" + kSliding + "'" + run);
+  check_refusals("fit-params" + run);
+  check_rejected("fit-params --model '" + gemma() + ":sliding_attention' --encoding rope" + run,
+                 "--encoding excludes --model");
+}
+
+TEST_CASE("design --model: the target kernel:ENCODING of one layer type") {
+  const std::string run = " --blocks 8 --lags 0:129 --format csv";
+  check_same("design --model '" + gemma() + ":full_attention'" + run, "design --kernel 'kernel:" + kFull + "'" + run);
+  check_refusals("design" + run);
+  check_rejected("design --model '" + gemma() + ":full_attention' --kernel gaussian:sigma=1" + run,
+                 "--kernel excludes --model");
+  check_rejected("design" + run, "ropekit design: --kernel = none (must be given, or --model)");
+}
+
+TEST_CASE("verify content --model: one layer type's content moments, as its spelling's") {
+  const std::string run = " --trials 1000 --lags 0,1,10";
+  check_same("verify content --model '" + gemma() + ":sliding_attention'" + run,
+             "verify content --encoding '" + kSliding + "'" + run);
+  check_refusals("verify content" + run);
+  check_rejected("verify content" + run, "ropekit verify content: --encoding = none (must be given, or --model)");
+}
+
+TEST_CASE("kernel --model: lags a sliding window hides are masked, the rest are the spelling's kernel") {
+  const std::string lags = " --lags 0,1023,1024,-1024,5000";
+  // Sliding layers see lags 0 and 1023 (|lag| < 1024); 1024, -1024 and 5000 are masked. Full layers see every lag.
+  const std::vector<std::string> types = {"sliding_attention", "sliding_attention", "sliding_attention",
+                                          "sliding_attention", "sliding_attention", "full_attention",
+                                          "full_attention",    "full_attention",    "full_attention",
+                                          "full_attention"};
+  check_masked("--model '" + gemma() + "'" + lags, "--encoding '" + kSliding + "' --encoding '" + kFull + "'" + lags,
+               types, {false, false, true, true, true, false, false, false, false, false});
+  // One layer type alone: plain RoPE's extra columns are masked too.
+  check_masked("--model '" + gemma() + ":sliding_attention'" + lags, "--encoding '" + kSliding + "'" + lags,
+               std::vector<std::string>(5, "sliding_attention"), {false, false, true, true, true});
+  const auto r = run_ropekit("kernel --model '" + gemma() + "'" + lags);
+  CHECK(r.err.find("note: sliding_attention: sliding 1024 hides |lag| >= 1024: masked there") != std::string::npos);
+  // CSV: the masked cells are empty.
+  const auto csv = run_ropekit("kernel --model '" + gemma() + "' --lags 1024");
+  CHECK(csv.out.rfind("layer_type,encoding,lag,kernel,content_variance\n"
+                      "sliding_attention,\"" + kSliding + "\",1024,,\nfull_attention,",
+                      0) == 0);
+  // Without masked lags there is no note; --encoding alone keeps its columns (no layer_type).
+  CHECK(run_ropekit("kernel --model '" + gemma() + "' --lags 0,1023").err.empty());
+  CHECK(run_ropekit("kernel --encoding '" + kSliding + "' --lags 1024").out.rfind("encoding,lag,", 0) == 0);
+}
+
+TEST_CASE("kernel --model: a chunked window, and layer types that share an encoding but not a window") {
+  ScratchDir dir("model-window");
+  // Llama 4's structure in small: chunked RoPE layers (chunks of 16 positions) and a NoPE full layer.
+  const std::string chunked = dir.write("chunked.json", R"({"model_type": "llama4_text", "head_dim": 8,
+    "num_hidden_layers": 4, "attention_chunk_size": 16, "rope_theta": 500000, "no_rope_layers": [1, 1, 1, 0],
+    "layer_types": ["chunked_attention", "chunked_attention", "chunked_attention", "full_attention"]})");
+  check_masked("--model '" + chunked + "' --lags 15,16", "--encoding 'rope:dim=8,base=500000,F=4' --encoding nope --lags 15,16",
+               {"chunked_attention", "chunked_attention", "full_attention/nope", "full_attention/nope"},
+               {false, true, false, false});
+  // gpt-oss's structure: sliding and full layers with one encoding. Commands of one encoding take the file alone;
+  // kernel prints both layer types, the window masking only the sliding one's rows.
+  const std::string shared = dir.write("shared.json", R"({"head_dim": 8, "num_hidden_layers": 2, "sliding_window": 4,
+    "rope_theta": 10000, "layer_types": ["sliding_attention", "full_attention"]})");
+  check_same("frequencies --model '" + shared + "'", "frequencies --encoding 'rope:dim=8,base=10000,F=4'");
+  const std::string rope = "'rope:dim=8,base=10000,F=4'";
+  check_masked("--model '" + shared + "' --lags 3,4", "--encoding " + rope + " --encoding " + rope + " --lags 3,4",
+               {"sliding_attention", "sliding_attention", "full_attention", "full_attention"},
+               {false, true, false, false});
+}
+
+TEST_CASE("kernel --model --plot: the lags each layer type sees, refused where its window masks every lag") {
+  ScratchDir dir("model-plot");
+  const std::string svg = dir.file("k.svg"), csv = dir.file("k.csv");
+  const auto r = run_ropekit("kernel --model '" + gemma() + "' --lags 1000:1100:10 --plot '" + svg + "' --out '" + csv + "'");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string plot = slurp(svg);
+  // Lags 1000..1020 are seen by both layer types, 1030.. by the full layers only: both series, labelled by type.
+  CHECK(plot.find("sliding_attention: " + kSliding) != std::string::npos);
+  CHECK(plot.find("full_attention: rope:dim=256,base=1000000") != std::string::npos);
+  // Lags past the window only: the sliding series is left out of the plot; with it alone, nothing to plot.
+  REQUIRE(run_ropekit("kernel --model '" + gemma() + "' --lags 2000:2010 --plot '" + svg + "' --out '" + csv + "'")
+              .exit_code == 0);
+  CHECK(slurp(svg).find("sliding_attention") == std::string::npos);
+  check_rejected("kernel --model '" + gemma() + ":sliding_attention' --lags 2000:2010 --plot '" + dir.file("x.svg") + "'",
+                 "--plot = " + dir.file("x.svg") + " (must be given with lags some layer type sees (its window masks "
+                 "every lag here))");
+  CHECK_FALSE(std::filesystem::exists(dir.file("x.svg")));
+}
