@@ -4,6 +4,7 @@
 
 #include "probes/jordan_positionwise_probe.hpp"
 #include "probes/jordan_tables.hpp"
+#include "probes/models_probe.hpp"
 #include "probes/rf_rope_probe.hpp"
 #include "probes/scaling_probe.hpp"
 #include "probes/tuning_probe.hpp"
@@ -30,6 +31,8 @@ const std::vector<ProbeInfo>& builtin_probes() {
        "frequencies, kernels and fixed-basis fits", run_scaling_probe, 10},
       {"tuning", "Table 3's RoPE, damped RoPE and Jordan-RoPE bases tuned vs fixed at 1024..8192: does tuning "
        "change the paper's conclusions?", run_tuning_probe, 25},
+      {"models", "14 public checkpoints layer type by layer type: kernels over the lags each sees, wavelength coverage, "
+       "Men et al.'s base bound, framework notes", run_models_probe, 20},
   };
   return probes;
 }
