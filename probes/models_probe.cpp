@@ -116,6 +116,8 @@ std::optional<std::string> ggml_yarn_note(const Encoding& e) {
     const double d = std::abs(gg.theta(i, 0) - hf.theta(i, 0)) / hf.theta(i, 0);
     if (d > worst) worst = d, at = i;
   }
+  if (worst == 0 && gg.attention_factor == hf.attention_factor)
+    return std::string("llama.cpp (ggml's YaRN ramp): the same frequencies and attention factor");
   return fmt::format("llama.cpp (ggml's YaRN ramp{}): theta differs by up to {} relative (pair {}); attention "
                      "factor {} vs transformers' {}",
                      y->truncate ? "" : ", correction dims truncated though the file says truncate = false", g4(worst),

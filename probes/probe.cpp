@@ -32,7 +32,7 @@ const std::vector<ProbeInfo>& builtin_probes() {
       {"tuning", "Table 3's RoPE, damped RoPE and Jordan-RoPE bases tuned vs fixed at 1024..8192: does tuning "
        "change the paper's conclusions?", run_tuning_probe, 25},
       {"models", "14 public checkpoints layer type by layer type: kernels over the lags each sees, wavelength coverage, "
-       "Men et al.'s base bound, framework notes", run_models_probe, 20},
+       "Men et al.'s base bound, framework notes", run_models_probe, 6},
   };
   return probes;
 }
