@@ -167,21 +167,23 @@ ProbeResult run_models_probe(const ProbeContext& ctx) {
                                1.0, Cell(), Cell(), Cell(), Cell(), l.attention_factor, l.softmax_scale});
         for (double lag : kTableLags) krow.push_back(lag <= static_cast<double>(V) ? Cell(std::string("1")) : Cell());
       } else {
-        const FrequencySchedule* s = schedule_of(*e);
+        // The rotated part's schedule (a decoupled head is a direct sum: its rope part carries the frequencies).
+        const Encoding& leaf = *rotary_leaves(*e).front();
+        const FrequencySchedule* s = schedule_of(leaf);
         const auto& g = std::get<Geometric>(s->source);
         const bool needs_len = scheme_needs_seq_len(s->scaling) || std::holds_alternative<scaling::LongRope>(s->scaling);
         const std::optional<double> seq_len = needs_len ? std::optional<double>(L) : std::nullopt;
         // Coverage: pairs whose wavelength 2 pi / theta fits within the original context (the scheme's L0, else the
         // context) and within the extended context (frequencies at the extended length).
         const auto orig = scheme_original_length(s->scaling);
-        const FrequencyTable f0 = frequencies(*e), f1 = frequencies(*e, seq_len);
+        const FrequencyTable f0 = frequencies(leaf), f1 = frequencies(leaf, seq_len);
         auto turns = [](const FrequencyTable& f, double len) {
           std::int64_t c = 0;
           for (Eigen::Index i = 0; i < f.theta.rows(); ++i) c += 2 * std::numbers::pi / f.theta(i, 0) <= len;
           return c;
         };
         const Scan sc = scan_kernel(*e, V, seq_len);
-        const BaseBound bound = smallest_nonnegative_base(*e, V, seq_len, BaseScan{10, 1e12, 16});
+        const BaseBound bound = smallest_nonnegative_base(leaf, V, seq_len, BaseScan{10, 1e12, 16});
         negative += sc.first_negative.has_value();
         below_bound += bound.base && g.base < *bound.base;
         Scaling scheme = s->scaling;
@@ -210,7 +212,7 @@ ProbeResult run_models_probe(const ProbeContext& ctx) {
         plots[pm.family].push_back(line);
         for (std::size_t i = 0; i < lags_v.size(); ++i)
           data.add_row({pm.name, l.name, l.encoding, lags_v[i], phi[static_cast<Eigen::Index>(i)]});
-        if (auto n = ggml_yarn_note(*e)) model_notes += fmt::format("- {}: {}\n", l.name, *n);
+        if (auto n = ggml_yarn_note(leaf)) model_notes += fmt::format("- {}: {}\n", l.name, *n);
       }
       summary.add_row(row);
       kernels.add_row(krow);
@@ -219,11 +221,10 @@ ProbeResult run_models_probe(const ProbeContext& ctx) {
         model_notes += fmt::format("- {}: query scale s(p) = {} / {} / {} / {} at p = 8190 / 8191 / 65536 / 1048576\n",
                                    l.name, g4(query_scale(*l.temperature, 8190)), g4(query_scale(*l.temperature, 8191)),
                                    g4(query_scale(*l.temperature, 65536)), g4(query_scale(*l.temperature, 1048576)));
-      if (l.head_dim > l.rotary_dims && e && l.softmax_scale != 1)
-        model_notes += fmt::format("- {}: the whole {}-dim head's kernel for isotropic content is ({} Phi + {}) / {} "
-                                   "(unrotated dims add 1 each); the softmax is multiplied by {}\n",
-                                   l.name, l.head_dim, l.rotary_dims, l.head_dim - l.rotary_dims, l.head_dim,
-                                   format_significant(l.softmax_scale, 8));
+      if (l.softmax_scale != 1)
+        model_notes += fmt::format("- {}: the softmax is multiplied by {} besides the rotary attention factor (its "
+                                   "kernel, coverage and bound are the rotated part's but for min_kernel)\n",
+                                   l.name, format_significant(l.softmax_scale, 8));
     }
     for (const auto& n : m.notes) model_notes += fmt::format("- (file): {}\n", n);
     if (!model_notes.empty()) notes_md += fmt::format("\n**{}** (`{}`)\n\n{}", pm.name, pm.file, model_notes);

@@ -24,6 +24,7 @@ inline const std::vector<std::string> kContractVariants = {
     "rope:dim=32,scaling=yarn(factor=16,orig=64)",
     "rope:dim=32,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=64)",
     "rope:dim=32,base=1e6,partial=0.25,scaling=proportional(factor=2)",
+    "direct-sum:[rope(dim=16,base=1e4,scaling=yarn(factor=4,orig=64,mscale=1,mscale_all_dim=1)),nope(dim=8)]",
     "rope-freqs:freqs=[1,0.5,0.01]",
     "rope-matched:k=3,dim=32,F=8",
     "xpos:dim=32",

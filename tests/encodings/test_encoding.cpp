@@ -280,6 +280,20 @@ TEST_CASE("proportional RoPE's kernel: 64 rotating pairs over the whole head, 19
   CHECK(rows[0].kernel == 1);
 }
 
+TEST_CASE("DeepSeek's decoupled head: rope (+) nope(dim=128), kernel (64 Phi_rope + 128) / 192") {
+  const std::string rope = "rope:dim=64,base=10000,scaling=yarn(factor=40,orig=4096,mscale=1,mscale_all_dim=1)";
+  const Encoding sum = parse_encoding("direct-sum:[rope(dim=64,base=10000,scaling=yarn(factor=40,orig=4096,mscale=1,"
+                                      "mscale_all_dim=1)),nope(dim=128)]");
+  CHECK(operator_dim(sum) == 192);
+  Lags lags(3, 1);
+  lags << 1, 1000, 1e5;
+  const Eigen::VectorXd whole = kernel(sum, lags), part = kernel(parse_encoding(rope), lags);
+  for (Eigen::Index i = 0; i < 3; ++i) CHECK(whole[i] == doctest::Approx((64 * part[i] + 128) / 192).epsilon(1e-15));
+  CHECK(spelling(parse_encoding("nope")) == "nope");  // the default one dim keeps the old spelling
+  CHECK(spelling(parse_encoding("nope:dim=3")) == "nope:dim=3");
+  CHECK(operator_dim(parse_encoding("nope:dim=3")) == 3);
+}
+
 TEST_CASE("nd: vector lags, kernel equals the torus closed form") {
   const Encoding e = parse_encoding("nd:family=axial,dim=8,axes=2,base=100");
   REQUIRE(lag_dims(e) == 2);

@@ -1,6 +1,8 @@
 #pragma once
-// No position: G = 1.
+// No position: G = I_dim (a NoPE layer; with dim, the unrotated part of a decoupled head such as DeepSeek's MLA,
+// direct-sum:[rope(...),nope(dim=128)]). The kernel is 1; in a direct sum the dim weighs the part's trace.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,8 +13,11 @@
 namespace ropekit::enc {
 
 struct Nope {
+  int dim = 1;  ///< identity dims, 1..kMaxNopeDim
   static const FamilyInfo& info();
 };
+constexpr int kMaxNopeDim = 1 << 20;
+const std::array<Key<Nope>, 1>& nope_keys();
 
 std::string print(const Nope& f, bool nested);
 bool is_exact(const Nope& f);

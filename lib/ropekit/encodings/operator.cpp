@@ -83,7 +83,7 @@ EncodingSize encoding_size(const Encoding& e) {
           [](const enc::RealJordan&) { return EncodingSize{2, 0}; },
           [](const enc::Alibi&) { return EncodingSize{2, 0}; },
           [](const enc::Poly& p) { return EncodingSize{static_cast<double>(p.k), 0}; },
-          [](const enc::Nope&) { return EncodingSize{1, 0}; },
+          [](const enc::Nope& f) { return EncodingSize{static_cast<double>(f.dim), 0}; },
           [](const enc::DirectSum& d) {
             EncodingSize s;
             for (const auto& p : d.parts) {

@@ -509,13 +509,18 @@ Model read_checked(std::string_view text, const std::string& source) {
     } else {
       l.notes = notes;
       l.encoding = spelling_of(r, d->second, dims, t.max_pos, m.model_type, l.notes);
+      // DeepSeek MLA: G = R_rope (+) I_nope over the whole q.k head (models.md section 2, "decoupled").
+      if (qk_dims > dims)
+        l.encoding = fmt::format("direct-sum:[rope({}),nope(dim={})]", l.encoding.substr(l.encoding.find(':') + 1),
+                                 qk_dims - dims);
       // The spelling is checked by the encoding parser, which gives the canonical form and the attention factor.
       const Encoding e = parse_encoding(l.encoding, Where(fmt::format("{}: layer type {}", source, name)));
       l.encoding = spelling(e);
       for (auto& n : encoding_notes(e)) l.notes.push_back(std::move(n));
       // Dynamic NTK at its original length (no rescaling yet); LongRoPE before any length (its short factors).
       const bool dynamic = d->second.value("rope_type", "") == "dynamic";
-      const auto f = frequencies(e, dynamic ? std::optional<double>(static_cast<double>(*t.max_pos)) : std::nullopt);
+      const Encoding& rotary = *rotary_leaves(e).front();  // the rope part of a decoupled head
+      const auto f = frequencies(rotary, dynamic ? std::optional<double>(static_cast<double>(*t.max_pos)) : std::nullopt);
       l.attention_factor = f.attention_factor;
       l.rotary_dims = 2 * static_cast<int>(std::count_if(f.theta.data(), f.theta.data() + f.theta.size(),
                                                          [](double x) { return x != 0; }));
@@ -525,9 +530,9 @@ Model read_checked(std::string_view text, const std::string& source) {
         if (all != 0) l.softmax_scale = std::pow(yarn_mscale(s, all), 2);  // 1 for s <= 1
       }
       if (qk_dims > dims)
-        l.notes.push_back(fmt::format("qk_nope_head_dim = {}: those dims are not rotated (the encoding is the "
-                                      "rotated part's)",
-                                      qk_dims - dims));
+        l.notes.push_back(fmt::format("qk_rope_head_dim = {} rotated, qk_nope_head_dim = {} not: the encoding is their "
+                                      "direct sum over the {}-dim head",
+                                      dims, qk_dims - dims, qk_dims));
     }
     m.layer_types.push_back(std::move(l));
   }
