@@ -294,6 +294,37 @@ TEST_CASE("DeepSeek's decoupled head: rope (+) nope(dim=128), kernel (64 Phi_rop
   CHECK(operator_dim(parse_encoding("nope:dim=3")) == 3);
 }
 
+TEST_CASE("nd mrope: Qwen2-VL's contiguous and Qwen3-VL's interleaved sections, text tokens see 1-D RoPE") {
+  // Phi(Dt, Dh, Dw) = (1/64) sum_i cos(theta_i D_axis(i)), theta_i = 1e6^{-2i/128} by exp/log.
+  auto theta = [](int i) { return std::exp(-(2.0 * i / 128) * std::log(1e6)); };
+  auto closed = [&](auto axis_of, double dt, double dh, double dw) {
+    const double d[3] = {dt, dh, dw};
+    double s = 0;
+    for (int i = 0; i < 64; ++i) s += std::cos(theta(i) * d[axis_of(i)]);
+    return s / 64;
+  };
+  auto contiguous = [](int i) { return i < 16 ? 0 : i < 40 ? 1 : 2; };                         // [16, 24, 24]
+  auto interleaved = [](int i) { return i % 3 == 1 && i < 60 ? 1 : i % 3 == 2 && i < 60 ? 2 : 0; };  // [24, 20, 20]
+  const Encoding q2 = parse_encoding("nd:family=mrope,dim=128,base=1e6,sections=[16,24,24]");
+  const Encoding q3 = parse_encoding("nd:family=mrope,dim=128,base=1e6,sections=[24,20,20],interleaved=true");
+  const Encoding text = parse_encoding("rope:dim=128,base=1e6");
+  Lags lags(4, 3), text_lags(4, 1);
+  lags << 1000, 1000, 1000, 1000, 0, 0, 0, 700, 0, 3, 50, 9000;
+  text_lags << 1000, 1000, 1000, 1000;
+  const Eigen::VectorXd k2 = kernel(q2, lags), k3 = kernel(q3, lags), k1 = kernel(text, text_lags);
+  for (Eigen::Index j = 0; j < 4; ++j) {
+    CAPTURE(j);
+    // cosines of arguments up to 9000 rad: |theta d| eps relative error each, 1e-12 covers it
+    CHECK(std::abs(k2[j] - closed(contiguous, lags(j, 0), lags(j, 1), lags(j, 2))) < 1e-12);
+    CHECK(std::abs(k3[j] - closed(interleaved, lags(j, 0), lags(j, 1), lags(j, 2))) < 1e-12);
+  }
+  CHECK(std::abs(k2[0] - k1[0]) < 1e-14);  // t = h = w: 1-D RoPE
+  CHECK(std::abs(k3[0] - k1[0]) < 1e-14);
+  CHECK_THROWS_WITH_AS(parse_encoding("nd:family=mrope,dim=128,sections=[16,24,16]"),
+                       doctest::Contains("summing to dim / 2 = 64 (they sum to 56)"), InputError);
+  CHECK_THROWS_WITH_AS(parse_encoding("nd:family=mrope,dim=128"), doctest::Contains("sections"), InputError);
+}
+
 TEST_CASE("nd: vector lags, kernel equals the torus closed form") {
   const Encoding e = parse_encoding("nd:family=axial,dim=8,axes=2,base=100");
   REQUIRE(lag_dims(e) == 2);

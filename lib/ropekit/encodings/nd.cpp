@@ -1,7 +1,10 @@
 #include "ropekit/encodings/nd.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
+#include "ropekit/core/number_text.hpp"
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/encodings/feature_columns.hpp"
@@ -17,6 +20,45 @@ const std::vector<KeyRule>& rules() {
   static const std::vector<KeyRule> r = {
       {"dim", KeyKind::integer, 4, 1024}, {"axes", KeyKind::integer, 1, 8}, {"base", KeyKind::positive}};
   return r;
+}
+
+// MRoPE (Qwen2-VL, Qwen3-VL): RoPE's one grid theta_i = base^{-2i/dim}, each pair rotated by one axis (t, h, w, ...):
+// contiguous sections (Qwen2-VL: pairs 0..s0-1 by t, the next s1 by h, ...) or, interleaved (Qwen3-VL's
+// apply_interleaved_mrope), pair i by axis a > 0 when i % N == a and i < N s_a, else by t. A torus whose lag is
+// (Dt, Dh, Dw); text tokens (Dt = Dh = Dw) see 1-D RoPE.
+GeneratorFamily take_mrope(Spelling& s, const ParseContext& ctx) {
+  const auto& r = rules();
+  const int dim = ctx.take_int_in(s, "dim", 128, static_cast<int>(r[0].min), static_cast<int>(r[0].max));
+  const double base = ctx.take_positive(s, "base", 1e4);
+  const bool interleaved = s.take_bool("interleaved").value_or(false);
+  const auto items = s.take_items("sections");
+  if (!items) ctx.bad(s, "sections", "(none)", "given: pairs per axis, e.g. sections=[16,24,24]");
+  if (items->empty() || items->size() > 8) ctx.bad(s, "sections", fmt::format("{} entries", items->size()), "1 to 8 axes");
+  std::vector<int> sections;
+  int total = 0;
+  for (const auto& item : *items) {
+    const auto v = parse_int(item);
+    if (!v || *v < 1 || *v > dim) ctx.bad(s, "sections", item, "integers >= 1");
+    sections.push_back(static_cast<int>(*v));
+    total += sections.back();
+  }
+  if (total != dim / 2)
+    ctx.bad(s, "sections", format_numbers(std::vector<double>(sections.begin(), sections.end())),
+            fmt::format("pair counts summing to dim / 2 = {} (they sum to {})", dim / 2, total));
+  s.finish("family, dim, base, sections, interleaved");
+  const auto axes = static_cast<int>(sections.size());
+  gen::Torus t{Eigen::MatrixXd::Zero(axes, dim / 2)};
+  for (int i = 0, a = 0, end = sections[0]; i < dim / 2; ++i) {
+    int axis = 0;
+    if (interleaved) {
+      axis = i % axes != 0 && i < axes * sections[static_cast<std::size_t>(i % axes)] ? i % axes : 0;
+    } else {
+      while (i >= end) end += sections[static_cast<std::size_t>(++a)];
+      axis = a;
+    }
+    t.frequencies(axis, i) = geometric_frequency(base, i, dim);
+  }
+  return t;
 }
 
 GeneratorFamily take_generators(Spelling& s, const ParseContext& ctx) {
@@ -39,7 +81,8 @@ GeneratorFamily take_generators(Spelling& s, const ParseContext& ctx) {
     s.finish("family, dim, axes, base, seed");
     return m;
   }
-  ctx.bad(s, "family", fam, "axial or mixed (or file=PATH of generators)");
+  if (fam == "mrope") return take_mrope(s, ctx);
+  ctx.bad(s, "family", fam, "axial, mixed or mrope (or file=PATH of generators)");
 }
 
 Encoding parse(Spelling& s, const ParseContext& ctx) {
@@ -66,7 +109,9 @@ const FamilyInfo& Nd::info() {
   static const FamilyInfo info{
       "nd",
       {{"nd", parse}},
-      {{"nd:family=axial|mixed,dim=<n>,axes=<N>,base=<B>[,seed=<s>] | nd:file=<generators.json>", "",
+      {{"nd:family=axial|mixed,dim=<n>,axes=<N>,base=<B>[,seed=<s>] | nd:family=mrope,dim=<n>,base=<B>,"
+        "sections=[<s_t>,<s_h>,<s_w>][,interleaved=true] | nd:file=<generators.json>",
+        "",
         "exp(-sum_a Dp_a B_a)", "1, cos(w_b . d), sin(w_b . d) (torus)"}},
       "nd:family=axial,dim=8,axes=2,base=100",
       Rotary::sometimes,

@@ -189,6 +189,20 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
                                     format_number(*p), model_type.empty() ? "(no model_type)" : model_type));
     }
   }
+  // MRoPE (Qwen2-VL contiguous sections, Qwen3-VL interleaved): text tokens see 1-D RoPE (the spelling); image and
+  // video tokens the 3-D encoding, given in a note.
+  if (const auto ms = d.find("mrope_section"); ms != d.end() && !ms->is_null()) {
+    if (!ms->is_array() || ms->empty()) r.bad("mrope_section", *ms, "a list of pair counts per axis");
+    std::vector<double> sections;
+    for (const auto& x : *ms) {
+      if (!x.is_number_integer() || x.get<std::int64_t>() < 1) r.bad("mrope_section", *ms, "positive integers");
+      sections.push_back(x.get<double>());
+    }
+    const bool interleaved = r.boolean(d, "mrope_interleaved").value_or(false);
+    notes.push_back(fmt::format("mrope: text tokens (t = h = w) see this 1-D RoPE; image and video tokens see "
+                                "nd:family=mrope,dim={},base={},sections={}{} (lag (Dt, Dh, Dw))",
+                                dims, format_number(theta), format_numbers(sections), interleaved ? ",interleaved=true" : ""));
+  }
   const auto factor = r.positive(d, "factor");
   const auto orig = r.positive(d, "original_max_position_embeddings");
   auto need = [&](const std::optional<double>& v, const char* key) {
@@ -240,11 +254,7 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
     std::string k = factor && *factor != 1 ? fmt::format("(factor={})", format_number(*factor)) : "";
     return s + ",scaling=proportional" + k;
   }
-  if (type == "mrope" || type == "default_mrope") {
-    notes.push_back("mrope: for text tokens (t = h = w) the kernel is 1-D RoPE's, read here; image and video "
-                    "tokens are not");
-    return s;
-  }
+  if (type == "mrope" || type == "default_mrope") return s;
   r.bad("rope_type", json(type), "one of default, linear, dynamic, yarn, longrope, llama3, proportional, mrope");
 }
 
