@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ropekit/models/model.hpp"  // QueryTemperature
+
 namespace CLI {
 class App;
 class Option;
@@ -50,6 +52,7 @@ CLI::Option* add_model_option(CLI::App* c, std::vector<std::string>& models, boo
 struct ModelLayer {
   std::string encoding, window, label;
   std::optional<std::int64_t> span;
+  std::optional<QueryTemperature> temperature;  ///< Llama 4's NoPE layers: the score is scaled by s(p)
 };
 /// The models' layer types, each (encoding, window) once. several: FILE alone gives every layer type; else FILE
 /// needs a :LAYER_TYPE when its layer types' encodings differ (the message lists them).

@@ -184,6 +184,15 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     if (!a.plot.empty() && !any_seen)
       throw_bad_value(where, "plot", a.plot, "given with lags some layer type sees (its window masks every lag here)");
   }
+  if (a.position && !(*a.position >= 0))
+    throw_bad_value(where, "position", format_number(*a.position), "a query position >= 0");
+  for (std::size_t j = 0; j < a.layers.size(); ++j)
+    if (a.layers[j].temperature)
+      masked_notes.push_back(fmt::format("{}: the query is scaled by s(p) = {} ln(1 + floor((p + 1)/{})) + 1 at p = {}: "
+                                         "kernel times s(p), content variance times s(p)^2",
+                                         a.layers[j].label, format_number(a.layers[j].temperature->attn_scale),
+                                         format_number(a.layers[j].temperature->floor_scale),
+                                         a.position ? format_number(*a.position) : std::string("|lag|")));
   print_notes(command, encs);
   for (const auto& note : masked_notes) std::cerr << command << ": note: " << note << "\n";
   announce(command, fmt::format("{} lags of {} encoding(s)", lag_count, encs.size()),
@@ -210,7 +219,11 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
         const KernelRow& r = kr[static_cast<std::size_t>(i)];
         const Eigen::VectorXd lag = here.row(i).transpose();
         const std::span<const double> l(lag.data(), static_cast<std::size_t>(lag.size()));
-        std::vector<Cell> row = {name, lag_cell(l), r.kernel, r.content_variance};
+        // Llama 4's query temperature: the score at query position p (default |lag|) is scaled by s(p).
+        const double s_p = !a.layers.empty() && a.layers[j].temperature
+                               ? query_scale(*a.layers[j].temperature, a.position.value_or(std::abs(lag[0])))
+                               : 1.0;
+        std::vector<Cell> row = {name, lag_cell(l), r.kernel * s_p, r.content_variance * s_p * s_p};
         if (any_rf) {
           row.push_back(number(r.expected_kernel));
           row.push_back(number(r.frequency_variance));
@@ -225,7 +238,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
         t.add_row(std::move(row));
         if (!a.plot.empty() && !hidden) {
           s.x.push_back(here(i, 0));
-          s.y.push_back(r.kernel);
+          s.y.push_back(r.kernel * s_p);
         }
       }
       if (streamed) {

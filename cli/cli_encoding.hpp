@@ -15,6 +15,7 @@ struct EncodingKernelArgs {
   std::vector<std::string> encodings;  ///< spellings as typed (several: side by side)
   std::string lags;                    ///< "" : 0,1,10,100,1000 for 1-D encodings; k-D encodings need it
   std::optional<double> rho, seq_len;
+  std::optional<double> position;  ///< the query position of a layer type with a query temperature (default |lag|)
   std::string format = "csv", out, plot;
   int block_rows = 1 << 16;  ///< 1-D lags without --plot are streamed in blocks of this many (memory: one block)
   /// Empty, or one per encoding: the model layer type it stands for (label "" for an --encoding). Given any, rows

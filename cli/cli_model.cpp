@@ -71,9 +71,15 @@ std::vector<ModelLayer> model_layers(const std::string& command, const std::vect
     }
     auto add = [&](const LayerType& l) {
       const std::string label = paths.size() > 1 ? ref.path + ":" + l.name : l.name;
-      const auto same = std::find_if(out.begin(), out.end(),
-                                     [&](const ModelLayer& o) { return o.encoding == l.encoding && o.window == l.window; });
-      if (same == out.end()) out.push_back({l.encoding, l.window, label, window_span(l)});
+      auto same_temperature = [&](const ModelLayer& o) {
+        return o.temperature.has_value() == l.temperature.has_value() &&
+               (!l.temperature || (o.temperature->floor_scale == l.temperature->floor_scale &&
+                                   o.temperature->attn_scale == l.temperature->attn_scale));
+      };
+      const auto same = std::find_if(out.begin(), out.end(), [&](const ModelLayer& o) {
+        return o.encoding == l.encoding && o.window == l.window && same_temperature(o);
+      });
+      if (same == out.end()) out.push_back({l.encoding, l.window, label, window_span(l), l.temperature});
       else if ((", " + same->label + ", ").find(", " + label + ", ") == std::string::npos) same->label += ", " + label;
     };
     if (!ref.layer_type.empty() || !several) {

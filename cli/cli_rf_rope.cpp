@@ -42,7 +42,7 @@ struct KernelArgs {
   std::string spectrum, lags, format = "csv", out, plot;  // lags default: default_lag_text(k, 5)
   std::vector<std::string> encodings, models;
   std::vector<ModelLayer> layers;  // empty, or one per encoding (encoding_kernel_args.layers)
-  std::optional<double> rho, seq_len;
+  std::optional<double> rho, seq_len, position;
   bool families = false;
   int block_rows = 1 << 16;  // rows evaluated and written at a time (memory: ~1 KB each)
 };
@@ -149,7 +149,7 @@ void run_kernel(const KernelArgs& a) {
     throw InputError("ropekit kernel: give exactly one of --spectrum SPEC and --encoding ENCODING...");
   if (!a.encodings.empty()) {
     run_encoding_kernel(
-        EncodingKernelArgs{a.encodings, a.lags, a.rho, a.seq_len, a.format, a.out, a.plot, a.block_rows, a.layers});
+        EncodingKernelArgs{a.encodings, a.lags, a.rho, a.seq_len, a.position, a.format, a.out, a.plot, a.block_rows, a.layers});
     return;
   }
   // Options of the --encoding path only: refused rather than ignored.
@@ -564,6 +564,10 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
                     "--encoding: content correlation, E[q k^T] = rho I, in [-1, 1] (default 1)");
     add_real_option(k, "ropekit kernel", "--seq-len", a->seq_len,
                     "--encoding: current sequence length T for dynamic and longrope schemes (default: |Dp| + 1)");
+    add_real_option(k, "ropekit kernel", "--position", a->position,
+                    "--model: the query position p for a layer type with a query temperature (Llama 4's NoPE layers "
+                    "scale the score by s(p), so kernel and content variance include s(p) and s(p)^2); default: |Dp| "
+                    "(the query at Dp, the key at 0)");
     k->add_option("--plot", a->plot, "--encoding: also write the kernels over the lags as an SVG plot to this file");
     add_integer_option(k, "ropekit kernel", "--block-rows", a->block_rows, "rows per streamed block (tests)", 1, 1 << 24)
         ->group("");

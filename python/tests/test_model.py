@@ -68,3 +68,17 @@ def test_model_encodings_work_in_every_function():
         np.testing.assert_array_equal(fr["theta"], numbers(want["theta"]))
     # The window masks sliding layers only: lag 1024 is masked for them, a value for the full layers.
     assert m["window"] == ["sliding 1024", ""]
+
+
+def test_llama4_query_temperature_columns():
+    # models.md section 4: s(p) = 0.1 ln(1 + floor((p + 1) / 8192)) + 1 = 1.0693 at p = 8191, on NoPE layers only.
+    import math
+    import os
+    from conftest import ROOT
+    m = ropekit.model(os.path.join(ROOT, "data", "models", "llama-4-scout.json"))
+    at = {name: i for i, name in enumerate(m["layer_type"])}
+    nope, chunked = at["full_attention/nope"], at["chunked_attention"]
+    assert m["query_floor_scale"][nope] == 8192 and m["query_attn_scale"][nope] == 0.1
+    assert math.isnan(m["query_floor_scale"][chunked])
+    s = m["query_attn_scale"][nope] * math.log1p(math.floor((8191 + 1) / m["query_floor_scale"][nope])) + 1
+    assert abs(s - 1.0693) < 5e-5

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -175,4 +176,30 @@ TEST_CASE("kernel --model --plot: the lags each layer type sees, refused where i
                  "--plot = " + dir.file("x.svg") + " (must be given with lags some layer type sees (its window masks "
                  "every lag here))");
   CHECK_FALSE(std::filesystem::exists(dir.file("x.svg")));
+}
+
+TEST_CASE("kernel --model: Llama 4's NoPE layers scale the score by s(p), at p = |lag| or --position") {
+  // models.md section 4: s(p) = 0.1 ln(1 + floor((p + 1)/8192)) + 1 is 1.0 / 1.0693 / 1.2197 / 1.4860 at
+  // p = 8190 / 8191 / 65536 / 1048576; written out here. NoPE's own kernel is 1 and its content variance 1 + rho^2 = 2.
+  auto s = [](double p) { return 0.1 * std::log1p(std::floor((p + 1) / 8192)) + 1; };
+  const std::string scout = source_path("data/models/llama-4-scout.json");
+  const auto r = run_ropekit("kernel --model '" + scout + ":full_attention/nope' --lags 8190,8191,65536,1048576 --format json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 4);
+  const double printed[] = {1.0, 1.0693, 1.2197, 1.4860};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const double p = rows[i]["lag"].get<double>(), k = rows[i]["kernel"].get<double>();
+    CAPTURE(p);
+    CHECK(k == doctest::Approx(s(p)).epsilon(1e-15));
+    CHECK(std::abs(k - printed[i]) < 5e-5);
+    CHECK(rows[i]["content_variance"].get<double>() == doctest::Approx(2 * s(p) * s(p)).epsilon(1e-15));
+  }
+  CHECK(r.err.find("scaled by s(p)") != std::string::npos);
+  // --position fixes the query position for every lag.
+  const auto at = run_ropekit("kernel --model '" + scout + ":full_attention/nope' --lags 1,5 --position 65536 --format json");
+  REQUIRE(at.exit_code == 0);
+  for (const auto& row : nlohmann::json::parse(at.out)) CHECK(row["kernel"].get<double>() == doctest::Approx(s(65536)));
+  check_rejected("kernel --model '" + scout + ":full_attention/nope' --lags 1 --position -1",
+                 "position = -1 (must be a query position >= 0)");
 }

@@ -149,6 +149,27 @@ TEST_CASE("GGUF: plain and linear-scaled RoPE from the keys") {
   CHECK(m.layer_types[0].encoding == "rope:dim=128,base=1000000,F=64,scaling=linear(factor=4)");
 }
 
+TEST_CASE("GGUF: YaRN's yarn_log_multiplier in llama.cpp's two conventions, the softmax multiplier of today's") {
+  // DeepSeek-V3 as a GGUF: 64 of 192 dims rotate, YaRN s = 40 from 4096; x = 1 (mscale_all_dim, llama.cpp today):
+  // softmax (1 + 0.1 ln 40)^2, transformers' mscale(40, 1)^2; the older reading (1 + ln 40)^2.
+  test::ScratchDir dir("gguf3");
+  const std::string path = dir.write(
+      "ds.gguf", gguf({{"deepseek2.rope.freq_base", 10000.0f}, {"deepseek2.rope.scaling.factor", 40.0f},
+                       {"deepseek2.rope.scaling.yarn_log_multiplier", 1.0f}},
+                      {{"deepseek2.attention.head_count", 128}, {"deepseek2.attention.key_length", 192},
+                       {"deepseek2.rope.dimension_count", 64}, {"deepseek2.rope.scaling.original_context_length", 4096},
+                       {"deepseek2.context_length", 163840}},
+                      {{"general.architecture", "deepseek2"}, {"deepseek2.rope.scaling.type", "yarn"}}, {}));
+  const Model m = read_model(path);
+  const auto& l = m.layer_types.at(0);
+  CHECK(l.head_dim == 192);
+  CHECK(l.rotary_dims == 64);
+  CHECK(l.softmax_scale == doctest::Approx(std::pow(0.1 * std::log(40.0) + 1, 2)).epsilon(1e-15));
+  const std::string notes = layer_notes(m, l);
+  CHECK(notes.find("before llama.cpp PR 17945 they read (1 + x ln s)^2 = " +
+                   format_significant(std::pow(1 + std::log(40.0), 2), 8)) != std::string::npos);
+}
+
 TEST_CASE("GGUF: truncated and lying files are refused in one line, never read past the file") {
   test::ScratchDir dir("gguf3");
   const std::string good = gguf({{"llama.rope.freq_base", 10000.0f}},

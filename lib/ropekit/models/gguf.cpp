@@ -293,6 +293,24 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
       if (const auto bs = number(g, a + "rope.scaling.yarn_beta_slow")) k += ",beta_slow=" + format_number(*bs);
       s += ",scaling=yarn(" + k + ")";
       l.notes.push_back("llama.cpp computes YaRN with its own ramp (ropekit's --convention ggml)");
+      // The softmax multiplier of DeepSeek-style graphs. llama.cpp today (PR 17945): mscale = 1 + 0.1 x ln s, so the
+      // key x is transformers' mscale_all_dim; its graphs before that read mscale = 1 + x ln s (x = 0.1 mscale_all_dim).
+      if (const auto x = number(g, a + "rope.scaling.yarn_log_multiplier")) {
+        const double ln_s = std::log(*factor), now = std::pow(1 + 0.1 * *x * ln_s, 2), before = std::pow(1 + *x * ln_s, 2);
+        if (!std::isfinite(now) || !std::isfinite(before))
+          throw_bad_value(source, a + "rope.scaling.yarn_log_multiplier", format_number(*x), "a finite multiplier");
+        l.softmax_scale = now;
+        l.notes.push_back(fmt::format(
+            "rope.scaling.yarn_log_multiplier = {}: llama.cpp's DeepSeek-style graphs multiply the softmax by "
+            "(1 + 0.1 x ln s)^2 = {} (x read as transformers' mscale_all_dim); before llama.cpp PR 17945 they read "
+            "(1 + x ln s)^2 = {} (x = 0.1 mscale_all_dim), a factor {} apart",
+            format_number(*x), format_significant(now, 8), format_significant(before, 8),
+            format_significant(before / now, 8)));
+      }
+      if (const auto af = number(g, a + "rope.scaling.attn_factor"))
+        l.notes.push_back(fmt::format("rope.scaling.attn_factor = {}: llama.cpp multiplies it into YaRN's attention "
+                                      "factor (a = {} (1 + 0.1 ln s) under --convention ggml); transformers has no such key",
+                                      format_number(*af), format_number(*af)));
     } else if (type == "longrope" && orig && m.context_length && g.tensors.count("rope_factors_long") &&
                g.tensors.count("rope_factors_short")) {
       s += fmt::format(",scaling=longrope(short={},long={},orig={},max={})", format_numbers(g.tensors.at("rope_factors_short")),
