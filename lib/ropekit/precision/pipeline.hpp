@@ -1,0 +1,67 @@
+#pragma once
+// A framework's RoPE pipeline as a value (spec precision.md section 1): how each stage is done and in which dtype,
+// and what it holds at position p: inverse frequency, angle, cos and sin, with the errors against the exact
+// (float64) encoding. Stages emulated by exact software rounding (dtype.hpp):
+//   huggingface (transformers' Llama-family RotaryEmbedding.forward): theta_i in fp32 from the scheme's fp32 code
+//     (frequencies(..., float32 = true)), or held in inv_freq_dtype; angle fl32(fl32(p) theta_i) (one rounded
+//     product; tf32: both factors rounded to tf32 first; angle_dtype bf16/fp16: the product in that dtype, as a model
+//     computing its angles in half precision); cos = fl_D(fl32(cos(angle)) fl32(a)), sin alike, D the model dtype.
+//   ggml (llama.cpp's ggml_rope_cache_init, CPU): theta_scale = powf(base, -2/n), angle_0 = fl32(p),
+//     angle_{i+1} = fl32(angle_i theta_scale); cosf / sinf in fp32 times the attention factor; plain RoPE only.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ropekit/encoding.hpp"
+#include "ropekit/precision/dtype.hpp"
+
+namespace ropekit {
+
+enum class PipelineKind { huggingface, ggml };
+/// "huggingface" (or "hf", "transformers"), "ggml" (or "llama.cpp").
+PipelineKind parse_pipeline(std::string_view text, const Where& where);
+std::string_view pipeline_name(PipelineKind p);
+
+struct Pipeline {
+  PipelineKind kind = PipelineKind::huggingface;
+  Dtype dtype = Dtype::fp32;            ///< the model dtype (tables); tf32: fp32 tables, angles by a TF32 matmul
+  Dtype inv_freq_dtype = Dtype::fp32;   ///< the dtype inv_freq is held in (a buffer cast with the model: bf16)
+  Dtype angle_dtype = Dtype::fp32;      ///< the dtype the angle product is rounded to (tf32: see above)
+};
+
+/// The encoding's rotated pairs as a pipeline sees them: exact (float64) and held inverse frequencies.
+struct PrecisionPlan {
+  Pipeline pipeline;
+  std::vector<double> theta_exact, theta_held;
+  double attention_factor = 1;
+  double ggml_theta_scale = 0;  ///< ggml: powf(base, -2/n)
+};
+/// @throws InputError unless the encoding has one 1-D geometric or explicit schedule (rope family), or for ggml a
+///         plain geometric RoPE without scaling; names `command`.
+PrecisionPlan plan_precision(const std::string& command, const Encoding& e, const Pipeline& p,
+                             std::optional<double> seq_len = {});
+
+/// One pair at one position, each value exactly as the framework holds it (widened to double).
+struct HeldPair {
+  double inv_freq, angle, cos, sin;
+};
+std::vector<HeldPair> held_table(const PrecisionPlan& plan, double position);
+
+/// Per position: the largest errors over the rotated pairs.
+struct PhaseErrors {
+  double phase_error_max;     ///< |angle - p theta_exact| wrapped to [-pi, pi]
+  double inv_freq_part_max;   ///< |p (theta_held - theta_exact)|, unwrapped
+  double angle_part_max;      ///< |angle - p theta_held|: the rounding of the angle itself
+  double table_error_max;     ///< max(|cos - a cos(p theta_exact)|, |sin - a sin(p theta_exact)|)
+  double table_phase_error_max;  ///< |atan2(sin, cos) - p theta_exact| wrapped: the phase the tables carry
+};
+PhaseErrors phase_errors(const PrecisionPlan& plan, double position);
+
+/// Positions: integers in [0, 2^31 - 1].
+/// @throws InputError naming the position and the range.
+void check_position(const Where& where, double position);
+
+}  // namespace ropekit
