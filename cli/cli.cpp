@@ -130,6 +130,7 @@ const std::vector<CommandGroup>& command_groups() {
       {add_design_commands, {"design"}},
       {add_merge_command, {"merge"}},
       {add_model_command, {"model"}},
+      {add_precision_command, {"precision"}},
   };
   return groups;
 }

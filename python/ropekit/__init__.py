@@ -27,6 +27,7 @@ from ._ropekit import (  # noqa: F401  (the library's functions, documented in t
     list_spectra,
     list_targets,
     model,
+    precision,
     spectrum_kernel,
     verify_master,
 )
@@ -34,6 +35,6 @@ from .sweep import FIT_COLUMNS, sweep  # noqa: F401
 
 __all__ = [
     "DEFAULT_SEED", "FIT_COLUMNS", "design", "features", "fit", "fit_params", "fit_spectrum", "frequencies",
-    "kernel", "lie_check", "list_encodings", "list_spectra", "list_targets", "model", "spectrum_kernel", "sweep",
+    "kernel", "lie_check", "list_encodings", "list_spectra", "list_targets", "model", "precision", "spectrum_kernel", "sweep",
     "verify_master",
 ]

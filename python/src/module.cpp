@@ -66,6 +66,9 @@ PYBIND11_MODULE(_ropekit, m) {
   m.def("kernel", named("kernel", &py_kernel), doc_kernel, "encoding"_a, "lags"_a = py::none(), "rho"_a = 1.0,
         "seq_len"_a = py::none());
   m.def("model", named("model", &py_model), doc_model, "path"_a);
+  m.def("precision", named("precision", &py_precision), doc_precision, "encoding"_a, "positions"_a = py::none(),
+        "dtype"_a = "fp32", "pipeline"_a = "huggingface", "table"_a = false, "inv_freq_dtype"_a = "fp32",
+        "angle_dtype"_a = "fp32", "seq_len"_a = py::none());
   m.def("frequencies", named("frequencies", &py_frequencies), doc_frequencies, "encoding"_a, "seq_len"_a = py::none(),
         "float32"_a = false, "convention"_a = "huggingface");
   m.def("features", named("features", &py_features), doc_features, "encoding"_a, "lags"_a = py::none());

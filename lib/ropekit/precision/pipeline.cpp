@@ -32,9 +32,9 @@ PipelineKind parse_pipeline(std::string_view text, const Where& where) {
 
 std::string_view pipeline_name(PipelineKind p) { return p == PipelineKind::huggingface ? "huggingface" : "ggml"; }
 
-void check_position(const Where& where, double position) {
+void check_position(const Where& where, double position, std::string_view name) {
   if (!(position >= 0 && position <= 2147483647.0 && std::floor(position) == position))
-    throw_bad_value(where, "position", format_number(position), "an integer in [0, 2^31 - 1]");
+    throw_bad_value(where, name, format_number(position), "an integer in [0, 2^31 - 1]");
 }
 
 PrecisionPlan plan_precision(const std::string& command, const Encoding& e, const Pipeline& p,

@@ -62,6 +62,6 @@ PhaseErrors phase_errors(const PrecisionPlan& plan, double position);
 
 /// Positions: integers in [0, 2^31 - 1].
 /// @throws InputError naming the position and the range.
-void check_position(const Where& where, double position);
+void check_position(const Where& where, double position, std::string_view name = "position");
 
 }  // namespace ropekit

@@ -1,0 +1,100 @@
+// ropekit precision: what a framework's RoPE pipeline holds (inverse frequencies, angles, cos/sin tables in its
+// dtypes) and how far its phase lands from the exact encoding, per position (lib/ropekit/precision/).
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/cli.hpp"
+#include "reports/output.hpp"
+#include "reports/progress.hpp"
+#include "reports/table.hpp"
+#include "ropekit/core/budget.hpp"
+#include "ropekit/core/lags.hpp"
+#include "ropekit/precision/precision_request.hpp"
+
+namespace ropekit {
+
+namespace {
+
+constexpr const char* kDefaultPositions = "0,1,4095,32767,262143,1048575,9999999";
+
+struct PrecisionArgs {
+  PrecisionRequest request;
+  std::vector<std::string> models;
+  std::string positions = kDefaultPositions, format = "csv", out;
+};
+
+void run_precision(PrecisionArgs& a) {
+  const std::string& command = a.request.command;
+  const Format format = parse_format_option(command, a.format);
+  check_output_path(a.out);
+  take_model_encoding(command, a.models, a.request.encoding);
+  const PrecisionRun run = plan_precision_request(a.request);
+  // The run is sized, and every position checked, before the first row.
+  LagStream positions(a.positions, Where::options(command), "--positions");
+  check_precision_budget(run, command, positions.count());
+  std::vector<double> block(1 << 14);
+  for (std::size_t n; (n = positions.next(block.data(), block.size())) > 0;)
+    check_precision_positions(run, command, block.data(), n);
+  positions.rewind();
+  announce(command, fmt::format("{} positions of {} pairs", positions.count(), run.plan.theta_held.size()),
+           static_cast<double>(positions.count()) * static_cast<double>(run.plan.theta_held.size()) * 4 / kElementsPerSecond);
+  TableStream out(a.out, format, run.columns);
+  for (std::size_t n; (n = positions.next(block.data(), block.size())) > 0;) {
+    const auto cols = precision_rows(run, block.data(), n);
+    Table t;
+    t.columns = run.columns;
+    for (std::size_t r = 0; r < cols[0].size(); ++r) {
+      std::vector<Cell> row;
+      for (std::size_t c = 0; c < cols.size(); ++c) {
+        const bool integer = c == 0 || (run.table && c == 1);
+        row.push_back(integer ? Cell(static_cast<std::int64_t>(cols[c][r])) : Cell(cols[c][r]));
+      }
+      t.add_row(std::move(row));
+    }
+    out.add(t);
+  }
+  out.finish();
+}
+
+}  // namespace
+
+void add_precision_command(CLI::App& app, const CliContext&) {
+  auto a = std::make_shared<PrecisionArgs>();
+  auto* c = app.add_subcommand(
+      "precision", "What a framework's RoPE pipeline holds in fp32, tf32, bf16 or fp16 (inverse frequencies, angles, "
+                   "cos/sin tables) and its phase error against the exact encoding, per position");
+  auto* enc = c->add_option("--encoding", a->request.encoding, "a rope encoding, e.g. rope:dim=128,base=1e4 (see "
+                                                                "`ropekit list encodings`)");
+  add_model_option(c, a->models, false)->excludes(enc);
+  c->add_option("--dtype", a->request.dtype,
+                "the model dtype the cos/sin tables are cast to: fp32, bf16, fp16; tf32: fp32 tables with the angle "
+                "computed by a TF32 matmul (both factors rounded to tf32)")
+      ->capture_default_str();
+  c->add_option("--pipeline", a->request.pipeline,
+                "huggingface (transformers' Llama-family rotary module: fp32 inv_freq from the scheme's fp32 code, "
+                "angle fl32(p theta), tables fl32(cos) cast to the dtype) or ggml (llama.cpp's CPU rope cache: "
+                "iterated fp32 products theta *= powf(base, -2/n); plain RoPE)")
+      ->capture_default_str();
+  c->add_option("--inv-freq-dtype", a->request.inv_freq_dtype,
+                "huggingface: the dtype inv_freq is held in (bf16: a buffer cast with the model)")
+      ->capture_default_str();
+  c->add_option("--angle-dtype", a->request.angle_dtype,
+                "huggingface: the dtype of the angle product fl(fl(p) fl(theta)) (fp16: angles computed in half precision)")
+      ->capture_default_str();
+  c->add_option("--positions", a->positions, "positions p: integers in [0, 2^31 - 1], list or start:stop[:step]")
+      ->capture_default_str();
+  add_real_option(c, "ropekit precision", "--seq-len", a->request.seq_len,
+                  "current sequence length for dynamic and longrope schemes");
+  c->add_flag("--table", a->request.table,
+              "rows position,i,inv_freq,angle,cos,sin per rotated pair, each value as the framework holds it (read "
+              "back exactly); without it one row per position: phase_error_max (|angle - p theta_exact| wrapped to "
+              "[-pi, pi]), its parts inv_freq_part_max (|p (theta_held - theta_exact)|, unwrapped) and "
+              "angle_part_max, table_error_max and table_phase_error_max (the phase atan2(sin, cos) carries)");
+  c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
+  c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
+  c->callback([a] { run_precision(*a); });
+}
+
+}  // namespace ropekit

@@ -1,0 +1,81 @@
+#include "ropekit/precision/precision_request.hpp"
+
+#include <fmt/format.h>
+
+#include "ropekit/core/budget.hpp"
+#include "ropekit/core/cancel.hpp"
+
+namespace ropekit {
+
+PrecisionRun plan_precision_request(const PrecisionRequest& r) {
+  const Where where = Where::options(r.command);
+  Pipeline p;
+  p.kind = parse_pipeline(r.pipeline, where);
+  p.dtype = parse_dtype(r.dtype, where, "dtype");
+  p.inv_freq_dtype = parse_dtype(r.inv_freq_dtype, where, "inv_freq_dtype");
+  p.angle_dtype = parse_dtype(r.angle_dtype, where, "angle_dtype");
+  if (p.kind == PipelineKind::ggml && (p.inv_freq_dtype != Dtype::fp32 || p.angle_dtype != Dtype::fp32))
+    throw_bad_value(where, "pipeline", "ggml", "huggingface with inv_freq_dtype or angle_dtype other than fp32 (ggml "
+                                               "iterates its angles in fp32)");
+  if (r.seq_len && !(*r.seq_len > 0 && std::isfinite(*r.seq_len)))
+    throw_bad_value(where, "seq_len", format_number(*r.seq_len), "finite and > 0");
+  if (r.encoding.empty()) throw_bad_value(where, "encoding", "none", "given (or --model)");
+  const Encoding e = parse_encoding(r.encoding, Where(r.command + ": --encoding"));
+  PrecisionRun run;
+  run.plan = plan_precision(r.command, e, p, r.seq_len);
+  run.table = r.table;
+  run.columns = r.table ? std::vector<std::string>{"position", "i", "inv_freq", "angle", "cos", "sin"}
+                        : std::vector<std::string>{"position", "phase_error_max", "inv_freq_part_max", "angle_part_max",
+                                                   "table_error_max", "table_phase_error_max"};
+  return run;
+}
+
+void check_precision_positions(const PrecisionRun&, const std::string& command, const double* positions, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) check_position(Where::options(command), positions[i], "positions");
+}
+
+void check_precision_budget(const PrecisionRun& run, const std::string& command, std::int64_t positions) {
+  // Per position and pair: a few roundings, a cos and a sin (and, for the errors, long double ones).
+  const double pairs = static_cast<double>(run.plan.theta_held.size());
+  const auto cost = [&](double n) {
+    Cost c;
+    c.seconds = n * pairs * 4 / kElementsPerSecond;
+    c.bytes = 0;  // streamed
+    return c;
+  };
+  const Cost c = cost(static_cast<double>(positions));
+  if (c.fits()) return;
+  check_cost(Where::options(command), "positions", fmt::format("{} positions", positions), c,
+             fmt::format("{} positions", largest_fitting(1, positions, [&](std::int64_t n) {
+                           return cost(static_cast<double>(n)).fits();
+                         })),
+             fmt::format("of {} pairs", run.plan.theta_held.size()));
+}
+
+std::vector<std::vector<double>> precision_rows(const PrecisionRun& run, const double* positions, std::size_t n) {
+  std::vector<std::vector<double>> cols(run.columns.size());
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k % 4096 == 0) check_cancelled();
+    const double p = positions[k];
+    if (run.table) {
+      const auto held = held_table(run.plan, p);
+      for (std::size_t i = 0; i < held.size(); ++i) {
+        cols[0].push_back(p);
+        cols[1].push_back(static_cast<double>(i));
+        cols[2].push_back(held[i].inv_freq);
+        cols[3].push_back(held[i].angle);
+        cols[4].push_back(held[i].cos);
+        cols[5].push_back(held[i].sin);
+      }
+    } else {
+      const PhaseErrors e = phase_errors(run.plan, p);
+      for (const auto& [j, v] : {std::pair{0, p}, std::pair{1, e.phase_error_max}, std::pair{2, e.inv_freq_part_max},
+                                 std::pair{3, e.angle_part_max}, std::pair{4, e.table_error_max},
+                                 std::pair{5, e.table_phase_error_max}})
+        cols[static_cast<std::size_t>(j)].push_back(v);
+    }
+  }
+  return cols;
+}
+
+}  // namespace ropekit

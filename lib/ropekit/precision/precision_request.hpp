@@ -1,0 +1,41 @@
+#pragma once
+// `ropekit precision` and ropekit.precision as one library request (the front ends bind options to it): an
+// encoding, a pipeline (precision/pipeline.hpp) and positions; per position either the phase errors or, with
+// `table`, what the framework holds per rotated pair (inverse frequency, angle, cos, sin).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ropekit/precision/pipeline.hpp"
+
+namespace ropekit {
+
+struct PrecisionRequest {
+  std::string command = "ropekit precision";  ///< names every refusal
+  std::string encoding;                        ///< a spelling (rope family)
+  std::string dtype = "fp32", pipeline = "huggingface", inv_freq_dtype = "fp32", angle_dtype = "fp32";
+  bool table = false;
+  std::optional<double> seq_len;
+};
+
+/// The validated request: its plan and the names of its columns.
+struct PrecisionRun {
+  PrecisionPlan plan;
+  bool table = false;
+  std::vector<std::string> columns;  ///< table: position,i,inv_freq,angle,cos,sin; else position and the errors
+};
+/// @throws InputError naming the command and the option (dtype, pipeline, encoding, ...).
+PrecisionRun plan_precision_request(const PrecisionRequest& r);
+
+/// Refuses positions that are not integers in [0, 2^31 - 1], and a count whose rows would exceed the time budget
+/// (announcing one past a few seconds on stderr when `announce_to` is true). Call before any output.
+void check_precision_positions(const PrecisionRun& run, const std::string& command, const double* positions,
+                               std::size_t n);
+void check_precision_budget(const PrecisionRun& run, const std::string& command, std::int64_t positions);
+
+/// Rows for n positions, column by column (run.columns' order), every value as a double.
+std::vector<std::vector<double>> precision_rows(const PrecisionRun& run, const double* positions, std::size_t n);
+
+}  // namespace ropekit

@@ -1,0 +1,48 @@
+"""ropekit.precision: the spec's public numbers (precision.md section 3), a bf16 table against transformers' own
+(tests/data/transformers/cos-sin-tables.csv), and bad input raising ValueError."""
+
+import os
+
+import numpy as np
+import pytest
+
+import ropekit
+
+
+def test_fp32_phase_error_public_numbers():
+    e = ropekit.precision("rope:dim=128,base=1e4", positions=[4095, 32767, 262143, 1048575, 9999999])
+    assert list(e["position"]) == [4095, 32767, 262143, 1048575, 9999999]
+    printed = np.array([1.37e-4, 1.70e-3, 1.44e-2, 3.07e-2, 0.632])  # three significant digits
+    assert np.all(np.abs(e["phase_error_max"] - printed) <= 0.005 * printed * 1.01)
+
+
+def test_bf16_inverse_frequencies_and_tf32_angles():
+    # Modalities PR #462: inverse frequencies held in bf16 put the phase 0.626 rad off at p = 512 (unwrapped).
+    e = ropekit.precision("rope:dim=128,base=1e4", positions=[512], inv_freq_dtype="bf16")
+    assert abs(e["inv_freq_part_max"][0] - 0.626) < 5e-4
+    # transformers issue #48428: a TF32 matmul holds position 2049 as 2048 (theta_0 = 1).
+    t = ropekit.precision("rope:dim=8,base=1e4", positions=[2049], dtype="tf32", table=True)
+    assert t["angle"][0] == 2048.0
+    assert list(t["i"]) == [0, 1, 2, 3]
+
+
+def test_bf16_table_is_transformers_bit_for_bit():
+    from conftest import ROOT
+    row = next(line for line in open(os.path.join(ROOT, "tests", "data", "transformers", "cos-sin-tables.csv"))
+               if line.startswith("default_128_1e4,cpu,bfloat16,1857,"))
+    cos_bits = np.array([int(h, 16) for h in row.split(",")[4].split()], dtype=np.uint32) << 16
+    want = cos_bits.view(np.float32).astype(np.float64)
+    t = ropekit.precision("rope:dim=128,base=1e4", positions=[1857], dtype="bf16", table=True)
+    assert np.array_equal(t["cos"], want)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"dtype": "fp8"}, "dtype = 'fp8' (must be one of fp32, tf32, bf16, fp16)"),
+    ({"positions": [-1]}, "positions = -1 (must be an integer in [0, 2^31 - 1])"),
+    ({"positions": [2.5]}, "positions = 2.5"),
+    ({"pipeline": "vllm"}, "pipeline = 'vllm' (must be huggingface or ggml)"),
+])
+def test_bad_input(kwargs, message):
+    with pytest.raises(ValueError, match=r"^ropekit\.precision: ") as info:
+        ropekit.precision("rope:dim=8,base=1e4", **kwargs)
+    assert message in str(info.value)

@@ -1,0 +1,62 @@
+// ropekit precision: the spec's public numbers through the command line, a bf16 table against the one transformers
+// held (tests/data/transformers/cos-sin-tables.csv, CPU), and the refusals (one line, exit 2, nothing written).
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support.hpp"
+
+using namespace ropekit::test;
+
+TEST_CASE("precision: fp32 phase errors of n = 128, B = 1e4 at the spec's positions") {
+  const auto r = run_ropekit("precision --encoding rope:dim=128,base=1e4 --positions 4095,32767,262143,1048575,9999999 "
+                             "--format json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto rows = nlohmann::json::parse(r.out);
+  const double printed[] = {1.37e-4, 1.70e-3, 1.44e-2, 3.07e-2, 0.632};  // precision.md section 3, 3 digits
+  REQUIRE(rows.size() == 5);
+  for (std::size_t i = 0; i < 5; ++i) {
+    const double x = rows[i]["phase_error_max"].get<double>();
+    CAPTURE(x);
+    CHECK(std::abs(x - printed[i]) <= 0.005 * printed[i] * 1.01);
+  }
+}
+
+TEST_CASE("precision --table --dtype bf16: transformers' CPU table of default_128_1e4 at position 1857, bit for bit") {
+  std::ifstream f(source_path("tests/data/transformers/cos-sin-tables.csv"));
+  std::string line, cos_bits;
+  while (std::getline(f, line))
+    if (line.rfind("default_128_1e4,cpu,bfloat16,1857,", 0) == 0) cos_bits = line.substr(line.find(",1857,") + 6);
+  REQUIRE(!cos_bits.empty());
+  cos_bits = cos_bits.substr(0, cos_bits.find(','));
+  const auto r = run_ropekit("precision --encoding rope:dim=128,base=1e4 --dtype bf16 --positions 1857 --table --format json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto rows = nlohmann::json::parse(r.out);
+  std::stringstream bits(cos_bits);
+  std::size_t i = 0;
+  for (std::string h; bits >> h; ++i) {
+    REQUIRE(i < rows.size());
+    const float want = std::bit_cast<float>(static_cast<std::uint32_t>(std::stoul(h, nullptr, 16)) << 16);
+    CHECK(rows[i]["cos"].get<double>() == static_cast<double>(want));
+  }
+  CHECK(i == 64);
+}
+
+TEST_CASE("precision: refusals") {
+  check_rejected("precision --encoding rope:dim=128 --dtype fp8", "--dtype = 'fp8' (must be one of fp32, tf32, bf16, fp16)");
+  check_rejected("precision --encoding rope:dim=128 --positions 2147483648",
+                 "--positions = 2147483648 (must be an integer in [0, 2^31 - 1])");
+  check_rejected("precision --encoding rope:dim=128 --positions 1.5", "--positions = 1.5 (must be an integer");
+  check_rejected("precision --encoding alibi:slope=0.5,L=10", "(must be a rope encoding");
+  check_rejected("precision --encoding 'rope:dim=128,scaling=linear(factor=2)' --pipeline ggml",
+                 "--pipeline = ggml (must be huggingface for this encoding");
+  check_rejected("precision --encoding rope:dim=128 --pipeline vllm", "--pipeline = 'vllm' (must be huggingface or ggml)");
+  check_rejected("precision --encoding rope:dim=128 --positions 0:3e9", "--positions = 3000000000 positions (must be at most");
+}
