@@ -22,7 +22,7 @@ constexpr const char* kDefaultPositions = "0,1,4095,32767,262143,1048575,9999999
 struct PrecisionArgs {
   PrecisionRequest request;
   std::vector<std::string> models;
-  std::string positions = kDefaultPositions, format = "csv", out;
+  std::string positions = kDefaultPositions, lags, format = "csv", out;
 };
 
 void run_precision(PrecisionArgs& a) {
@@ -30,6 +30,10 @@ void run_precision(PrecisionArgs& a) {
   const Format format = parse_format_option(command, a.format);
   check_output_path(a.out);
   take_model_encoding(command, a.models, a.request.encoding);
+  if (!a.lags.empty()) {
+    const Lags lags = parse_lags(a.lags, 1, Where::options(command), "--lags");
+    a.request.lags.assign(lags.data(), lags.data() + lags.rows());
+  }
   const PrecisionRun run = plan_precision_request(a.request);
   // The run is sized, and every position checked, before the first row.
   LagStream positions(a.positions, Where::options(command), "--positions");
@@ -48,7 +52,7 @@ void run_precision(PrecisionArgs& a) {
     for (std::size_t r = 0; r < cols[0].size(); ++r) {
       std::vector<Cell> row;
       for (std::size_t c = 0; c < cols.size(); ++c) {
-        const bool integer = c == 0 || (run.table && c == 1);
+        const bool integer = c == 0 || ((run.table || !run.lags.empty()) && c == 1);
         row.push_back(integer ? Cell(static_cast<std::int64_t>(cols[c][r])) : Cell(cols[c][r]));
       }
       t.add_row(std::move(row));
@@ -87,6 +91,15 @@ void add_precision_command(CLI::App& app, const CliContext&) {
       ->capture_default_str();
   add_real_option(c, "ropekit precision", "--seq-len", a->request.seq_len,
                   "current sequence length for dynamic and longrope schemes");
+  c->add_option("--lags", a->lags,
+                "score errors instead of phase errors: per lag and position, the error of <rot(q, p + lag), rot(k, p)> "
+                "as the pipeline computes it (content rounded to the dtype, rotation in the dtype, fp32 sum) against "
+                "the exact rotation of the same content, relative to |q||k|, over q, k ~ N(0, I): columns "
+                "lag,position,score_rms_rel_error,score_max_rel_error (lags: integers >= 0)");
+  add_integer_option(c, "ropekit precision", "--trials", a->request.trials, "Monte Carlo draws per lag and position",
+                     1, std::int64_t{1} << 30)
+      ->capture_default_str();
+  add_seed_option(c, "ropekit precision", "--seed", a->request.seed, "seed of the content draws")->capture_default_str();
   c->add_flag("--table", a->request.table,
               "rows position,i,inv_freq,angle,cos,sin per rotated pair, each value as the framework holds it (read "
               "back exactly); without it one row per position: phase_error_max (|angle - p theta_exact| wrapped to "

@@ -60,3 +60,27 @@ TEST_CASE("precision: refusals") {
   check_rejected("precision --encoding rope:dim=128 --pipeline vllm", "--pipeline = 'vllm' (must be huggingface or ggml)");
   check_rejected("precision --encoding rope:dim=128 --positions 0:3e9", "--positions = 3000000000 positions (must be at most");
 }
+
+TEST_CASE("precision --lags: score errors per (lag, position), against transformers' CPU measurement") {
+  // score-error.csv (64 trials of its own content, CPU): RMS relative error 7.7e-3 at p = 2^24 - 1 in fp32, bf16 and
+  // fp16 alike (the fp32 angle dominates), 2e-4 at p = 0 in bf16. Monte Carlo of 64 draws: within a factor 1.5.
+  const auto r = run_ropekit("precision --encoding rope:dim=128,base=1e4 --lags 1 --positions 0,16777215 --dtype bf16 "
+                             "--seed 3 --format json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["lag"] == 1);
+  const double at0 = rows[0]["score_rms_rel_error"].get<double>(), far = rows[1]["score_rms_rel_error"].get<double>();
+  CHECK(at0 > 1.95e-4 / 1.5);
+  CHECK(at0 < 1.95e-4 * 1.5);
+  CHECK(far > 7.7e-3 / 1.5);
+  CHECK(far < 7.7e-3 * 1.5);
+  CHECK(rows[1]["score_max_rel_error"].get<double>() >= far);
+  // Deterministic for a seed.
+  CHECK(run_ropekit("precision --encoding rope:dim=128,base=1e4 --lags 1 --positions 0,16777215 --dtype bf16 --seed 3 "
+                    "--format json").out == r.out);
+  check_rejected("precision --encoding rope:dim=128 --lags 1 --positions 2147483647",
+                 "--positions + lags = 2147483648 (must be an integer in [0, 2^31 - 1])");
+  check_rejected("precision --encoding rope:dim=128 --lags 1 --table", "(must be one of --table and --lags)");
+  check_rejected("precision --encoding rope:dim=128 --lags 1 --trials 0", "--trials = 0 (must be an integer in [1,");
+}

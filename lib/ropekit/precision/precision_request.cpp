@@ -1,9 +1,12 @@
 #include "ropekit/precision/precision_request.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/cancel.hpp"
+#include "ropekit/precision/score.hpp"
 
 namespace ropekit {
 
@@ -24,19 +27,37 @@ PrecisionRun plan_precision_request(const PrecisionRequest& r) {
   PrecisionRun run;
   run.plan = plan_precision(r.command, e, p, r.seq_len);
   run.table = r.table;
+  if (!r.lags.empty() && r.table) throw_bad_value(where, "table", "given with lags", "one of --table and --lags");
+  if (!(r.trials >= 1 && r.trials <= (std::int64_t{1} << 30)))
+    throw_bad_value(where, "trials", std::to_string(r.trials), "an integer in [1, 2^30]");
+  for (const double lag : r.lags) check_position(where, lag, "lags");  // integer offsets >= 0 of the query
+  run.lags = r.lags;
+  run.trials = r.trials;
+  run.seed = r.seed;
+  if (!r.lags.empty()) {
+    run.columns = {"lag", "position", "score_rms_rel_error", "score_max_rel_error"};
+    return run;
+  }
   run.columns = r.table ? std::vector<std::string>{"position", "i", "inv_freq", "angle", "cos", "sin"}
                         : std::vector<std::string>{"position", "phase_error_max", "inv_freq_part_max", "angle_part_max",
                                                    "table_error_max", "table_phase_error_max"};
   return run;
 }
 
-void check_precision_positions(const PrecisionRun&, const std::string& command, const double* positions, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) check_position(Where::options(command), positions[i], "positions");
+void check_precision_positions(const PrecisionRun& run, const std::string& command, const double* positions,
+                               std::size_t n) {
+  const double top = run.lags.empty() ? 0 : *std::max_element(run.lags.begin(), run.lags.end());
+  for (std::size_t i = 0; i < n; ++i) {
+    check_position(Where::options(command), positions[i], "positions");
+    if (top > 0) check_position(Where::options(command), positions[i] + top, "positions + lags");  // the query's
+  }
 }
 
 void check_precision_budget(const PrecisionRun& run, const std::string& command, std::int64_t positions) {
-  // Per position and pair: a few roundings, a cos and a sin (and, for the errors, long double ones).
-  const double pairs = static_cast<double>(run.plan.theta_held.size());
+  // Per position and pair: a few roundings, a cos and a sin (and, for the errors, long double ones); with lags, per
+  // lag and trial two rotations, each one table and 2 n roundings.
+  const double pairs = static_cast<double>(run.plan.theta_held.size()) *
+                       (run.lags.empty() ? 1.0 : static_cast<double>(run.lags.size()) * static_cast<double>(run.trials) * 6);
   const auto cost = [&](double n) {
     Cost c;
     c.seconds = n * pairs * 4 / kElementsPerSecond;
@@ -57,7 +78,15 @@ std::vector<std::vector<double>> precision_rows(const PrecisionRun& run, const d
   for (std::size_t k = 0; k < n; ++k) {
     if (k % 4096 == 0) check_cancelled();
     const double p = positions[k];
-    if (run.table) {
+    if (!run.lags.empty()) {
+      for (const double lag : run.lags) {
+        const ScoreErrors e = score_errors(run.plan, lag, p, run.trials, run.seed);
+        cols[0].push_back(lag);
+        cols[1].push_back(p);
+        cols[2].push_back(e.rms_rel);
+        cols[3].push_back(e.max_rel);
+      }
+    } else if (run.table) {
       const auto held = held_table(run.plan, p);
       for (std::size_t i = 0; i < held.size(); ++i) {
         cols[0].push_back(p);

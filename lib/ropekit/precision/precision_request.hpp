@@ -18,12 +18,18 @@ struct PrecisionRequest {
   std::string dtype = "fp32", pipeline = "huggingface", inv_freq_dtype = "fp32", angle_dtype = "fp32";
   bool table = false;
   std::optional<double> seq_len;
+  std::vector<double> lags;  ///< given: score errors per (lag, position) instead of phase errors (score.hpp)
+  std::int64_t trials = 64;  ///< Monte Carlo draws of q, k per (lag, position)
+  std::uint64_t seed = 0;
 };
 
 /// The validated request: its plan and the names of its columns.
 struct PrecisionRun {
   PrecisionPlan plan;
   bool table = false;
+  std::vector<double> lags;
+  std::int64_t trials = 0;
+  std::uint64_t seed = 0;
   std::vector<std::string> columns;  ///< table: position,i,inv_freq,angle,cos,sin; else position and the errors
 };
 /// @throws InputError naming the command and the option (dtype, pipeline, encoding, ...).
@@ -35,7 +41,7 @@ void check_precision_positions(const PrecisionRun& run, const std::string& comma
                                std::size_t n);
 void check_precision_budget(const PrecisionRun& run, const std::string& command, std::int64_t positions);
 
-/// Rows for n positions, column by column (run.columns' order), every value as a double.
+/// Rows for n positions (with lags: every lag at each position), column by column (run.columns' order), as doubles.
 std::vector<std::vector<double>> precision_rows(const PrecisionRun& run, const double* positions, std::size_t n);
 
 }  // namespace ropekit

@@ -1,0 +1,91 @@
+// The score through a pipeline (precision/score.hpp) against the scores transformers' Llama rotary module and
+// apply_rotary_pos_emb produced on a CPU (tests/data/transformers/score-error.csv, with its content
+// score-content.csv): the same float32 content, rounded to the dtype, rotated and summed.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ropekit/precision/score.hpp"
+
+using namespace ropekit;
+
+namespace {
+
+const std::string kData = std::string(ROPEKIT_SOURCE_DIR) + "/tests/data/transformers/";
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string cell; std::getline(in, cell, sep);) out.push_back(cell);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("scores: transformers' CPU scores of 64 trials at 17 positions, fp32 / bf16 / fp16, to fp32 summation order") {
+  std::map<std::string, std::vector<std::vector<double>>> content;  // "q" / "k" -> trial -> values
+  {
+    std::ifstream f(kData + "score-content.csv");
+    std::string line;
+    std::getline(f, line);
+    while (std::getline(f, line)) {
+      const auto c = split(line, ',');
+      std::vector<double> v;
+      std::stringstream bits(c[2]);
+      for (std::string h; bits >> h;) v.push_back(from_bits(Dtype::fp32, static_cast<std::uint32_t>(std::stoul(h, nullptr, 16))));
+      content[c[0]].push_back(v);
+    }
+  }
+  REQUIRE(content["q"].size() == 64);
+  std::ifstream f(kData + "score-error.csv");
+  std::string line;
+  std::getline(f, line);  // device,dtype,position,trial,score,score_exact,norm_q_times_norm_k
+  int checked = 0;
+  std::map<std::string, PrecisionPlan> plans;
+  while (std::getline(f, line)) {
+    const auto c = split(line, ',');
+    if (c[0] != "cpu") continue;
+    const Dtype d = parse_dtype(c[1], Where("test"));
+    if (!plans.count(c[1])) {
+      Pipeline p;
+      p.dtype = d;
+      plans[c[1]] = plan_precision("test", parse_encoding("rope:dim=128,base=1e4"), p);
+    }
+    const PrecisionPlan& plan = plans[c[1]];
+    const double position = std::stod(c[2]);
+    const auto trial = static_cast<std::size_t>(std::stoi(c[3]));
+    std::vector<double> q = content["q"][trial], k = content["k"][trial];
+    for (auto& v : q) v = round_to(d, v);
+    for (auto& v : k) v = round_to(d, v);
+    const auto qr = rotate_held(plan, q, position + 1), kr = rotate_held(plan, k, position);
+    const double mine = held_score(qr, kr);
+    double bound = 0;  // fp32 summation in another order: at most n eps_32 sum |q_i k_i| apart
+    for (std::size_t i = 0; i < qr.size(); ++i) bound += std::abs(qr[i] * kr[i]);
+    bound *= 128 * 0x1p-24;
+    CAPTURE(line);
+    CHECK(std::abs(mine - std::stod(c[4])) <= bound);
+    const auto qe = rotate_exact(plan, q, position + 1), ke = rotate_exact(plan, k, position);
+    long double exact = 0;
+    for (std::size_t i = 0; i < qe.size(); ++i) exact += qe[i] * ke[i];
+    // float64 torch with its own float64 theta (1 / 1e4 ** (i / 64)): ulps of theta times p up to 2^24.
+    CHECK(std::abs(static_cast<double>(exact) - std::stod(c[5])) <= 1e-7 * std::stod(c[6]));
+    ++checked;
+  }
+  CHECK(checked == 3 * 17 * 64);
+}
+
+TEST_CASE("score Monte Carlo: the fp32 RMS error grows with the position as the angle's ulp; deterministic per seed") {
+  const auto plan = plan_precision("test", parse_encoding("rope:dim=128,base=1e4"), Pipeline{});
+  const auto at0 = score_errors(plan, 1, 0, 64, 7), far = score_errors(plan, 1, 16777215, 64, 7);
+  CHECK(at0.rms_rel < 1e-7);                    // fp32 rounding of rotation and sum only
+  CHECK(far.rms_rel > 3e-3);                    // transformers' CPU measurement: 7.7e-3 at 2^24 - 1 (64 trials)
+  CHECK(far.rms_rel < 2e-2);
+  CHECK(far.max_rel >= far.rms_rel);
+  const auto again = score_errors(plan, 1, 16777215, 64, 7);
+  CHECK(again.rms_rel == far.rms_rel);
+}
