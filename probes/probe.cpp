@@ -9,6 +9,7 @@
 #include "probes/scaling_probe.hpp"
 #include "probes/tuning_probe.hpp"
 #include "probes/nd_rope_probe.hpp"
+#include "probes/precision_probe.hpp"
 #include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/version.hpp"
@@ -33,6 +34,9 @@ const std::vector<ProbeInfo>& builtin_probes() {
        "change the paper's conclusions?", run_tuning_probe, 25},
       {"models", "14 public checkpoints layer type by layer type: kernels over the lags each sees, wavelength coverage, "
        "Men et al.'s base bound, framework notes", run_models_probe, 6},
+      {"precision", "RoPE as frameworks compute it: Llama 2 / 3.1 heads in fp32, bf16, fp16 (transformers, llama.cpp), "
+       "phase and score error to position 2^24, first positions past 1e-3 and 1e-2, the spec's public numbers",
+       run_precision_probe, 8},
   };
   return probes;
 }
