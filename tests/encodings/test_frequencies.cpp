@@ -3,6 +3,9 @@
 // emulation, sampled frequencies, spellings and every refusal.
 
 #include <algorithm>
+#include <sstream>
+#include <fstream>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -363,18 +366,34 @@ TEST_CASE("explicit frequencies: as given; linear, llama3 and longrope apply") {
   CHECK(lr.theta(3) == 1e-5 / 8);
 }
 
+// PyTorch's CPU `base ** (arange(0, dim, 2).float() / dim)` (tests/data/transformers/pow.csv, captured with torch 2.11).
+std::vector<float> torch_cpu_pow(const std::string& base, int dim) {
+  std::ifstream f(std::string(ROPEKIT_SOURCE_DIR) + "/tests/data/transformers/pow.csv");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind(base + "," + std::to_string(dim) + ",cpu,", 0) != 0) continue;
+    std::stringstream bits(line.substr(line.rfind(',') + 1));
+    std::vector<float> out;
+    for (std::string h; bits >> h;) out.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(std::stoul(h, nullptr, 16))));
+    return out;
+  }
+  return {};
+}
+
 TEST_CASE("float32 emulates torch's float inv_freq; within 2 float ulps of the float64 values when 2i/r is exact") {
-  // Each theta below is computed here in float, step by step as torch does; the library must agree exactly (same
-  // libm powf). Against float64: powf rounds (1/2 ulp), the reciprocal rounds (1/2 ulp), rounding the double value
-  // to float costs 1/2 ulp: <= 1.5 ulps, so 2. For r = 96, 2i/r is itself rounded, adding up to (2i/r) ln B ulps.
+  // Each theta below is 1 / (torch's own CPU pow), as torch computes it; the library must agree exactly. Against
+  // float64: pow rounds (1/2 ulp), the reciprocal rounds (1/2 ulp), rounding the double value to float costs 1/2 ulp:
+  // <= 1.5 ulps, so 2. For r = 96, 2i/r is itself rounded, adding up to (2i/r) ln B ulps.
   for (const int dim : {128, 96}) {
     CAPTURE(dim);
     const auto t32 = geo(dim, 1e4, scaling::None{}, {}, Convention::huggingface, true);
     const auto t64 = geo(dim, 1e4);
+    const auto pw = torch_cpu_pow("10000.0", dim);
+    REQUIRE(pw.size() == static_cast<std::size_t>(dim / 2));
     for (int i = 0; i < dim / 2; ++i) {
       CAPTURE(i);
       const float x = static_cast<float>(2 * i) / static_cast<float>(dim);
-      const float expected = 1.0f / std::pow(1e4f, x);
+      const float expected = 1.0f / pw[static_cast<std::size_t>(i)];
       CHECK(t32.theta(i) == static_cast<double>(expected));
       const float d = static_cast<float>(t64.theta(i));
       const double allowed = (dim == 128 ? 2.0 : 2.0 + x * std::log(1e4)) * ulp(d);

@@ -129,6 +129,38 @@ TEST_CASE("config.json as transformers 5 saved it: every layer type's frequencie
   CHECK(checked >= 40);
 }
 
+TEST_CASE("frequencies --float32: transformers' CPU buffers bit for bit (PyTorch's CPU pow is SLEEF's powf_u10)") {
+  // Every CPU buffer of every case, through the reader's spelling and the float32 emulation. One entry of one buffer
+  // (GPT-NeoX's defaults: 24 rotary dims) is 1 ulp off; every other entry must be equal.
+  int entries = 0, off = 0, buffers = 0;
+  for (const auto& b : cpu_buffers()) {
+    const auto& c = cases().at(b.case_name);
+    const Model m = read_hf_config(c.at("config").dump(), b.case_name);
+    for (const auto* l : layers_of(m, b.buffer)) {
+      CAPTURE(b.case_name);
+      CAPTURE(l->encoding);
+      const bool dynamic = l->encoding.find("dynamic(") != std::string::npos;
+      const auto ft = frequencies(parse_encoding(l->encoding),
+                                  dynamic ? std::optional<double>(*m.context_length) : std::nullopt,
+                                  Convention::huggingface, true);
+      for (Eigen::Index i = 0; i < ft.theta.rows(); ++i) {
+        const auto mine = std::bit_cast<std::uint32_t>(static_cast<float>(ft.theta(i, 0)));
+        const auto want = std::bit_cast<std::uint32_t>(static_cast<float>(b.values[static_cast<std::size_t>(i)]));
+        ++entries;
+        if (mine != want) {
+          ++off;
+          CHECK(std::abs(static_cast<std::int64_t>(mine) - static_cast<std::int64_t>(want)) == 1);
+          CHECK(b.case_name == "defaults_gpt_neox");
+        }
+      }
+      ++buffers;
+    }
+  }
+  CHECK(buffers >= 57);
+  CHECK(entries > 3000);
+  CHECK(off <= 1);
+}
+
 TEST_CASE("config.json with transformers 4 keys (the kwargs given): the same frequencies") {
   int checked = 0;
   for (const auto& b : cpu_buffers()) {

@@ -78,7 +78,7 @@ Scaled<T> scale(const LongRope& l, const GeometricInput<T>& in) {
     if constexpr (std::is_same_v<T, double>)  // float64: theta_i / lambda_i on the one grid formula
       out.theta[i] = geometric_frequency(in.base, static_cast<int>(i), in.r) / lambda[i];
     else
-      out.theta[i] = T(1) / (static_cast<T>(lambda[i]) * std::pow(b, static_cast<T>(2 * i) / rr));
+      out.theta[i] = T(1) / (static_cast<T>(lambda[i]) * torch_powf(b, static_cast<T>(2 * i) / rr));
   }
   return out;
 }

@@ -1,10 +1,13 @@
 #include "ropekit/encodings/scaling/scheme.hpp"
 
 #include <fmt/format.h>
+#include <sleef.h>
 
 #include "ropekit/core/no_fp_contract.hpp"  // two roundings per a * b + c, as torch and ggml
 
 namespace ropekit::scaling {
+
+float torch_powf(float base, float exponent) { return Sleef_powf_u10(base, exponent); }
 
 template <class T>
 std::vector<T> geometric_grid(double base, int r, int count) {
@@ -14,7 +17,7 @@ std::vector<T> geometric_grid(double base, int r, int count) {
     return out;
   }
   const T b = static_cast<T>(base), rr = static_cast<T>(r);
-  for (int i = 0; i < count; ++i) out[static_cast<std::size_t>(i)] = T(1) / std::pow(b, static_cast<T>(2 * i) / rr);
+  for (int i = 0; i < count; ++i) out[static_cast<std::size_t>(i)] = T(1) / torch_powf(b, static_cast<T>(2 * i) / rr);
   return out;
 }
 

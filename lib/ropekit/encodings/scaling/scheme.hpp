@@ -40,6 +40,10 @@ inline double geometric_frequency(double base, int i, int r) { return std::pow(b
 
 namespace scaling {
 
+/// float ** float as PyTorch's CPU pow kernel computes it (SLEEF's powf_u10: bit for bit with torch 2.11's CPU
+/// buffers in tests/data/transformers/pow.csv, where glibc's powf differs in 4 of 336 entries).
+float torch_powf(float base, float exponent);
+
 /// HF: inv_freq = 1.0 / (base ** (arange(0, dim, 2).float() / dim)) in T (double: geometric_frequency).
 template <class T>
 std::vector<T> geometric_grid(double base, int r, int count);

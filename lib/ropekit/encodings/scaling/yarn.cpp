@@ -28,7 +28,7 @@ std::vector<T> yarn_hf(double base, int r, int count, const Yarn& y) {
       extrapolation = geometric_frequency(base, i, r);
       interpolation = extrapolation / s;
     } else {
-      const T pos = std::pow(b, static_cast<T>(2 * i) / rr);
+      const T pos = torch_powf(b, static_cast<T>(2 * i) / rr);
       extrapolation = T(1) / pos;
       interpolation = T(1) / (s * pos);
     }
