@@ -43,7 +43,7 @@ void run_precision(PrecisionArgs& a) {
     check_precision_positions(run, command, block.data(), n);
   positions.rewind();
   announce(command, fmt::format("{} positions of {} pairs", positions.count(), run.plan.theta_held.size()),
-           static_cast<double>(positions.count()) * static_cast<double>(run.plan.theta_held.size()) * 4 / kElementsPerSecond);
+           precision_seconds(run, positions.count()));
   TableStream out(a.out, format, run.columns);
   for (std::size_t n; (n = positions.next(block.data(), block.size())) > 0;) {
     const auto cols = precision_rows(run, block.data(), n);

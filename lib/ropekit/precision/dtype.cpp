@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "ropekit/core/echo.hpp"
+#include "ropekit/core/no_fp_contract.hpp"
 
 namespace ropekit {
 
@@ -39,15 +40,31 @@ Dtype parse_dtype(std::string_view text, const Where& where, std::string_view wh
   throw_bad_value(where, what, quote(std::string(text)), "one of fp32, tf32, bf16, fp16");
 }
 
+namespace {
+
+// 2^k for k in the normal range of double, built from its bits (exact, no libm call).
+double pow2(int k) { return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52); }
+
+}  // namespace
+
 double round_to(Dtype d, double x) {
+  // binary32: the hardware conversion is IEEE's (round to nearest even, subnormals, overflow to inf).
+  if (d == Dtype::fp32) return static_cast<double>(static_cast<float>(x));
   if (!std::isfinite(x) || x == 0) return x;
   const DtypeInfo info = dtype_info(d);
-  int e = 0;
-  (void)std::frexp(x, &e);  // |x| = m 2^e, m in [0.5, 1): the leading bit is 2^(e-1)
-  // The quantum: 2^(e-1) / 2^(precision-1) for a normal result, never below the subnormal quantum.
-  const int q = std::max(e - info.precision, info.min_exponent - (info.precision - 1));
-  const double r = std::ldexp(std::nearbyint(std::ldexp(x, -q)), q);  // nearbyint: ties to even (default mode)
-  const double max_finite = std::ldexp(2 - std::ldexp(1.0, 1 - info.precision), info.max_exponent);
+  const auto biased = static_cast<int>(std::bit_cast<std::uint64_t>(x) >> 52 & 0x7ff);
+  if (biased == 0) return std::copysign(0.0, x);  // a subnormal double: far below half of every dtype's quantum
+  const int lead = biased - 1023;  // |x| in [2^lead, 2^(lead+1))
+  // The quantum: 2^lead / 2^(precision-1) for a normal result, never below the subnormal quantum.
+  const int q = std::max(lead + 1 - info.precision, info.min_exponent - (info.precision - 1));
+  if (lead - q > 52) return x;  // cannot happen for these dtypes (precision <= 24); kept for safety
+  // x / 2^q has at most `precision` integer bits: adding and subtracting 1.5 2^52 rounds it to an integer, ties to
+  // even (the default rounding mode; no_fp_contract keeps the two operations separate).
+  constexpr double kMagic = 6755399441055744.0;  // 1.5 2^52
+  const double scaled = x * pow2(-q);
+  const double integer = scaled >= 0 ? (scaled + kMagic) - kMagic : -((-scaled + kMagic) - kMagic);
+  const double r = integer * pow2(q);
+  const double max_finite = (2 - pow2(1 - info.precision)) * pow2(info.max_exponent);
   if (std::abs(r) > max_finite) return std::copysign(std::numeric_limits<double>::infinity(), x);
   return r;
 }

@@ -53,23 +53,23 @@ void check_precision_positions(const PrecisionRun& run, const std::string& comma
   }
 }
 
-void check_precision_budget(const PrecisionRun& run, const std::string& command, std::int64_t positions) {
-  // Per position and pair: a few roundings, a cos and a sin (and, for the errors, long double ones); with lags, per
-  // lag and trial two rotations, each one table and 2 n roundings.
+double precision_seconds(const PrecisionRun& run, std::int64_t positions) {
+  // Per position and pair: the held stages (a few roundings, cos, sin) and the exact angle's reduction: measured
+  // about 0.2 us on the reference machine; with lags, per lag and trial two rotations of the table and 2 n roundings.
   const double pairs = static_cast<double>(run.plan.theta_held.size()) *
                        (run.lags.empty() ? 1.0 : static_cast<double>(run.lags.size()) * static_cast<double>(run.trials) * 6);
-  const auto cost = [&](double n) {
+  return static_cast<double>(positions) * pairs * 25 / kElementsPerSecond;
+}
+
+void check_precision_budget(const PrecisionRun& run, const std::string& command, std::int64_t positions) {
+  const auto cost = [&](std::int64_t n) {
     Cost c;
-    c.seconds = n * pairs * 4 / kElementsPerSecond;
-    c.bytes = 0;  // streamed
-    return c;
+    c.seconds = precision_seconds(run, n);
+    return c;  // rows are streamed: no memory beyond a block
   };
-  const Cost c = cost(static_cast<double>(positions));
-  if (c.fits()) return;
-  check_cost(Where::options(command), "positions", fmt::format("{} positions", positions), c,
-             fmt::format("{} positions", largest_fitting(1, positions, [&](std::int64_t n) {
-                           return cost(static_cast<double>(n)).fits();
-                         })),
+  if (cost(positions).fits()) return;
+  check_cost(Where::options(command), "positions", fmt::format("{} positions", positions), cost(positions),
+             fmt::format("{} positions", largest_fitting(1, positions, [&](std::int64_t n) { return cost(n).fits(); })),
              fmt::format("of {} pairs", run.plan.theta_held.size()));
 }
 

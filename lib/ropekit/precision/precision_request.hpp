@@ -40,6 +40,8 @@ PrecisionRun plan_precision_request(const PrecisionRequest& r);
 void check_precision_positions(const PrecisionRun& run, const std::string& command, const double* positions,
                                std::size_t n);
 void check_precision_budget(const PrecisionRun& run, const std::string& command, std::int64_t positions);
+/// The estimated run time (an upper bound on a slow machine) of `positions` positions.
+double precision_seconds(const PrecisionRun& run, std::int64_t positions);
 
 /// Rows for n positions (with lags: every lag at each position), column by column (run.columns' order), as doubles.
 std::vector<std::vector<double>> precision_rows(const PrecisionRun& run, const double* positions, std::size_t n);
