@@ -40,7 +40,7 @@ def test_bf16_table_is_transformers_bit_for_bit():
     ({"dtype": "fp8"}, "dtype = 'fp8' (must be one of fp32, tf32, bf16, fp16)"),
     ({"positions": [-1]}, "positions = -1 (must be an integer in [0, 2^31 - 1])"),
     ({"positions": [2.5]}, "positions = 2.5"),
-    ({"pipeline": "vllm"}, "pipeline = 'vllm' (must be huggingface or ggml)"),
+    ({"pipeline": "onnx"}, "pipeline = 'onnx' (must be huggingface, ggml, vllm or flash)"),
 ])
 def test_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=r"^ropekit\.precision: ") as info:

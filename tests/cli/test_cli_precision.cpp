@@ -57,7 +57,7 @@ TEST_CASE("precision: refusals") {
   check_rejected("precision --encoding alibi:slope=0.5,L=10", "(must be a rope encoding");
   check_rejected("precision --encoding 'rope:dim=128,scaling=linear(factor=2)' --pipeline ggml",
                  "--pipeline = ggml (must be huggingface for this encoding");
-  check_rejected("precision --encoding rope:dim=128 --pipeline vllm", "--pipeline = 'vllm' (must be huggingface or ggml)");
+  check_rejected("precision --encoding rope:dim=128 --pipeline onnx", "--pipeline = 'onnx' (must be huggingface, ggml, vllm or flash)");
   check_rejected("precision --encoding rope:dim=128 --positions 0:3e9", "--positions = 3000000000 positions (must be at most");
 }
 

@@ -89,3 +89,28 @@ TEST_CASE("score Monte Carlo: the fp32 RMS error grows with the position as the 
   const auto again = score_errors(plan, 1, 16777215, 64, 7);
   CHECK(again.rms_rel == far.rms_rel);
 }
+
+TEST_CASE("vllm / flash: the rotation in fp32, stored in the dtype; fewer roundings than transformers' in bf16") {
+  Pipeline v;
+  v.kind = PipelineKind::vllm;
+  v.dtype = Dtype::bf16;
+  const auto plan = plan_precision("test", parse_encoding("rope:dim=8,base=1e4"), v);
+  const std::vector<double> x = {round_to(Dtype::bf16, 0.3), round_to(Dtype::bf16, -1.7), round_to(Dtype::bf16, 2.2),
+                                 round_to(Dtype::bf16, 0.05), round_to(Dtype::bf16, 1.1), round_to(Dtype::bf16, 0.9),
+                                 round_to(Dtype::bf16, -0.4), round_to(Dtype::bf16, 3.3)};
+  const auto held = held_table(plan, 777);
+  const auto mine = rotate_held(plan, x, 777);
+  for (std::size_t i = 0; i < 4; ++i) {
+    // In float: (x1 c - x2 s) and (x2 c + x1 s) with each product and the sum rounded to float, then to bf16.
+    const float c = static_cast<float>(held[i].cos), s = static_cast<float>(held[i].sin);
+    const float x1 = static_cast<float>(x[i]), x2 = static_cast<float>(x[i + 4]);
+    const float p1 = x1 * c, p2 = -x2 * s, p3 = x2 * c, p4 = x1 * s;
+    CHECK(mine[i] == round_to(Dtype::bf16, static_cast<float>(p1 + p2)));
+    CHECK(mine[i + 4] == round_to(Dtype::bf16, static_cast<float>(p3 + p4)));
+  }
+  Pipeline hf;
+  hf.dtype = Dtype::bf16;
+  const auto hf_plan = plan_precision("test", parse_encoding("rope:dim=128,base=1e4"), hf);
+  const auto v_plan = plan_precision("test", parse_encoding("rope:dim=128,base=1e4"), Pipeline{PipelineKind::vllm, Dtype::bf16});
+  CHECK(score_errors(v_plan, 1, 0, 256, 1).rms_rel < score_errors(hf_plan, 1, 0, 256, 1).rms_rel);
+}

@@ -29,10 +29,20 @@ double f32(double x) { return round_to(Dtype::fp32, x); }
 PipelineKind parse_pipeline(std::string_view text, const Where& where) {
   if (text == "huggingface" || text == "hf" || text == "transformers") return PipelineKind::huggingface;
   if (text == "ggml" || text == "llama.cpp") return PipelineKind::ggml;
-  throw_bad_value(where, "pipeline", quote(std::string(text)), "huggingface or ggml");
+  if (text == "vllm") return PipelineKind::vllm;
+  if (text == "flash" || text == "flash-attention") return PipelineKind::flash;
+  throw_bad_value(where, "pipeline", quote(std::string(text)), "huggingface, ggml, vllm or flash");
 }
 
-std::string_view pipeline_name(PipelineKind p) { return p == PipelineKind::huggingface ? "huggingface" : "ggml"; }
+std::string_view pipeline_name(PipelineKind p) {
+  switch (p) {
+    case PipelineKind::huggingface: return "huggingface";
+    case PipelineKind::ggml: return "ggml";
+    case PipelineKind::vllm: return "vllm";
+    case PipelineKind::flash: return "flash";
+  }
+  throw std::logic_error("pipeline_name: unknown pipeline");
+}
 
 void check_position(const Where& where, double position, std::string_view name) {
   if (!(position >= 0 && position <= 2147483647.0 && std::floor(position) == position))

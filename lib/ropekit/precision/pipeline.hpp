@@ -8,6 +8,10 @@
 //     computing its angles in half precision); cos = fl_D(fl32(cos(angle)) fl32(a)), sin alike, D the model dtype.
 //   ggml (llama.cpp's ggml_rope_cache_init, CPU): theta_scale = powf(base, -2/n), angle_0 = fl32(p),
 //     angle_{i+1} = fl32(angle_i theta_scale); cosf / sinf in fp32 times the attention factor; plain RoPE only.
+//   vllm (vLLM's rotary embedding: an fp32 cos/sin cache from the einsum of positions and theta, cast to the model
+//     dtype; its kernels rotate in fp32 registers) and flash (flash-attention's apply_rotary_emb: cos/sin in the
+//     input dtype, rotation in fp32): stages 1-3 as huggingface, the rotation in fp32 (each product and the sum
+//     rounded to fp32, no FMA contraction modelled), rounded once to the model dtype.
 
 #include <cstdint>
 #include <optional>
@@ -20,8 +24,8 @@
 
 namespace ropekit {
 
-enum class PipelineKind { huggingface, ggml };
-/// "huggingface" (or "hf", "transformers"), "ggml" (or "llama.cpp").
+enum class PipelineKind { huggingface, ggml, vllm, flash };
+/// "huggingface" (or "hf", "transformers"), "ggml" (or "llama.cpp"), "vllm", "flash" (or "flash-attention").
 PipelineKind parse_pipeline(std::string_view text, const Where& where);
 std::string_view pipeline_name(PipelineKind p);
 

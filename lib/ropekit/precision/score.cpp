@@ -11,15 +11,18 @@ namespace ropekit {
 std::vector<double> rotate_held(const PrecisionPlan& plan, const std::vector<double>& x, double position) {
   const auto held = held_table(plan, position);
   const std::size_t m = held.size();
-  // transformers rotates in the model dtype (tf32 means fp32 tensors); ggml in fp32.
-  const Dtype d = plan.pipeline.kind == PipelineKind::ggml || plan.pipeline.dtype == Dtype::tf32 ? Dtype::fp32
-                                                                                                  : plan.pipeline.dtype;
+  // transformers rotates in the model dtype (tf32 means fp32 tensors); ggml in fp32; vLLM's and flash-attention's
+  // kernels in fp32 registers, the result stored in the model dtype.
+  const PipelineKind k = plan.pipeline.kind;
+  const Dtype model = plan.pipeline.dtype == Dtype::tf32 ? Dtype::fp32 : plan.pipeline.dtype;
+  const Dtype d = k == PipelineKind::huggingface ? model : Dtype::fp32;
+  const Dtype store = k == PipelineKind::vllm || k == PipelineKind::flash ? model : d;
   auto fl = [&](double v) { return round_to(d, v); };
   std::vector<double> out(2 * m);
   for (std::size_t i = 0; i < m; ++i) {
     const double c = held[i].cos, s = held[i].sin, x1 = x[i], x2 = x[i + m];
-    out[i] = fl(fl(x1 * c) + fl(-x2 * s));
-    out[i + m] = fl(fl(x2 * c) + fl(x1 * s));
+    out[i] = round_to(store, fl(fl(x1 * c) + fl(-x2 * s)));
+    out[i + m] = round_to(store, fl(fl(x2 * c) + fl(x1 * s)));
   }
   return out;
 }
