@@ -52,7 +52,7 @@ const std::vector<PublicModel>& public_models() {
   return m;
 }
 
-constexpr double kPlotLags = 161;
+constexpr int kPlotLags = 161;
 const std::vector<double> kTableLags = {1, 16, 256, 4000, 32000, 128000, 1000000};
 
 std::string g4(double v) { return format_significant(v, 4); }
@@ -65,29 +65,6 @@ double context_of(const Model& m, const Encoding* e) {
     if (const auto* y = std::get_if<scaling::Yarn>(&s->scaling); y && y->factor) L = std::max(L, y->orig * *y->factor);
   }
   return L;
-}
-
-struct Scan {
-  double min = 1;
-  std::int64_t argmin = 0;
-  std::optional<std::int64_t> first_negative;
-};
-
-// Phi on every lag 1..V in blocks: its minimum and first negative lag.
-Scan scan_kernel(const Encoding& e, std::int64_t V, std::optional<double> seq_len) {
-  Scan out;
-  constexpr std::int64_t block = 16384;
-  for (std::int64_t start = 1; start <= V; start += block) {
-    const std::int64_t n = std::min(block, V - start + 1);
-    Lags lags(n, 1);
-    for (std::int64_t i = 0; i < n; ++i) lags(i, 0) = static_cast<double>(start + i);
-    const Eigen::VectorXd phi = kernel(e, lags, seq_len);
-    for (std::int64_t i = 0; i < n; ++i) {
-      if (phi[i] < out.min) out.min = phi[i], out.argmin = start + i;
-      if (phi[i] < 0 && !out.first_negative) out.first_negative = start + i;
-    }
-  }
-  return out;
 }
 
 std::vector<double> log_lags(double V, int n) {
@@ -108,7 +85,7 @@ std::optional<std::string> ggml_yarn_note(const Encoding& e) {
   if (y->mscale || y->mscale_all_dim)
     return std::string("llama.cpp: YaRN's mscale / mscale_all_dim are applied in its model graph, not its rope kernel");
   Encoding g = e;
-  std::get<scaling::Yarn>(const_cast<FrequencySchedule*>(schedule_of(g))->scaling).truncate = true;
+  std::get<scaling::Yarn>(schedule_of(g)->scaling).truncate = true;
   const FrequencyTable hf = frequencies(e), gg = frequencies(g, std::nullopt, Convention::ggml, false);
   double worst = 0;
   Eigen::Index at = 0;
@@ -176,13 +153,13 @@ ProbeResult run_models_probe(const ProbeContext& ctx) {
         // Coverage: pairs whose wavelength 2 pi / theta fits within the original context (the scheme's L0, else the
         // context) and within the extended context (frequencies at the extended length).
         const auto orig = scheme_original_length(s->scaling);
-        const FrequencyTable f0 = frequencies(leaf), f1 = frequencies(leaf, seq_len);
+        const FrequencyTable f0 = frequencies(leaf), f1 = seq_len ? frequencies(leaf, seq_len) : f0;
         auto turns = [](const FrequencyTable& f, double len) {
           std::int64_t c = 0;
           for (Eigen::Index i = 0; i < f.theta.rows(); ++i) c += 2 * std::numbers::pi / f.theta(i, 0) <= len;
           return c;
         };
-        const Scan sc = scan_kernel(*e, V, seq_len);
+        const KernelScan sc = scan_kernel(*e, V, seq_len);
         const BaseBound bound = smallest_nonnegative_base(leaf, V, seq_len, BaseScan{10, 1e12, 16});
         negative += sc.first_negative.has_value();
         below_bound += bound.base && g.base < *bound.base;
@@ -193,15 +170,15 @@ ProbeResult run_models_probe(const ProbeContext& ctx) {
                                    : scheme_name(s->scaling),
                     l.window, L, static_cast<double>(V), static_cast<std::int64_t>(f0.theta.rows()),
                     turns(f0, orig.value_or(L)), turns(f1, L), sc.min, static_cast<double>(sc.argmin),
-                    sc.first_negative ? Cell(static_cast<double>(*sc.first_negative)) : Cell(),
+                    sc.first_negative ? Cell(static_cast<double>(sc.first_negative->lag)) : Cell(),
                     bound.base ? Cell(*bound.base) : Cell(), bound.base ? Cell(g.base >= *bound.base) : Cell(),
                     l.attention_factor, l.softmax_scale});
-        Lags point(1, 1);
-        for (double lag : kTableLags) {
-          point(0, 0) = lag;
-          krow.push_back(lag <= static_cast<double>(V) ? Cell(g4(kernel(*e, point, seq_len)[0])) : Cell());
-        }
-        const auto lags_v = log_lags(static_cast<double>(V), static_cast<int>(kPlotLags));
+        Lags table_lags(static_cast<Eigen::Index>(kTableLags.size()), 1);
+        for (std::size_t i = 0; i < kTableLags.size(); ++i) table_lags(static_cast<Eigen::Index>(i), 0) = kTableLags[i];
+        const Eigen::VectorXd at = kernel(*e, table_lags, seq_len);  // one call; lags past V are blanked
+        for (std::size_t i = 0; i < kTableLags.size(); ++i)
+          krow.push_back(kTableLags[i] <= static_cast<double>(V) ? Cell(g4(at[static_cast<Eigen::Index>(i)])) : Cell());
+        const auto lags_v = log_lags(static_cast<double>(V), kPlotLags);
         Lags lags(static_cast<Eigen::Index>(lags_v.size()), 1);
         for (std::size_t i = 0; i < lags_v.size(); ++i) lags(static_cast<Eigen::Index>(i), 0) = lags_v[i];
         const Eigen::VectorXd phi = kernel(*e, lags, seq_len);

@@ -267,6 +267,8 @@ bool has_frequencies(const Encoding& e) {
                     e.value);
 }
 
+FrequencySchedule* schedule_of(Encoding& e) { return const_cast<FrequencySchedule*>(schedule_of(std::as_const(e))); }
+
 const FrequencySchedule* schedule_of(const Encoding& e) {
   return std::visit(Overloaded{
                         [](const enc::Rope& f) { return enc::schedule(f); },

@@ -163,6 +163,8 @@ const FamilyInfo& family_info(const Encoding& e);
 std::string rotary_families();
 /// The frequency schedule of a family that has one (rope, rope-matched, damped, jordan, jordan-scaled).
 const FrequencySchedule* schedule_of(const Encoding& e);
+/// The same schedule, to change in a copy of the encoding (tuning, base scans, another convention's reading).
+FrequencySchedule* schedule_of(Encoding& e);
 
 /// A library message re-thrown as a command's, for the command line and the Python module alike:
 /// "<command>: encoding '<text>': <message>"; a message that already names the command is rethrown as is, one that

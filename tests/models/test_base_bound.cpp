@@ -68,3 +68,13 @@ TEST_CASE("base bound refusals: no geometric schedule, a bad scan, max_lag < 1")
   CHECK_THROWS_WITH_AS(first_negative_lag(parse_encoding("rope:dim=8"), 0), doctest::Contains("max_lag = 0 (must be >= 1)"),
                        InputError);
 }
+
+TEST_CASE("scan_kernel: cos(1e-4 m) over 1..40000 has its minimum -1 near m = 1e4 pi, first negative at 15708") {
+  const auto s = scan_kernel(parse_encoding("rope-freqs:freqs=[1e-4]"), 40000);
+  CHECK(s.argmin == 31416);  // the integer nearest 1e4 pi = 31415.93
+  CHECK(s.min == doctest::Approx(std::cos(31416e-4)).epsilon(1e-15));
+  REQUIRE(s.first_negative);
+  CHECK(s.first_negative->lag == 15708);
+  CHECK_THROWS_WITH_AS(scan_kernel(parse_encoding("rope:dim=8"), 0), doctest::Contains("max_lag = 0 (must be >= 1)"),
+                       InputError);
+}

@@ -42,9 +42,6 @@ std::optional<SpectralScale> spectral_scale(const Spectrum& s) { return spectrum
 Spectrum with_scale(Spectrum s, double v) { return spectrum_with_scale(std::move(s), v); }
 double* scheme_factor(Scaling& s) { return tunable_factor(s); }
 
-// The schedule of a family with one (nullptr for the others), to change in a copy of the encoding.
-FrequencySchedule* schedule_of(Encoding& e) { return const_cast<FrequencySchedule*>(ropekit::schedule_of(std::as_const(e))); }
-
 }  // namespace
 
 TunableEncoding make_tunable(const Encoding& e, const std::vector<std::string>& free, const Where& where) {

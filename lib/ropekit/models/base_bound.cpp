@@ -52,8 +52,13 @@ bool has_negative_lag(const Encoding& e, std::int64_t max_lag, std::optional<dou
 
 }  // namespace
 
-std::optional<NegativeLag> first_negative_lag(const Encoding& e, std::int64_t max_lag, std::optional<double> seq_len) {
-  if (max_lag < 1) throw_bad_value(Where("ropekit::first_negative_lag"), "max_lag", std::to_string(max_lag), ">= 1");
+namespace {
+
+// Phi on lags 1..max_lag, block by block, each value to `visit(lag, phi)` until it returns false.
+template <class Visit>
+void for_each_lag(const Encoding& e, std::int64_t max_lag, std::optional<double> seq_len, std::string_view who,
+                  Visit visit) {
+  if (max_lag < 1) throw_bad_value(Where(std::string(who)), "max_lag", std::to_string(max_lag), ">= 1");
   std::int64_t block = kFirstBlock;
   for (std::int64_t start = 1; start <= max_lag; start += block, block = std::min(2 * block, kLastBlock)) {
     check_cancelled();
@@ -62,9 +67,29 @@ std::optional<NegativeLag> first_negative_lag(const Encoding& e, std::int64_t ma
     for (std::int64_t i = 0; i < count; ++i) lags(i, 0) = static_cast<double>(start + i);
     const Eigen::VectorXd phi = kernel(e, lags, seq_len);
     for (std::int64_t i = 0; i < count; ++i)
-      if (phi[i] < 0) return NegativeLag{start + i, phi[i]};
+      if (!visit(start + i, phi[i])) return;
   }
-  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<NegativeLag> first_negative_lag(const Encoding& e, std::int64_t max_lag, std::optional<double> seq_len) {
+  std::optional<NegativeLag> out;
+  for_each_lag(e, max_lag, seq_len, "ropekit::first_negative_lag", [&](std::int64_t lag, double phi) {
+    if (phi < 0) out = NegativeLag{lag, phi};
+    return !out;
+  });
+  return out;
+}
+
+KernelScan scan_kernel(const Encoding& e, std::int64_t max_lag, std::optional<double> seq_len) {
+  KernelScan out;
+  for_each_lag(e, max_lag, seq_len, "ropekit::scan_kernel", [&](std::int64_t lag, double phi) {
+    if (phi < out.min) out.min = phi, out.argmin = lag;
+    if (phi < 0 && !out.first_negative) out.first_negative = NegativeLag{lag, phi};
+    return true;
+  });
+  return out;
 }
 
 BaseBound smallest_nonnegative_base(const Encoding& e, std::int64_t max_lag, std::optional<double> seq_len,
@@ -79,7 +104,7 @@ BaseBound smallest_nonnegative_base(const Encoding& e, std::int64_t max_lag, std
                     "0 < lo <= hi < inf and at least 1 point per decade");
   BaseBound out;
   Encoding probe = e;
-  auto& g = std::get<Geometric>(const_cast<FrequencySchedule*>(schedule_of(probe))->source);
+  auto& g = std::get<Geometric>(schedule_of(probe)->source);
   const double decades = std::log10(scan.hi / scan.lo);
   const int steps = static_cast<int>(std::floor(decades * scan.per_decade + 1e-9));
   for (int j = 0; j <= steps; ++j) {

@@ -24,6 +24,15 @@ struct NegativeLag {
 std::optional<NegativeLag> first_negative_lag(const Encoding& e, std::int64_t max_lag,
                                               std::optional<double> seq_len = {});
 
+/// Phi on every lag 1..max_lag (the same blocks): its minimum, where, and the first negative value.
+struct KernelScan {
+  double min = 1;
+  std::int64_t argmin = 0;
+  std::optional<NegativeLag> first_negative;
+};
+/// @throws InputError as first_negative_lag.
+KernelScan scan_kernel(const Encoding& e, std::int64_t max_lag, std::optional<double> seq_len = {});
+
 /// The scan: bases lo * 10^(j / per_decade), j = 0, 1, ..., up to hi (those > 1; a scheme needs base > 1).
 struct BaseScan {
   double lo = 10, hi = 1e12;

@@ -66,10 +66,11 @@ PrecisionPlan plan_precision(const std::string& command, const Encoding& e, cons
     if (!g || !std::holds_alternative<scaling::None>(s->scaling) || g->partial != 1)
       throw_bad_value(where, "pipeline", "ggml",
                       "huggingface for this encoding (the ggml pipeline is modelled for plain RoPE: rope:dim,base)");
-    plan.ggml_theta_scale = std::pow(static_cast<float>(g->base), -2.0f / static_cast<float>(g->dim));
-    float theta = 1;  // ggml's running product at position 1
-    for (std::size_t i = 0; i < plan.theta_exact.size(); ++i, theta *= static_cast<float>(plan.ggml_theta_scale))
-      plan.theta_held.push_back(theta);
+    // ggml's running product at position 1 (the frequencies' own ggml grid); its ratio powf(base, -2/n) steps the
+    // angles of every other position.
+    const auto grid = scaling::ggml_grid<float>(g->base, g->dim, static_cast<int>(plan.theta_exact.size()));
+    plan.theta_held.assign(grid.begin(), grid.end());
+    plan.ggml_theta_scale = grid.size() > 1 ? grid[1] : 0;
     return plan;
   }
   const FrequencyTable held =

@@ -8,8 +8,10 @@
 
 namespace ropekit {
 
-std::vector<double> rotate_held(const PrecisionPlan& plan, const std::vector<double>& x, double position) {
-  const auto held = held_table(plan, position);
+namespace {
+
+// x rotated with a held table (the table depends on the position only: score_errors builds it once per position).
+std::vector<double> rotate_with(const PrecisionPlan& plan, const std::vector<HeldPair>& held, const std::vector<double>& x) {
   const std::size_t m = held.size();
   // transformers rotates in the model dtype (tf32 means fp32 tensors); ggml in fp32; vLLM's and flash-attention's
   // kernels in fp32 registers, the result stored in the model dtype.
@@ -27,16 +29,37 @@ std::vector<double> rotate_held(const PrecisionPlan& plan, const std::vector<dou
   return out;
 }
 
-std::vector<long double> rotate_exact(const PrecisionPlan& plan, const std::vector<double>& x, double position) {
-  const std::size_t m = plan.theta_exact.size();
+// a cos(p theta_exact) and a sin(p theta_exact) in long double, once per position.
+struct ExactTable {
+  std::vector<long double> cos, sin;
+};
+ExactTable exact_table(const PrecisionPlan& plan, double position) {
+  ExactTable t;
+  for (const double theta : plan.theta_exact) {
+    const long double angle = static_cast<long double>(position) * theta;
+    t.cos.push_back(std::cos(angle) * plan.attention_factor);
+    t.sin.push_back(std::sin(angle) * plan.attention_factor);
+  }
+  return t;
+}
+std::vector<long double> rotate_exact_with(const ExactTable& t, const std::vector<double>& x) {
+  const std::size_t m = t.cos.size();
   std::vector<long double> out(2 * m);
   for (std::size_t i = 0; i < m; ++i) {
-    const long double angle = static_cast<long double>(position) * plan.theta_exact[i];
-    const long double c = std::cos(angle) * plan.attention_factor, s = std::sin(angle) * plan.attention_factor;
-    out[i] = x[i] * c - x[i + m] * s;
-    out[i + m] = x[i + m] * c + x[i] * s;
+    out[i] = x[i] * t.cos[i] - x[i + m] * t.sin[i];
+    out[i + m] = x[i + m] * t.cos[i] + x[i] * t.sin[i];
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<double> rotate_held(const PrecisionPlan& plan, const std::vector<double>& x, double position) {
+  return rotate_with(plan, held_table(plan, position), x);
+}
+
+std::vector<long double> rotate_exact(const PrecisionPlan& plan, const std::vector<double>& x, double position) {
+  return rotate_exact_with(exact_table(plan, position), x);
 }
 
 double held_score(const std::vector<double>& q_rot, const std::vector<double>& k_rot) {
@@ -52,12 +75,14 @@ ScoreErrors score_errors(const PrecisionPlan& plan, double lag, double position,
   double sum_sq = 0;
   Rng rng(seed, kStreamPrecision, 0);
   std::vector<double> q(n), k(n);
+  const auto held_q = held_table(plan, position + lag), held_k = held_table(plan, position);
+  const ExactTable exact_q = exact_table(plan, position + lag), exact_k = exact_table(plan, position);
   for (std::int64_t t = 0; t < trials; ++t) {
     if (t % 256 == 0) check_cancelled();
     for (auto& v : q) v = round_to(d, round_to(Dtype::fp32, rng.normal()));  // fp32 draws cast to the model dtype
     for (auto& v : k) v = round_to(d, round_to(Dtype::fp32, rng.normal()));
-    const double held = held_score(rotate_held(plan, q, position + lag), rotate_held(plan, k, position));
-    const auto qe = rotate_exact(plan, q, position + lag), ke = rotate_exact(plan, k, position);
+    const double held = held_score(rotate_with(plan, held_q, q), rotate_with(plan, held_k, k));
+    const auto qe = rotate_exact_with(exact_q, q), ke = rotate_exact_with(exact_k, k);
     long double exact = 0, qq = 0, kk = 0;
     for (std::size_t i = 0; i < n; ++i) {
       exact += qe[i] * ke[i];
