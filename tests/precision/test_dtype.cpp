@@ -86,3 +86,39 @@ TEST_CASE("edges: fp16's largest finite, its overflow tie, subnormals; NaN and i
   CHECK_THROWS_WITH_AS(parse_dtype("fp8", Where("ropekit precision")), doctest::Contains("(must be one of fp32, tf32, bf16, fp16)"),
                        InputError);
 }
+
+TEST_CASE("round_from_f32 (bit operations) equals round_to (scaled integer rounding) on float32 values") {
+  // Two routes: drop bits of binary32 with a carry, against round_to's add-and-subtract 1.5 2^52 at the dtype's
+  // quantum. Random floats over every binade up to 65504 (fp16's largest finite), both signs, plus the ties and edges.
+  Rng rng(7, 0, 0);
+  int checked = 0;
+  auto check = [&](float x) {
+    for (const Dtype d : {Dtype::fp32, Dtype::tf32, Dtype::bf16, Dtype::fp16}) {
+      const double want = round_to(d, x), got = round_from_f32(d, x);
+      if (want != got || std::signbit(want) != std::signbit(got)) {
+        CAPTURE(static_cast<double>(x));
+        CAPTURE(dtype_name(d));
+        CHECK(got == want);
+      }
+    }
+    ++checked;
+  };
+  for (int i = 0; i < 400000; ++i) {
+    const double e = -40 + 56 * rng.uniform();  // 2^-40 .. 2^16
+    const auto x = static_cast<float>(std::exp2(e) * (rng.uniform() < 0.5 ? -1 : 1));
+    if (std::abs(x) <= 65504) check(x);
+  }
+  // Ties at every kept-bit position: bf16 keeps 8 bits, tf32 and fp16 11: 1 + 2^-8 + 2^-9 style halves.
+  for (const int k : {8, 9, 11, 12}) {
+    for (const double base : {1.0, 1.0 + std::ldexp(1.0, 1 - k), 0.75, 3.0, std::ldexp(1.0, -14), std::ldexp(1.0, -20)}) {
+      check(static_cast<float>(base + std::ldexp(base, -k)));
+      check(static_cast<float>(-(base + std::ldexp(base, -k))));
+    }
+  }
+  // fp16's subnormal range and its edge: multiples of 2^-24 and the halves between them, 2^-14 and just below.
+  for (int j = -40; j <= 40; ++j) check(static_cast<float>(std::ldexp(2 * 5000 + j, -25)));
+  for (const float x : {0.0f, -0.0f, 0x1p-14f, std::nextafter(0x1p-14f, 0.0f), 0x1p-25f, 0x1.8p-25f, 0x1p-26f,
+                        -0x1p-26f, 65504.0f, 65519.0f - 16, 1.0f, -1.0f, 0.99999994f})
+    check(x);
+  CHECK(checked > 300000);
+}

@@ -166,3 +166,140 @@ TEST_CASE("transformers' bf16 and fp16 cos/sin tables, CPU and GPU, bit for bit"
   }
   CHECK(fp32_within_ulp == fp32_entries);
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#include <quadmath.h>
+
+namespace {
+
+// An independent route in binary128 (113 bits; libquadmath): p theta_exact is exact there (31 + 53 bits), 2 pi is
+// good to 2^-113, so the reduced angles are good to 1e-25 rad at 2^31. The held values are rebuilt from the spec's
+// stage formulas (precision.md section 1), with cos and sin correctly rounded to fp32 from binary128.
+using Quad = __float128;
+const Quad kTwoPiQuad = 2 * acosq(static_cast<Quad>(-1));  // (M_PIq needs GNU literals)
+Quad wrap_quad(Quad x) { return x - roundq(x / kTwoPiQuad) * kTwoPiQuad; }
+
+struct QuadReference {
+  std::vector<double> angle, cos, sin;
+  std::vector<Quad> exact_cos, exact_sin;  ///< a cos(p theta_exact), a sin(p theta_exact)
+  PhaseErrors errors;
+};
+QuadReference quad_reference(const PrecisionPlan& plan, double p) {
+  QuadReference r;
+  r.errors = {0, 0, 0, 0, 0};
+  const Pipeline& pipe = plan.pipeline;
+  const Dtype table = pipe.kind == PipelineKind::ggml || pipe.dtype == Dtype::tf32 ? Dtype::fp32 : pipe.dtype;
+  const auto a32 = static_cast<float>(plan.attention_factor);
+  auto running = static_cast<float>(p);
+  for (std::size_t i = 0; i < plan.theta_held.size(); ++i) {
+    const double th = plan.theta_held[i], te = plan.theta_exact[i];
+    double angle = 0;
+    if (pipe.kind == PipelineKind::ggml) {
+      if (i) running = running * static_cast<float>(plan.ggml_theta_scale);
+      angle = running;
+    } else if (pipe.dtype == Dtype::tf32) {
+      angle = static_cast<float>(round_to(Dtype::tf32, p) * round_to(Dtype::tf32, th));
+    } else {
+      angle = static_cast<float>(p) * static_cast<float>(th);
+    }
+    auto tab = [&](Quad v) {
+      auto f = static_cast<float>(v);
+      if (a32 != 1) f *= a32;
+      return round_to(table, f);
+    };
+    const double c = tab(cosq(angle)), s = tab(sinq(angle));
+    r.angle.push_back(angle);
+    r.cos.push_back(c);
+    r.sin.push_back(s);
+    const Quad exact = static_cast<Quad>(p) * te, a = plan.attention_factor;
+    PhaseErrors& e = r.errors;
+    e.phase_error_max = std::max(e.phase_error_max, static_cast<double>(fabsq(wrap_quad(angle - exact))));
+    e.inv_freq_part_max = std::max(e.inv_freq_part_max, static_cast<double>(fabsq(p * (static_cast<Quad>(th) - te))));
+    e.angle_part_max = std::max(e.angle_part_max, static_cast<double>(fabsq(angle - static_cast<Quad>(p) * th)));
+    const Quad reduced = wrap_quad(exact);
+    r.exact_cos.push_back(a * cosq(reduced));
+    r.exact_sin.push_back(a * sinq(reduced));
+    e.table_error_max = std::max({e.table_error_max, static_cast<double>(fabsq(c - a * cosq(reduced))),
+                                  static_cast<double>(fabsq(s - a * sinq(reduced)))});
+    e.table_phase_error_max =
+        std::max(e.table_phase_error_max, static_cast<double>(fabsq(wrap_quad(atan2q(s, c) - reduced))));
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("phase errors and held tables against a binary128 route, positions 0 .. 2^31 - 1") {
+  // The library reduces p theta by 2 pi in double-double and takes a 1-ulp vector sincos; the route here does all
+  // in binary128. Tolerances: the phase errors are differences of reduced angles, each within a few ulp of the
+  // unwrapped difference (4e-16 (|d| + 4), |d| <= inverse-frequency part + angle part); the parts are one rounding
+  // each (2^-52 relative); the table error and phase within 1e-15 (the exact cos to 2 ulp, atan2 to 1 ulp, of a <= 2).
+  // The held tables must agree bit for bit (both correctly rounded to fp32, then cast).
+  struct Case {
+    const char* spelling;
+    PipelineKind kind;
+    Dtype dtype, inv_freq;
+  };
+  const Case cases[] = {
+      {"rope:dim=128,base=1e4", PipelineKind::huggingface, Dtype::fp32, Dtype::fp32},
+      {"rope:dim=128,base=1e4", PipelineKind::huggingface, Dtype::bf16, Dtype::fp32},
+      {"rope:dim=128,base=1e4", PipelineKind::huggingface, Dtype::fp16, Dtype::fp32},
+      {"rope:dim=128,base=1e4", PipelineKind::huggingface, Dtype::tf32, Dtype::fp32},
+      {"rope:dim=128,base=1e4", PipelineKind::huggingface, Dtype::bf16, Dtype::bf16},
+      {"rope:dim=64,base=150000,scaling=yarn(factor=32,orig=4096,beta_fast=32,beta_slow=1)", PipelineKind::huggingface,
+       Dtype::bf16, Dtype::fp32},  // gpt-oss-like: attention factor 1.3466 on the tables
+      {"rope:dim=128,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=8192)", PipelineKind::huggingface, Dtype::fp16,
+       Dtype::fp32},
+      {"rope:dim=128,base=1e4", PipelineKind::ggml, Dtype::fp32, Dtype::fp32},
+  };
+  std::vector<double> positions = {0, 1, 2, 4095, 16777215, 16777216, 16777217, 1e9, 2147483646, 2147483647};
+  Rng rng(22, 0, 0);
+  for (int i = 0; i < 24; ++i) positions.push_back(std::floor(rng.uniform() * 2147483648.0));
+  int entries = 0;
+  for (const Case& c : cases) {
+    Pipeline pipe;
+    pipe.kind = c.kind;
+    pipe.dtype = c.dtype;
+    pipe.inv_freq_dtype = c.inv_freq;
+    const PrecisionPlan pl = plan(c.spelling, pipe);
+    for (const double p : positions) {
+      CAPTURE(c.spelling);
+      CAPTURE(dtype_name(c.dtype));
+      CAPTURE(p);
+      const QuadReference want = quad_reference(pl, p);
+      const auto held = held_table(pl, p);
+      const PhaseErrors got = phase_errors(pl, p);
+      // The exact tables to 2.5 ulp of their own value (sincos 1 ulp, the low part's correction and the product by a
+      // half an ulp each): relative accuracy even next to a zero of cos, which the double-double reduction keeps.
+      HeldArrays arrays;
+      fill_held(pl, p, arrays);
+      for (std::size_t i = 0; i < held.size(); ++i) {
+        for (const auto& [v, q] : {std::pair{arrays.exact_cos[i], want.exact_cos[i]}, std::pair{arrays.exact_sin[i], want.exact_sin[i]}}) {
+          const double ulp = std::ldexp(1.0, std::ilogb(std::max(std::abs(v), 1e-300)) - 52);
+          if (!(fabsq(v - q) <= 2.5 * ulp)) {
+            CAPTURE(i);
+            CAPTURE(v);
+            CHECK(static_cast<double>(fabsq(v - q) / ulp) <= 2.5);
+          }
+        }
+      }
+      for (std::size_t i = 0; i < held.size(); ++i) {
+        entries += 2;
+        if (held[i].angle != want.angle[i] || held[i].cos != want.cos[i] || held[i].sin != want.sin[i]) {
+          CAPTURE(i);
+          CHECK(held[i].angle == want.angle[i]);
+          CHECK(held[i].cos == want.cos[i]);
+          CHECK(held[i].sin == want.sin[i]);
+        }
+      }
+      const PhaseErrors& w = want.errors;
+      CHECK(std::abs(got.phase_error_max - w.phase_error_max) <= 4e-16 * (w.inv_freq_part_max + w.angle_part_max + 4));
+      CHECK(std::abs(got.inv_freq_part_max - w.inv_freq_part_max) <= 0x1p-52 * w.inv_freq_part_max);
+      CHECK(std::abs(got.angle_part_max - w.angle_part_max) <= 0x1p-52 * w.angle_part_max);
+      CHECK(std::abs(got.table_error_max - w.table_error_max) <= 1e-15);
+      CHECK(std::abs(got.table_phase_error_max - w.table_phase_error_max) <= 1e-15);
+    }
+  }
+  CHECK(entries > 30000);
+}
+#endif

@@ -2,6 +2,8 @@
 // The floating-point formats frameworks run RoPE in, and exact software rounding into them (spec precision.md
 // section 1: fl_D(x), round to nearest, ties to even), independent of the host's float16 / bfloat16 support.
 
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 
@@ -31,6 +33,28 @@ Dtype parse_dtype(std::string_view text, const Where& where, std::string_view wh
 /// subnormals; past the largest finite value, +-inf). Exact: x is a double, so this is the one rounding of x.
 /// NaN stays NaN.
 double round_to(Dtype d, double x);
+
+/// fl_D(x) for a float32 value x, as a framework casting an fp32 tensor to D: bit operations only, so that loops of
+/// it vectorise. Equals round_to(d, x) for finite x, |x| <= 65504 for fp16 (its overflow to inf is not handled here).
+inline float round_from_f32(Dtype d, float x) {
+  // Dropping the low k bits of binary32 to nearest, ties to even: add 2^(k-1) - 1 plus the kept last bit; a carry
+  // into the exponent is the correct rounding up to the next binade.
+  const auto drop = [](float v, unsigned k) {
+    auto b = std::bit_cast<std::uint32_t>(v);
+    b += ((1u << (k - 1)) - 1) + ((b >> k) & 1u);
+    return std::bit_cast<float>(b & ~((1u << k) - 1));
+  };
+  switch (d) {
+    case Dtype::fp32: return x;
+    case Dtype::bf16: return drop(x, 16);
+    case Dtype::tf32: return drop(x, 13);
+    case Dtype::fp16:
+      // below 2^-14, fp16's subnormals: multiples of 2^-24, the spacing of binary32 in [0.5, 1): add and take 0.75.
+      if (std::abs(x) < 0x1p-14f) return std::copysign((std::abs(x) + 0.75f) - 0.75f, x);
+      return drop(x, 13);
+  }
+  return x;
+}
 
 /// fl_D(x)'s bit pattern in D's storage: binary32 bits for fp32 and tf32 (tf32's low 13 bits are 0), the 16 bits of
 /// bf16 (binary32's top half) or of binary16 for fp16.

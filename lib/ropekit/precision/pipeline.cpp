@@ -1,28 +1,48 @@
+// Compiled with -ffp-contract=off (CMakeLists.txt): every product rounded on its own, as the frameworks' kernels, and
+// the two-products below exact. (no_fp_contract.hpp's pragma would do the same but stops GCC's vectoriser.)
 #include "ropekit/precision/pipeline.hpp"
 
+#include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <numbers>
 
 #include <fmt/format.h>
 
 #include "ropekit/core/echo.hpp"
-#include "ropekit/core/no_fp_contract.hpp"  // every product rounded on its own, as the frameworks' kernels
+#include "ropekit/core/vecmath.hpp"
 
 namespace ropekit {
 
 namespace {
 
-// x - 2 pi k nearest to 0, in long double (p theta reaches 2^31: the difference needs more than double's bits).
-long double wrap(long double x) {
-  const long double two_pi = 2 * std::numbers::pi_v<long double>;
-  const long double turns = x / two_pi;  // |x| < 2^62 rad here: the nearest integer fits an int64
-  const auto k = static_cast<std::int64_t>(turns >= 0 ? turns + 0.5L : turns - 0.5L);
-  return x - two_pi * static_cast<long double>(k);
-}
-
 // fl32 of a float32 function value: the double result rounded once (cos and sin of a float are correctly rounded
 // this way but for the rare double-rounding ties: the spec's "cos correctly rounded").
 double f32(double x) { return round_to(Dtype::fp32, x); }
+
+// 2 pi as C1 + C2 (C1 = fl64(2 pi), C2 = fl64(2 pi - C1); the next term, 1e-32, is below everything reported).
+constexpr double kTwoPi1 = 6.283185307179586, kTwoPi2 = 2.4492935982947064e-16, kInvTwoPi = 0.15915494309189535;
+constexpr double kRound = 6755399441055744.0;  // 1.5 2^52: (x + kRound) - kRound is x rounded to an integer
+
+// x - 2 pi k for the integer k nearest x / 2 pi, |x| < 2^50, as one double (|error| < 1e-15 |k| ulp-level; enough
+// for a wrapped difference of angles).
+inline double wrap_once(double x) {
+  const double k = (x * kInvTwoPi + kRound) - kRound;
+  return std::fma(-k, kTwoPi2, std::fma(-k, kTwoPi1, x));
+}
+
+// hi + lo (|lo| <= ulp(hi) / 2, |hi| < 2^50) reduced by 2 pi k to rh + rl, |rh| <= pi + 1e-15, |rl| <= ulp(rh) / 2,
+// with an error below 1e-21 for |hi| <= 2^40 (Cody-Waite with an FMA: hi - k C1 is exact, it needs at most 53 bits
+// between 2^3 and C1's last bit 2^-50; the C2 product's rounding is 2^-53 |k C2| <= 1e-22 there).
+inline void reduce(double hi, double lo, double& rh, double& rl) {
+  const double k = (hi * kInvTwoPi + kRound) - kRound;
+  const double t1 = std::fma(-k, kTwoPi1, hi);
+  const double t2 = std::fma(-k, kTwoPi2, lo);
+  rh = t1 + t2;  // two-sum: rl is the rounding error of rh (Knuth, branch-free)
+  const double v = rh - t1;
+  rl = (t1 - (rh - v)) + (t2 - v);
+}
 
 }  // namespace
 
@@ -85,57 +105,147 @@ PrecisionPlan plan_precision(const std::string& command, const Encoding& e, cons
   return plan;
 }
 
-std::vector<HeldPair> held_table(const PrecisionPlan& plan, double position) {
+namespace {
+
+// Stage 3 for pairs [0, m): fl32(cos) (times fl32(a) when a != 1, rounded), cast to `table`; cos(hi + lo) = cos(hi)
+// - lo sin(hi) to 1e-31 (|lo| <= ulp(hi) / 2). One loop per dtype: the rounding's branches leave the loop.
+template <Dtype table>
+void held_tables(std::size_t m, float a32, const double* __restrict lo, const double* __restrict s,
+                 const double* __restrict c, double* __restrict cos_out, double* __restrict sin_out) {
+  for (std::size_t i = 0; i < m; ++i) {
+    auto cv = static_cast<float>(c[i] - lo[i] * s[i]);
+    auto sv = static_cast<float>(s[i] + lo[i] * c[i]);
+    if (a32 != 1) {
+      cv *= a32;
+      sv *= a32;
+    }
+    cos_out[i] = round_from_f32(table, cv);
+    sin_out[i] = round_from_f32(table, sv);
+  }
+}
+
+// Stage 2's angles and the exact ones p theta_exact (= ph + pl exactly: p < 2^31 is an integer), reduced by 2 pi.
+// (__restrict on parameters: GCC ignores it on local pointers and then gives up on the loop's many alias checks.)
+[[gnu::noinline]] void reduce_angles(std::size_t m, double position, const double* __restrict angle, const double* __restrict theta_exact,
+                   double* __restrict held_hi, double* __restrict held_lo, double* __restrict exact_hi,
+                   double* __restrict exact_lo) {
+  for (std::size_t i = 0; i < m; ++i) {
+    reduce(angle[i], 0, held_hi[i], held_lo[i]);
+    const double ph = position * theta_exact[i];
+    reduce(ph, std::fma(position, theta_exact[i], -ph), exact_hi[i], exact_lo[i]);
+  }
+}
+
+// a cos(hi + lo), a sin(hi + lo) from sincos(hi).
+void exact_tables(std::size_t m, double a, const double* __restrict lo, const double* __restrict s,
+                  const double* __restrict c, double* __restrict cos_out, double* __restrict sin_out) {
+  for (std::size_t i = 0; i < m; ++i) {
+    cos_out[i] = a * (c[i] - lo[i] * s[i]);
+    sin_out[i] = a * (s[i] + lo[i] * c[i]);
+  }
+}
+
+// Per pair: |phase error|, its inverse-frequency and angle parts, the table error, and the tables' pseudo-angle
+// against the exact phase (phase_errors below), into out[0..5m).
+void phase_parts(std::size_t m, double P, const double* __restrict te, const double* __restrict th,
+                 const double* __restrict angle, const double* __restrict hc, const double* __restrict hs,
+                 const double* __restrict ec, const double* __restrict es, double* __restrict out) {
+  for (std::size_t i = 0; i < m; ++i) {
+    // angle - p theta_exact, with p theta = ph + pl exactly; angle - ph is exact (Sterbenz: within a factor 2).
+    const double ph = P * te[i], pl = std::fma(P, te[i], -ph);
+    out[i] = std::abs(wrap_once((angle[i] - ph) - pl));
+    out[m + i] = std::abs(P * (th[i] - te[i]));
+    const double qh = P * th[i], ql = std::fma(P, th[i], -qh);
+    out[2 * m + i] = std::abs((angle[i] - qh) - ql);
+    const double dc = std::abs(hc[i] - ec[i]), ds = std::abs(hs[i] - es[i]);
+    out[3 * m + i] = dc < ds ? ds : dc;
+    // The phase the tables carry against the exact one, as a pseudo-angle of the cross and dot products that grows
+    // with the angle in [0, pi]: w = |cross| / (|cross| + |dot|) for dot >= 0, 2 - w otherwise (atan2 once, later).
+    const double cross = std::abs(hs[i] * ec[i] - hc[i] * es[i]);
+    const double dot = hc[i] * ec[i] + hs[i] * es[i];
+    const double norm = cross + std::abs(dot);
+    const double w = norm > 0 ? cross / norm : 0;
+    out[4 * m + i] = dot >= 0 ? w : 2 - w;
+  }
+}
+
+// Largest of v[0..n) (values >= 0, no NaN): their bit patterns order as unsigned integers, and an integer maximum
+// vectorises where a floating one (std::max's NaN rules) does not.
+double max_of(const double* __restrict v, std::size_t n) {
+  std::uint64_t top = 0;
+  for (std::size_t i = 0; i < n; ++i) top = std::max(top, std::bit_cast<std::uint64_t>(v[i]));
+  return std::bit_cast<double>(top);
+}
+
+}  // namespace
+
+void fill_held(const PrecisionPlan& plan, double position, HeldArrays& h) {
   const Pipeline& p = plan.pipeline;
-  std::vector<HeldPair> out;
-  out.reserve(plan.theta_held.size());
-  const double a = f32(plan.attention_factor);
-  // Tables: fl32(cos) (times fl32(a), rounded, when a != 1), then cast to the model dtype (tf32: fp32 tables).
-  const Dtype table_dtype = p.dtype == Dtype::tf32 ? Dtype::fp32 : p.dtype;
-  auto table = [&](double v) { return round_to(table_dtype, a == 1 ? f32(v) : f32(f32(v) * a)); };
+  const std::size_t m = plan.theta_held.size();
+  for (auto* v : {&h.angle, &h.cos, &h.sin, &h.exact_cos, &h.exact_sin, &h.held_hi, &h.held_lo, &h.exact_hi, &h.exact_lo,
+                  &h.s, &h.c})
+    v->resize(m);
+  const double* theta = plan.theta_held.data();
+  const double* theta_exact = plan.theta_exact.data();
+  double* angle = h.angle.data();
+  // Stage 2, the angle as held.
   if (p.kind == PipelineKind::ggml) {
-    double angle = f32(position);
-    for (std::size_t i = 0; i < plan.theta_held.size(); ++i) {
-      if (i) angle = f32(angle * plan.ggml_theta_scale);
-      out.push_back({plan.theta_held[i], angle, f32(f32(std::cos(angle)) * a), f32(f32(std::sin(angle)) * a)});
+    double running = f32(position);  // theta = (float) p, then theta *= theta_scale once per pair
+    for (std::size_t i = 0; i < m; ++i) {
+      if (i) running = f32(running * plan.ggml_theta_scale);
+      angle[i] = running;
     }
-    return out;
+  } else if (p.dtype == Dtype::tf32 || p.angle_dtype == Dtype::tf32) {
+    // TF32 matmul: both inputs rounded to tf32, the product accumulated in fp32.
+    for (std::size_t i = 0; i < m; ++i) angle[i] = f32(round_to(Dtype::tf32, position) * round_to(Dtype::tf32, theta[i]));
+  } else if (p.angle_dtype == Dtype::fp32) {
+    const auto pf = static_cast<float>(position);  // position_ids.float(): one rounding past 2^24
+    for (std::size_t i = 0; i < m; ++i) angle[i] = pf * static_cast<float>(theta[i]);  // one fp32 product
+  } else {
+    const Dtype d = p.angle_dtype;
+    for (std::size_t i = 0; i < m; ++i) angle[i] = round_to(d, round_to(d, position) * round_to(d, theta[i]));
   }
-  for (const double theta : plan.theta_held) {
-    double angle = 0;
-    if (p.dtype == Dtype::tf32 || p.angle_dtype == Dtype::tf32) {
-      angle = f32(round_to(Dtype::tf32, position) * round_to(Dtype::tf32, theta));  // TF32 matmul: inputs rounded
-    } else {
-      const Dtype d = p.angle_dtype;
-      angle = round_to(d, round_to(d, position) * round_to(d, theta));
-    }
-    out.push_back({theta, angle, table(std::cos(angle)), table(std::sin(angle))});
+  reduce_angles(m, position, angle, theta_exact, h.held_hi.data(), h.held_lo.data(), h.exact_hi.data(),
+                h.exact_lo.data());
+  // Stage 3: ggml's f32 tensors and tf32's fp32 tables stay in fp32.
+  const Dtype table = p.kind == PipelineKind::ggml || p.dtype == Dtype::tf32 ? Dtype::fp32 : p.dtype;
+  const auto a32 = static_cast<float>(plan.attention_factor);
+  double* s = h.s.data();
+  double* c = h.c.data();
+  const double* held_lo = h.held_lo.data();
+  sincos_array(h.held_hi.data(), s, c, m);
+  switch (table) {
+    case Dtype::fp32: held_tables<Dtype::fp32>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
+    case Dtype::tf32: held_tables<Dtype::tf32>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
+    case Dtype::bf16: held_tables<Dtype::bf16>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
+    case Dtype::fp16: held_tables<Dtype::fp16>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
   }
+  const double a = plan.attention_factor;
+  sincos_array(h.exact_hi.data(), s, c, m);
+  exact_tables(m, plan.attention_factor, h.exact_lo.data(), s, c, h.exact_cos.data(), h.exact_sin.data());
+}
+
+std::vector<HeldPair> held_table(const PrecisionPlan& plan, double position) {
+  HeldArrays h;
+  fill_held(plan, position, h);
+  std::vector<HeldPair> out(plan.theta_held.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = {plan.theta_held[i], h.angle[i], h.cos[i], h.sin[i]};
   return out;
 }
 
 PhaseErrors phase_errors(const PrecisionPlan& plan, double position) {
-  const auto held = held_table(plan, position);
-  PhaseErrors e{0, 0, 0, 0, 0};
-  const long double P = position;
-  for (std::size_t i = 0; i < held.size(); ++i) {
-    // p theta_exact in long double (64 bits: exact to 1e-10 rad at 2^31), reduced to [-pi, pi]; the cosines and the
-    // phase of the tables in double from there (1e-16: far below the errors measured).
-    const long double exact = P * static_cast<long double>(plan.theta_exact[i]);
-    const auto reduced = static_cast<double>(wrap(exact));
-    const long double angle = held[i].angle;
-    e.phase_error_max = std::max(e.phase_error_max, static_cast<double>(std::abs(wrap(angle - exact))));
-    e.inv_freq_part_max = std::max(
-        e.inv_freq_part_max,
-        static_cast<double>(std::abs(P * (static_cast<long double>(held[i].inv_freq) - plan.theta_exact[i]))));
-    e.angle_part_max = std::max(e.angle_part_max, static_cast<double>(std::abs(angle - P * held[i].inv_freq)));
-    const double a = plan.attention_factor;
-    e.table_phase_error_max = std::max(
-        e.table_phase_error_max, static_cast<double>(std::abs(wrap(std::atan2(held[i].sin, held[i].cos) - reduced))));
-    e.table_error_max = std::max({e.table_error_max, std::abs(held[i].cos - a * std::cos(reduced)),
-                                  std::abs(held[i].sin - a * std::sin(reduced))});
-  }
-  return e;
+  thread_local HeldArrays h;
+  thread_local std::vector<double> parts;
+  fill_held(plan, position, h);
+  const std::size_t m = h.angle.size();
+  parts.resize(5 * m);
+  phase_parts(m, position, plan.theta_exact.data(), plan.theta_held.data(), h.angle.data(), h.cos.data(), h.sin.data(),
+              h.exact_cos.data(), h.exact_sin.data(), parts.data());
+  const double* v = parts.data();
+  const double u = max_of(v + 4 * m, m);
+  // Back from the pseudo-angle: tan = w / (1 - w), and pi minus that angle past pi / 2.
+  const double table_phase = u <= 1 ? std::atan2(u, 1 - u) : std::numbers::pi - std::atan2(2 - u, u - 1);
+  return {max_of(v, m), max_of(v + m, m), max_of(v + 2 * m, m), max_of(v + 3 * m, m), table_phase};
 }
 
 }  // namespace ropekit

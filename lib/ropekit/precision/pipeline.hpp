@@ -54,6 +54,17 @@ struct HeldPair {
 };
 std::vector<HeldPair> held_table(const PrecisionPlan& plan, double position);
 
+/// One position's rotated pairs as arrays, what the pipeline holds (angle, the cos / sin tables) and the exact
+/// values beside it (a cos(p theta_exact), a sin(p theta_exact) in double, within 2 ulp). Reused across positions:
+/// no allocation once sized. The angles are reduced by 2 pi in double-double (error < 1e-21 rad up to 2^40 rad), so
+/// the cosines of angles up to 2^31 rad keep their relative accuracy, and the vector sincos (core/vecmath.hpp) does
+/// the rest.
+struct HeldArrays {
+  std::vector<double> angle, cos, sin, exact_cos, exact_sin;
+  std::vector<double> held_hi, held_lo, exact_hi, exact_lo, s, c;  ///< working space: reduced angles, sincos
+};
+void fill_held(const PrecisionPlan& plan, double position, HeldArrays& out);
+
 /// Per position: the largest errors over the rotated pairs.
 struct PhaseErrors {
   double phase_error_max;     ///< |angle - p theta_exact| wrapped to [-pi, pi]

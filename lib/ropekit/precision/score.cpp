@@ -29,18 +29,14 @@ std::vector<double> rotate_with(const PrecisionPlan& plan, const std::vector<Hel
   return out;
 }
 
-// a cos(p theta_exact) and a sin(p theta_exact) in long double, once per position.
+// a cos(p theta_exact) and a sin(p theta_exact) (pipeline.hpp's fill_held: double, within 2 ulp), once per position.
 struct ExactTable {
   std::vector<long double> cos, sin;
 };
 ExactTable exact_table(const PrecisionPlan& plan, double position) {
-  ExactTable t;
-  for (const double theta : plan.theta_exact) {
-    const long double angle = static_cast<long double>(position) * theta;
-    t.cos.push_back(std::cos(angle) * plan.attention_factor);
-    t.sin.push_back(std::sin(angle) * plan.attention_factor);
-  }
-  return t;
+  HeldArrays h;
+  fill_held(plan, position, h);
+  return {{h.exact_cos.begin(), h.exact_cos.end()}, {h.exact_sin.begin(), h.exact_sin.end()}};
 }
 std::vector<long double> rotate_exact_with(const ExactTable& t, const std::vector<double>& x) {
   const std::size_t m = t.cos.size();

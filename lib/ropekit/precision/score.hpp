@@ -2,7 +2,8 @@
 // The attention score through a pipeline (spec precision.md sections 1-2, stages 4-5): content rounded to the model
 // dtype D, rotated as the framework does (transformers' apply_rotary_pos_emb: x cos + rotate_half(x) sin with
 // half-split pairs i, i + n/2, every product and the sum rounded to D; ggml in fp32), and the score as fp32 products
-// summed in fp32, against the exact (long double) rotation of the same rounded content with float64 theta.
+// summed in fp32, against the exact rotation (double cos and sin of the double-double angle, long double sums) of the
+// same rounded content with float64 theta.
 
 #include <cstdint>
 #include <vector>
@@ -13,7 +14,7 @@ namespace ropekit {
 
 /// x (2 m values, m the plan's pairs; already in D) rotated to position p as the pipeline computes it.
 std::vector<double> rotate_held(const PrecisionPlan& plan, const std::vector<double>& x, double position);
-/// x rotated to position p exactly: long double cos/sin of p theta_exact.
+/// x rotated to position p exactly: a cos / a sin of p theta_exact (fill_held, within 2 ulp), summed in long double.
 std::vector<long double> rotate_exact(const PrecisionPlan& plan, const std::vector<double>& x, double position);
 /// <q_rot, k_rot> as the framework sums it: fp32 products added in order in fp32 (a GPU or a vectorised CPU sum
 /// adds in another order: the two differ by at most n eps_32 sum |q_i k_i|).
