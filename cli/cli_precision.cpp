@@ -35,8 +35,19 @@ void run_precision(PrecisionArgs& a) {
     a.request.lags.assign(lags.data(), lags.data() + lags.rows());
   }
   const PrecisionRun run = plan_precision_request(a.request);
-  // The run is sized, and every position checked, before the first row.
   LagStream positions(a.positions, Where::options(command), "--positions");
+  if (run.tolerance) {
+    const auto found = precision_first_positions(run, command, positions.segments());
+    Table t;
+    t.columns = run.columns;
+    for (const FirstPosition& f : found) {
+      const auto optional_int = [](std::optional<double> v) { return v ? Cell(static_cast<std::int64_t>(*v)) : Cell(); };
+      t.add_row({f.quantity, optional_int(f.lag), f.tolerance, optional_int(f.position), f.value, f.evaluated, f.search});
+    }
+    emit(a.out, render(t, format));
+    return;
+  }
+  // The run is sized, and every position checked, before the first row.
   check_precision_budget(run, command, positions.count());
   std::vector<double> block(1 << 14);
   for (std::size_t n; (n = positions.next(block.data(), block.size())) > 0;)
@@ -96,11 +107,17 @@ void add_precision_command(CLI::App& app, const CliContext&) {
                 "score errors instead of phase errors: per lag and position, the error of <rot(q, p + lag), rot(k, p)> "
                 "as the pipeline computes it (content rounded to the dtype, rotation in the dtype, fp32 sum) against "
                 "the exact rotation of the same content, relative to |q||k|, over q, k ~ N(0, I): columns "
-                "lag,position,score_rms_rel_error,score_max_rel_error (lags: integers >= 0)");
+                "lag,position,score_rms_rel_error,score_max_rel_error,relativity_defect_rms (the RMS of how far the held "
+                "score moves when the same q, k sit at lag and 0 instead; lags: integers >= 0)");
   add_integer_option(c, "ropekit precision", "--trials", a->request.trials, "Monte Carlo draws per lag and position",
                      1, std::int64_t{1} << 30)
       ->capture_default_str();
   add_seed_option(c, "ropekit precision", "--seed", a->request.seed, "seed of the content draws")->capture_default_str();
+  add_real_option(c, "ropekit precision", "--tolerance", a->request.tolerance,
+                  "instead of rows: the first position of --positions where phase_error_max (or, with --lags, each "
+                  "lag's score_rms_rel_error) exceeds this; phase: exact, positions a bound rules out are skipped; "
+                  "score: 16 positions per octave, then bisection. Columns quantity,lag,tolerance,first_position,value,"
+                  "positions_evaluated,search (first_position empty: not exceeded)");
   c->add_flag("--table", a->request.table,
               "rows position,i,inv_freq,angle,cos,sin per rotated pair, each value as the framework holds it (read "
               "back exactly); without it one row per position: phase_error_max (|angle - p theta_exact| wrapped to "

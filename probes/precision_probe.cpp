@@ -17,6 +17,7 @@
 #include "reports/table.hpp"
 #include "ropekit/core/embedded.hpp"
 #include "ropekit/models/hf_config.hpp"
+#include "ropekit/precision/first_position.hpp"
 #include "ropekit/precision/score.hpp"
 
 namespace ropekit {
@@ -46,10 +47,8 @@ std::vector<double> positions() {
 }
 
 std::string g3(double v) { return format_significant(v, 3); }
-std::string first_cell(const std::vector<double>& pos, const std::vector<double>& err, double tol) {
-  for (std::size_t i = 0; i < pos.size(); ++i)
-    if (err[i] > tol) return fmt::format("{}", static_cast<std::int64_t>(pos[i]));
-  return "> 2^24";
+std::string first_cell(const FirstPosition& f) {
+  return f.position ? fmt::format("{}", static_cast<std::int64_t>(*f.position)) : std::string("none");
 }
 
 }  // namespace
@@ -80,7 +79,9 @@ ProbeResult run_precision_probe(const ProbeContext& ctx) {
   data.columns = {"config", "position", "phase_error_max", "inv_freq_part_max", "angle_part_max", "table_error_max",
                   "score_rms_rel_error", "score_max_rel_error"};
   first.columns = {"config", "phase 1e-3", "phase 1e-2", "score RMS 1e-3", "score RMS 1e-2", "phase at 2^20",
-                   "score RMS at 2^20"};
+                   "score RMS at 2^20", "relativity defect at 2^20"};
+  // Every position 0 .. 2^31 - 1 (the score's query, p + 1, too).
+  const std::vector<LagStream::Segment> all = {{0, 1, (std::int64_t{1} << 31) - 1}};
   std::vector<PlotSeries> phase_series, score_series;
   for (const auto& c : configs) {
     std::vector<double> phase, score;
@@ -93,8 +94,11 @@ ProbeResult run_precision_probe(const ProbeContext& ctx) {
                     s.max_rel});
     }
     const auto at20 = static_cast<std::size_t>(std::find(pos.begin(), pos.end(), 1048576.0) - pos.begin());
-    first.add_row({c.label, first_cell(pos, phase, 1e-3), first_cell(pos, phase, 1e-2), first_cell(pos, score, 1e-3),
-                   first_cell(pos, score, 1e-2), g3(phase[at20]), g3(score[at20])});
+    first.add_row({c.label, first_cell(first_phase_position(c.plan, all, 1e-3)),
+                   first_cell(first_phase_position(c.plan, all, 1e-2)),
+                   first_cell(first_score_position(c.plan, all, 1e-3, 1, kTrials, kSeed)),
+                   first_cell(first_score_position(c.plan, all, 1e-2, 1, kTrials, kSeed)), g3(phase[at20]), g3(score[at20]),
+                   g3(score_errors(c.plan, 1, 1048576, kTrials, kSeed).defect_rms)});
     phase_series.push_back({c.label, pos, phase});
     score_series.push_back({c.label, pos, score});
   }
@@ -163,9 +167,13 @@ ProbeResult run_precision_probe(const ProbeContext& ctx) {
                   "dtype, rotation in the dtype) and llama.cpp (iterated fp32 angles, plain RoPE); {} positions "
                   "2^(j/{}) up to 2^24; score error at lag 1 over {} draws, seed {}\n",
                   pos.size(), kPerOctave, kTrials, kSeed));
-  md += "\n## 1. First positions past a tolerance\n\nOn the grid of positions above (so within 1/8 octave). Phase: "
-        "the largest |angle - p theta_exact| over the pairs, wrapped; score: the RMS of the score error relative to "
-        "|q||k|.\n\n";
+  md += "\n## 1. First positions past a tolerance\n\nOver every position 0 .. 2^31 - 1 (`ropekit precision "
+        "--tolerance`). Phase: the largest |angle - p theta_exact| over the pairs, wrapped; exact, the first position "
+        "past the tolerance (positions a bound on the angle's roundings rules out are skipped, the rest evaluated in "
+        "order). Score: the RMS of the score error at lag 1 relative to |q||k| over the draws, a Monte Carlo curve: its "
+        "first crossing found at 16 positions per octave, then by bisection to adjacent positions. Relativity defect: "
+        "the RMS of how far the held score at lag 1 moves between positions (2^20 + 1, 2^20) and (1, 0), same draws."
+        "\n\n";
   md += to_markdown(first);
   md += "\nPlots: `precision-phase.svg`, `precision-score.svg` (log axes). Data: `precision.csv`.\n";
   md += "\n## 2. Public numbers, recomputed\n\n";

@@ -35,8 +35,9 @@ const std::vector<ProbeInfo>& builtin_probes() {
       {"models", "14 public checkpoints layer type by layer type: kernels over the lags each sees, wavelength coverage, "
        "Men et al.'s base bound, framework notes", run_models_probe, 6},
       {"precision", "RoPE as frameworks compute it: Llama 2 / 3.1 heads in fp32, bf16, fp16 (transformers, llama.cpp), "
-       "phase and score error to position 2^24, first positions past 1e-3 and 1e-2, the spec's public numbers",
-       run_precision_probe, 8},
+       "phase and score error to position 2^24, exact first positions past 1e-3 and 1e-2 over all 2^31, the "
+       "relativity defect, the spec's public numbers",
+       run_precision_probe, 4},
   };
   return probes;
 }

@@ -13,7 +13,7 @@ packages=(
   # The locale sources, from which a test compiles de_DE (a decimal comma) to check numbers ignore LC_NUMERIC.
   locales
 )
-[ "${ROPEKIT_BENCH_DEPS:-0}" = 1 ] && packages+=(hyperfine python3-numpy)
+[ "${ROPEKIT_BENCH_DEPS:-0}" = 1 ] && packages+=(hyperfine python3-numpy python3-torch)
 # make fuzz: clang++ with libFuzzer and the sanitizer runtimes (Debian 12's clang 14).
 [ "${ROPEKIT_FUZZ_DEPS:-0}" = 1 ] && packages+=(clang libclang-rt-14-dev)
 

@@ -132,7 +132,7 @@ py::dict py_model(const std::string& path);
 py::dict py_precision(const std::string& encoding, const py::object& positions, const std::string& dtype,
                       const std::string& pipeline, bool table, const std::string& inv_freq_dtype,
                       const std::string& angle_dtype, std::optional<double> seq_len, const py::object& lags,
-                      std::int64_t trials, std::uint64_t seed);
+                      std::int64_t trials, std::uint64_t seed, std::optional<double> tolerance);
 py::dict py_lie_check(const py::object& generators, const py::object& mixing, int window, int pairs,
                       std::int64_t max_exp, std::uint64_t seed, const std::string& route_text);
 

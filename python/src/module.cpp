@@ -68,7 +68,8 @@ PYBIND11_MODULE(_ropekit, m) {
   m.def("model", named("model", &py_model), doc_model, "path"_a);
   m.def("precision", named("precision", &py_precision), doc_precision, "encoding"_a, "positions"_a = py::none(),
         "dtype"_a = "fp32", "pipeline"_a = "huggingface", "table"_a = false, "inv_freq_dtype"_a = "fp32",
-        "angle_dtype"_a = "fp32", "seq_len"_a = py::none(), "lags"_a = py::none(), "trials"_a = 64, "seed"_a = 0);
+        "angle_dtype"_a = "fp32", "seq_len"_a = py::none(), "lags"_a = py::none(), "trials"_a = 64, "seed"_a = 0,
+        "tolerance"_a = py::none());
   m.def("frequencies", named("frequencies", &py_frequencies), doc_frequencies, "encoding"_a, "seq_len"_a = py::none(),
         "float32"_a = false, "convention"_a = "huggingface");
   m.def("features", named("features", &py_features), doc_features, "encoding"_a, "lags"_a = py::none());

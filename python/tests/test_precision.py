@@ -34,6 +34,31 @@ def test_bf16_table_is_transformers_bit_for_bit():
     want = cos_bits.view(np.float32).astype(np.float64)
     t = ropekit.precision("rope:dim=128,base=1e4", positions=[1857], dtype="bf16", table=True)
     assert np.array_equal(t["cos"], want)
+    # The same table as bf16 bit patterns (uint16) and float32 values.
+    assert t["cos_bits"].dtype == np.uint16 and t["cos"].dtype == np.float32
+    assert np.array_equal(t["cos_bits"].astype(np.uint32), cos_bits >> 16)
+    fp32 = ropekit.precision("rope:dim=8,base=1e4", positions=[3], table=True)
+    assert fp32["cos_bits"].dtype == np.uint32
+    assert np.array_equal(fp32["cos_bits"].view(np.float32), fp32["cos"])
+
+
+def test_tolerance_first_position():
+    # Llama 2's fp32 head: the phase error first passes 1e-3 at 17582; every position of 17500..17599 evaluated by
+    # the row mode agrees (the independent route), while the search over all 2^31 positions evaluates a few hundred.
+    rows = ropekit.precision("rope:dim=128,base=1e4", positions=np.arange(17500, 17600))
+    first = int(rows["position"][np.argmax(rows["phase_error_max"] > 1e-3)])
+    f = ropekit.precision("rope:dim=128,base=1e4", tolerance=1e-3)
+    assert f["quantity"] == ["phase_error_max"] and f["search"] == ["exact"]
+    assert f["first_position"][0] == first == 17582
+    assert f["positions_evaluated"][0] < 1000
+    # A range as text is never expanded; not exceeded in it: NaN.
+    none = ropekit.precision("rope:dim=128,base=1e4", positions="0:1000", tolerance=1e-3)
+    assert np.isnan(none["first_position"][0])
+    # The score error per lag: a crossing between adjacent positions.
+    s = ropekit.precision("rope:dim=128,base=1e4", tolerance=1e-3, lags=[1], seed=7)
+    p = s["first_position"][0]
+    around = ropekit.precision("rope:dim=128,base=1e4", positions=[p - 1, p], lags=[1], seed=7)
+    assert around["score_rms_rel_error"][0] <= 1e-3 < around["score_rms_rel_error"][1]
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -41,6 +66,9 @@ def test_bf16_table_is_transformers_bit_for_bit():
     ({"positions": [-1]}, "positions = -1 (must be an integer in [0, 2^31 - 1])"),
     ({"positions": [2.5]}, "positions = 2.5"),
     ({"pipeline": "onnx"}, "pipeline = 'onnx' (must be huggingface, ggml, vllm or flash)"),
+    ({"tolerance": 0.0}, "tolerance = 0 (must be finite and > 0)"),
+    ({"tolerance": float("nan")}, "tolerance = nan (must be finite and > 0)"),
+    ({"tolerance": 1e-3, "positions": "0:10.5:0.5"}, "positions = a step of 0.5 (must be an integer step)"),
 ])
 def test_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=r"^ropekit\.precision: ") as info:

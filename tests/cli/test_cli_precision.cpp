@@ -59,6 +59,49 @@ TEST_CASE("precision: refusals") {
                  "--pipeline = ggml (must be huggingface for this encoding");
   check_rejected("precision --encoding rope:dim=128 --pipeline onnx", "--pipeline = 'onnx' (must be huggingface, ggml, vllm or flash)");
   check_rejected("precision --encoding rope:dim=128 --positions 0:3e9", "--positions = 3000000000 positions (must be at most");
+  check_rejected("precision --encoding rope:dim=128 --tolerance 0", "--tolerance = 0 (must be finite and > 0)");
+  check_rejected("precision --encoding rope:dim=128 --tolerance nan", "--tolerance = nan (must be");
+  check_rejected("precision --encoding rope:dim=128 --tolerance -1e-3", "--tolerance = -0.001 (must be finite and > 0)");
+  check_rejected("precision --encoding rope:dim=128 --tolerance 1e-3 --table", "--table = given with tolerance");
+  check_rejected("precision --encoding rope:dim=128 --tolerance 1e-3 --positions 0:10.5:0.5",
+                 "--positions = a step of 0.5 (must be an integer step)");
+  check_rejected("precision --encoding rope:dim=128 --tolerance 1e-3 --positions 0:2147483649",
+                 "--positions = 2147483648 (must be an integer in [0, 2^31 - 1])");
+  check_rejected("precision --encoding rope:dim=128 --tolerance 1e-3 --lags 10 --positions 0:2147483648",
+                 "--positions + lags = 2147483657 (must be an integer in [0, 2^31 - 1])");
+}
+
+namespace {
+
+std::string run_ok(const std::string& args) {
+  const auto r = run_ropekit(args);
+  CAPTURE(args);
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  return r.out;
+}
+
+}  // namespace
+
+TEST_CASE("precision --tolerance: the first position past it over every position, exact for the phase") {
+  // Llama 2's fp32 head: the phase error first exceeds 1e-3 at 17582. Independent route: every position of
+  // 17500:17600 printed by the row mode, the first one above 1e-3 read off.
+  const auto rows = run_ok("precision --encoding rope:dim=128,base=1e4 --positions 17500:17600 --format json");
+  double first = -1;
+  for (const auto& r : nlohmann::json::parse(rows))
+    if (first < 0 && r["phase_error_max"].get<double>() > 1e-3) first = r["position"].get<double>();
+  CHECK(first == 17582);
+  const auto found = nlohmann::json::parse(
+      run_ok("precision --encoding rope:dim=128,base=1e4 --positions 0:2147483648 --tolerance 1e-3 --format json"));
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]["quantity"] == "phase_error_max");
+  CHECK(found[0]["first_position"].get<double>() == first);
+  CHECK(found[0]["search"] == "exact");
+  CHECK(found[0]["positions_evaluated"].get<double>() < 1000);
+  // Not exceeded: the cell is empty.
+  CHECK(run_ok("precision --encoding rope:dim=128,base=1e4 --positions 0:1000 --tolerance 1e-3") ==
+        "quantity,lag,tolerance,first_position,value,positions_evaluated,search\n"
+        "phase_error_max,,0.001,,0,0,exact\n");
 }
 
 TEST_CASE("precision --lags: score errors per (lag, position), against transformers' CPU measurement") {

@@ -115,3 +115,44 @@ TEST_CASE("vllm / flash: the rotation in fp32, stored in the dtype; fewer roundi
   const auto v_plan = plan_precision("test", parse_encoding("rope:dim=128,base=1e4"), Pipeline{PipelineKind::vllm, Dtype::bf16});
   CHECK(score_errors(v_plan, 1, 0, 256, 1).rms_rel < score_errors(hf_plan, 1, 0, 256, 1).rms_rel);
 }
+
+TEST_CASE("score Monte Carlo against the first-order estimate from the per-pair angle errors (fp32)") {
+  // In fp32 at large positions the angle errors dominate (tables and rotation round at 6e-8). With w_i = d_i(p + lag)
+  // - d_i(p), d_i the held angle minus p theta_exact wrapped, the held score is, to first order in w,
+  //   e = -sum_i w_i Im(qc_i conj(kc_i) e^{j phi_i}),   qc_i = q_i + j q_{i+m}, kc_i alike,
+  // and for q, k ~ N(0, I_n) (n = 2m) E[e^2 / (|q|^2 |k|^2)] = sum_i w_i^2 E[r_i^2 / |q|^2] E[s_i^2 / |k|^2] / 2
+  // = sum_i w_i^2 / (2 m^2) (r_i^2 / |q|^2 is Beta(1, m - 1) with mean 1 / m): RMS = sqrt(2 sum_i w_i^2) / n.
+  // 8192 draws estimate an RMS to about 2% (its relative standard error is sqrt((kurtosis - 1) / N) / 2 with the
+  // kurtosis of such sums below 9); the second-order terms are w^2 / 2 <= 1e-3 of it here. Tolerance 6%.
+  const auto plan = plan_precision("test", parse_encoding("rope:dim=128,base=1e4"), Pipeline{});
+  const auto wrapped_error = [&](double p) {
+    std::vector<long double> d;
+    const auto held = held_table(plan, p);
+    for (std::size_t i = 0; i < held.size(); ++i) {
+      const long double x = held[i].angle - static_cast<long double>(p) * plan.theta_exact[i];
+      const long double two_pi = 2 * 3.14159265358979323846264338327950288L;
+      d.push_back(x - two_pi * std::nearbyint(x / two_pi));
+    }
+    return d;
+  };
+  for (const auto& [position, lag] : {std::pair{262143.0, 1.0}, std::pair{1048575.0, 1.0}, std::pair{3000000.0, 1000.0}}) {
+    const auto dq = wrapped_error(position + lag), dk = wrapped_error(position);
+    long double sum = 0;
+    for (std::size_t i = 0; i < dq.size(); ++i) sum += (dq[i] - dk[i]) * (dq[i] - dk[i]);
+    const double predicted = static_cast<double>(std::sqrt(2 * sum)) / 128;
+    const double measured = score_errors(plan, lag, position, 8192, 3).rms_rel;
+    CAPTURE(position);
+    CAPTURE(predicted);
+    CHECK(std::abs(measured / predicted - 1) < 0.06);
+  }
+}
+
+TEST_CASE("relativity defect: zero at the origin, the score error itself once the origin is exact") {
+  const auto plan = plan_precision("test", parse_encoding("rope:dim=128,base=1e4"), Pipeline{});
+  CHECK(score_errors(plan, 1, 0, 64, 7).defect_rms == 0);  // the same tables: the same held score
+  // Far out the held score at the origin is exact to 6e-8 and the defect is the score error to that (both RMS over
+  // the same draws): |defect - error| <= RMS of the origin's error, about 1e-7 (and 1e-9 relative for the sum).
+  const auto far = score_errors(plan, 1, 16777215, 64, 7), origin = score_errors(plan, 1, 0, 64, 7);
+  CHECK(std::abs(far.defect_rms - far.rms_rel) <= origin.rms_rel * (1 + 1e-9) + 1e-12);
+  CHECK(far.defect_rms > 3e-3);
+}

@@ -119,6 +119,7 @@ LagStream::LagStream(std::string_view text, const Where& where, std::string_view
       while (n > 0 && !(it.start + (n - 1) * it.step < it.stop)) n -= 1;
       while (it.start + n * it.step < it.stop) n += 1;
       count_ += n;
+      it.count = n;
       any = any || it.start < it.stop;
     }
     items_.push_back(it);
@@ -147,6 +148,13 @@ std::size_t LagStream::next(double* out, std::size_t max) {
     ++index_;
   }
   return n;
+}
+
+std::vector<LagStream::Segment> LagStream::segments() const {
+  std::vector<Segment> out;
+  for (const Item& it : items_)
+    if (it.count > 0) out.push_back({it.start, it.range ? it.step : 0.0, static_cast<std::int64_t>(it.count)});
+  return out;
 }
 
 std::string lag_text(std::span<const double> lag) {

@@ -56,11 +56,19 @@ class LagStream {
   std::size_t next(double* out, std::size_t max);
   /// Starts again from the first lag.
   void rewind() { item_ = 0, index_ = 0; }
+  /// The items in order, each the values start + i step for i < count (a number: count 1, step 0), for searches
+  /// that need not visit every value (precision's first position past a tolerance).
+  struct Segment {
+    double start = 0, step = 0;
+    std::int64_t count = 0;
+  };
+  std::vector<Segment> segments() const;
 
  private:
   struct Item {
     double start = 0, stop = 0, step = 0;  ///< a number v: start = v, step = 0
     bool range = false;
+    double count = 1;  ///< values of the item
   };
   std::vector<Item> items_;
   double count_ = 0;  ///< exact: at most 2^53 per range

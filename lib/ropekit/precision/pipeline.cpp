@@ -64,6 +64,10 @@ std::string_view pipeline_name(PipelineKind p) {
   throw std::logic_error("pipeline_name: unknown pipeline");
 }
 
+Dtype table_dtype(const Pipeline& p) {
+  return p.kind == PipelineKind::ggml || p.dtype == Dtype::tf32 ? Dtype::fp32 : p.dtype;
+}
+
 void check_position(const Where& where, double position, std::string_view name) {
   if (!(position >= 0 && position <= 2147483647.0 && std::floor(position) == position))
     throw_bad_value(where, name, format_number(position), "an integer in [0, 2^31 - 1]");
@@ -208,7 +212,7 @@ void fill_held(const PrecisionPlan& plan, double position, HeldArrays& h) {
   reduce_angles(m, position, angle, theta_exact, h.held_hi.data(), h.held_lo.data(), h.exact_hi.data(),
                 h.exact_lo.data());
   // Stage 3: ggml's f32 tensors and tf32's fp32 tables stay in fp32.
-  const Dtype table = p.kind == PipelineKind::ggml || p.dtype == Dtype::tf32 ? Dtype::fp32 : p.dtype;
+  const Dtype table = table_dtype(p);
   const auto a32 = static_cast<float>(plan.attention_factor);
   double* s = h.s.data();
   double* c = h.c.data();

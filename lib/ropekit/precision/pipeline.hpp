@@ -36,6 +36,10 @@ struct Pipeline {
   Dtype angle_dtype = Dtype::fp32;      ///< the dtype the angle product is rounded to (tf32: see above)
 };
 
+/// The dtype the cos / sin tables are held in: the model dtype, but fp32 for tf32 (fp32 tables, TF32 angle matmul)
+/// and for ggml (f32 tensors).
+Dtype table_dtype(const Pipeline& p);
+
 /// The encoding's rotated pairs as a pipeline sees them: exact (float64) and held inverse frequencies.
 struct PrecisionPlan {
   Pipeline pipeline;

@@ -35,8 +35,16 @@ PrecisionRun plan_precision_request(const PrecisionRequest& r) {
   run.lags = r.lags;
   run.trials = r.trials;
   run.seed = r.seed;
+  if (r.tolerance) {
+    if (!(*r.tolerance > 0 && std::isfinite(*r.tolerance)))
+      throw_bad_value(where, "tolerance", format_number(*r.tolerance), "finite and > 0");
+    if (r.table) throw_bad_value(where, "table", "given with tolerance", "one of --table and --tolerance");
+    run.tolerance = r.tolerance;
+    run.columns = {"quantity", "lag", "tolerance", "first_position", "value", "positions_evaluated", "search"};
+    return run;
+  }
   if (!r.lags.empty()) {
-    run.columns = {"lag", "position", "score_rms_rel_error", "score_max_rel_error"};
+    run.columns = {"lag", "position", "score_rms_rel_error", "score_max_rel_error", "relativity_defect_rms"};
     return run;
   }
   run.columns = r.table ? std::vector<std::string>{"position", "i", "inv_freq", "angle", "cos", "sin"}
@@ -55,11 +63,12 @@ void check_precision_positions(const PrecisionRun& run, const std::string& comma
 }
 
 double precision_seconds(const PrecisionRun& run, std::int64_t positions) {
-  // Per position and pair: the held stages (a few roundings, cos, sin) and the exact angle's reduction: measured
-  // about 0.2 us on the reference machine; with lags, per lag and trial two rotations of the table and 2 n roundings.
+  // Per position and pair: the held stages and the exact angle's reduction, vectorised: measured 8 ns on the
+  // reference machine (AVX-512), 2 elements here (40 ns, slower paths covered); with lags, per lag and trial four
+  // rotations of the table (the score and the relativity defect) and 2 n roundings, 25 elements a pair.
   const double pairs = static_cast<double>(run.plan.theta_held.size()) *
-                       (run.lags.empty() ? 1.0 : static_cast<double>(run.lags.size()) * static_cast<double>(run.trials) * 6);
-  return static_cast<double>(positions) * pairs * 25 / kElementsPerSecond;
+                       (run.lags.empty() ? 2.0 : static_cast<double>(run.lags.size()) * static_cast<double>(run.trials) * 25);
+  return static_cast<double>(positions) * pairs / kElementsPerSecond;
 }
 
 void check_precision_budget(const PrecisionRun& run, const std::string& command, std::int64_t positions) {
@@ -74,6 +83,35 @@ void check_precision_budget(const PrecisionRun& run, const std::string& command,
              fmt::format("of {} pairs", run.plan.theta_held.size()));
 }
 
+std::vector<FirstPosition> precision_first_positions(const PrecisionRun& run, const std::string& command,
+                                                     const std::vector<LagStream::Segment>& positions) {
+  // Every position of a segment is an integer in range when its ends are and its step is an integer.
+  std::int64_t count = 0;
+  for (const auto& s : positions) {
+    const double last = s.start + static_cast<double>(s.count - 1) * s.step;
+    check_precision_positions(run, command, &s.start, 1);
+    check_precision_positions(run, command, &last, 1);
+    if (s.count > 1 && std::floor(s.step) != s.step)
+      throw_bad_value(Where::options(command), "positions", "a step of " + format_number(s.step), "an integer step");
+    count += s.count;
+  }
+  // The phase search evaluates at most every position; the score search about 16 per octave and a bisection per
+  // segment (32 octaves at most): the budget of that many rows.
+  if (run.lags.empty()) {
+    check_precision_budget(run, command, count);
+  } else {
+    check_precision_budget(run, command, std::min<std::int64_t>(count, static_cast<std::int64_t>(positions.size()) * 600));
+  }
+  std::vector<FirstPosition> out;
+  if (run.lags.empty()) {
+    out.push_back(first_phase_position(run.plan, positions, *run.tolerance));
+  } else {
+    for (const double lag : run.lags)
+      out.push_back(first_score_position(run.plan, positions, *run.tolerance, lag, run.trials, run.seed));
+  }
+  return out;
+}
+
 std::vector<std::vector<double>> precision_rows(const PrecisionRun& run, const double* positions, std::size_t n) {
   std::vector<std::vector<double>> cols(run.columns.size());
   for (std::size_t k = 0; k < n; ++k) {
@@ -86,6 +124,7 @@ std::vector<std::vector<double>> precision_rows(const PrecisionRun& run, const d
         cols[1].push_back(p);
         cols[2].push_back(e.rms_rel);
         cols[3].push_back(e.max_rel);
+        cols[4].push_back(e.defect_rms);
       }
     } else if (run.table) {
       const auto held = held_table(run.plan, p);

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "ropekit/core/lags.hpp"
+#include "ropekit/precision/first_position.hpp"
 #include "ropekit/precision/pipeline.hpp"
 
 namespace ropekit {
@@ -21,6 +23,7 @@ struct PrecisionRequest {
   std::vector<double> lags;  ///< given: score errors per (lag, position) instead of phase errors (score.hpp)
   std::int64_t trials = 64;  ///< Monte Carlo draws of q, k per (lag, position)
   std::uint64_t seed = 0;
+  std::optional<double> tolerance;  ///< given: the first position past it (first_position.hpp) instead of rows
 };
 
 /// The validated request: its plan and the names of its columns.
@@ -30,6 +33,7 @@ struct PrecisionRun {
   std::vector<double> lags;
   std::int64_t trials = 0;
   std::uint64_t seed = 0;
+  std::optional<double> tolerance;
   std::vector<std::string> columns;  ///< table: position,i,inv_freq,angle,cos,sin; else position and the errors
 };
 /// @throws InputError naming the command and the option (dtype, pipeline, encoding, ...).
@@ -42,6 +46,12 @@ void check_precision_positions(const PrecisionRun& run, const std::string& comma
 void check_precision_budget(const PrecisionRun& run, const std::string& command, std::int64_t positions);
 /// The estimated run time (an upper bound on a slow machine) of `positions` positions.
 double precision_seconds(const PrecisionRun& run, std::int64_t positions);
+
+/// With a tolerance: the first position past it, of the phase error or (with lags) of each lag's score error, over
+/// the positions' segments (rows in run.columns: quantity,lag,tolerance,first_position,value,positions_evaluated,
+/// search). Checks the segments' positions (their ends and steps) and the budget first.
+std::vector<FirstPosition> precision_first_positions(const PrecisionRun& run, const std::string& command,
+                                                     const std::vector<LagStream::Segment>& positions);
 
 /// Rows for n positions (with lags: every lag at each position), column by column (run.columns' order), as doubles.
 std::vector<std::vector<double>> precision_rows(const PrecisionRun& run, const double* positions, std::size_t n);

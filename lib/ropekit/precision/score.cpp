@@ -1,95 +1,153 @@
+// Compiled with -ffp-contract=off (CMakeLists.txt): every product and sum rounded on its own, as eager framework ops.
 #include "ropekit/precision/score.hpp"
 
 #include <cmath>
 
 #include "ropekit/core/cancel.hpp"
 #include "ropekit/core/rng.hpp"
-#include "ropekit/core/no_fp_contract.hpp"  // each product and sum rounded on its own, as eager framework ops
 
 namespace ropekit {
 
 namespace {
 
-// x rotated with a held table (the table depends on the position only: score_errors builds it once per position).
-std::vector<double> rotate_with(const PrecisionPlan& plan, const std::vector<HeldPair>& held, const std::vector<double>& x) {
-  const std::size_t m = held.size();
-  // transformers rotates in the model dtype (tf32 means fp32 tensors); ggml in fp32; vLLM's and flash-attention's
-  // kernels in fp32 registers, the result stored in the model dtype.
-  const PipelineKind k = plan.pipeline.kind;
-  const Dtype model = plan.pipeline.dtype == Dtype::tf32 ? Dtype::fp32 : plan.pipeline.dtype;
-  const Dtype d = k == PipelineKind::huggingface ? model : Dtype::fp32;
-  const Dtype store = k == PipelineKind::vllm || k == PipelineKind::flash ? model : d;
-  auto fl = [&](double v) { return round_to(d, v); };
-  std::vector<double> out(2 * m);
-  for (std::size_t i = 0; i < m; ++i) {
-    const double c = held[i].cos, s = held[i].sin, x1 = x[i], x2 = x[i + m];
-    out[i] = round_to(store, fl(fl(x1 * c) + fl(-x2 * s)));
-    out[i + m] = round_to(store, fl(fl(x2 * c) + fl(x1 * s)));
-  }
-  return out;
+// The dtypes of stage 4: transformers rotates in the model dtype (tf32 means fp32 tensors), ggml in fp32; vLLM's and
+// flash-attention's kernels in fp32 registers, the result stored in the model dtype.
+struct RotationDtypes {
+  Dtype ops, store;
+};
+RotationDtypes rotation_dtypes(const Pipeline& p) {
+  const Dtype model = p.dtype == Dtype::tf32 ? Dtype::fp32 : p.dtype;
+  const Dtype ops = p.kind == PipelineKind::huggingface ? model : Dtype::fp32;
+  return {ops, p.kind == PipelineKind::vllm || p.kind == PipelineKind::flash ? model : ops};
 }
 
-// a cos(p theta_exact) and a sin(p theta_exact) (pipeline.hpp's fill_held: double, within 2 ulp), once per position.
+// The held tables of one position as floats (each is a value of its dtype).
+struct HeldTable {
+  std::vector<float> cos, sin;
+};
+HeldTable held_floats(const PrecisionPlan& plan, double position) {
+  HeldArrays h;
+  fill_held(plan, position, h);
+  return {{h.cos.begin(), h.cos.end()}, {h.sin.begin(), h.sin.end()}};
+}
+
+// x rotated with a held table, x1 c - x2 s and x2 c + x1 s (half-split pairs i, i + m). In float arithmetic, exactly
+// as in the dtype: a product of two bf16 (fp16) values is exact in fp32, so rounding it to the dtype is its one
+// rounding; a sum of two such values is exact in fp32 unless one is below 2^-13 of the other, where both roundings
+// give the larger one; fp32 products and sums are float's own.
+template <Dtype ops, Dtype store>
+void rotate_in(std::size_t m, const float* __restrict c, const float* __restrict s, const float* __restrict x,
+               float* __restrict out) {
+  for (std::size_t i = 0; i < m; ++i) {
+    const float x1 = x[i], x2 = x[i + m];
+    const float a = round_from_f32(ops, x1 * c[i]), b = round_from_f32(ops, -x2 * s[i]);
+    const float e = round_from_f32(ops, x2 * c[i]), f = round_from_f32(ops, x1 * s[i]);
+    out[i] = round_from_f32(store, round_from_f32(ops, a + b));
+    out[i + m] = round_from_f32(store, round_from_f32(ops, e + f));
+  }
+}
+
+void rotate_with(const RotationDtypes& d, const HeldTable& t, const float* x, float* out) {
+  const std::size_t m = t.cos.size();
+  const float* c = t.cos.data();
+  const float* s = t.sin.data();
+  using enum Dtype;
+  if (d.ops == fp32 && d.store == fp32) return rotate_in<fp32, fp32>(m, c, s, x, out);
+  if (d.ops == fp32 && d.store == bf16) return rotate_in<fp32, bf16>(m, c, s, x, out);
+  if (d.ops == fp32 && d.store == fp16) return rotate_in<fp32, fp16>(m, c, s, x, out);
+  if (d.ops == bf16) return rotate_in<bf16, bf16>(m, c, s, x, out);
+  if (d.ops == fp16) return rotate_in<fp16, fp16>(m, c, s, x, out);
+  throw std::logic_error("rotate_with: unexpected dtypes");
+}
+
+// a cos(p theta_exact) and a sin(p theta_exact) (fill_held: double, within 2 ulp), once per position.
 struct ExactTable {
-  std::vector<long double> cos, sin;
+  std::vector<double> cos, sin;
 };
 ExactTable exact_table(const PrecisionPlan& plan, double position) {
   HeldArrays h;
   fill_held(plan, position, h);
-  return {{h.exact_cos.begin(), h.exact_cos.end()}, {h.exact_sin.begin(), h.exact_sin.end()}};
+  return {std::move(h.exact_cos), std::move(h.exact_sin)};
 }
-std::vector<long double> rotate_exact_with(const ExactTable& t, const std::vector<double>& x) {
+void rotate_exact_with(const ExactTable& t, const float* __restrict x, double* __restrict out) {
   const std::size_t m = t.cos.size();
-  std::vector<long double> out(2 * m);
   for (std::size_t i = 0; i < m; ++i) {
-    out[i] = x[i] * t.cos[i] - x[i + m] * t.sin[i];
-    out[i + m] = x[i + m] * t.cos[i] + x[i] * t.sin[i];
+    const double x1 = x[i], x2 = x[i + m];
+    out[i] = x1 * t.cos[i] - x2 * t.sin[i];
+    out[i + m] = x2 * t.cos[i] + x1 * t.sin[i];
   }
-  return out;
 }
+
+// <q_rot, k_rot> as the framework sums it: fp32 products added in order in fp32.
+float sum_in_order(const float* q, const float* k, std::size_t n) {
+  float sum = 0;
+  for (std::size_t i = 0; i < n; ++i) sum += q[i] * k[i];
+  return sum;
+}
+
+std::vector<float> floats(const std::vector<double>& x) { return {x.begin(), x.end()}; }
 
 }  // namespace
 
 std::vector<double> rotate_held(const PrecisionPlan& plan, const std::vector<double>& x, double position) {
-  return rotate_with(plan, held_table(plan, position), x);
+  const auto in = floats(x);
+  std::vector<float> out(in.size());
+  rotate_with(rotation_dtypes(plan.pipeline), held_floats(plan, position), in.data(), out.data());
+  return {out.begin(), out.end()};
 }
 
-std::vector<long double> rotate_exact(const PrecisionPlan& plan, const std::vector<double>& x, double position) {
-  return rotate_exact_with(exact_table(plan, position), x);
+std::vector<double> rotate_exact(const PrecisionPlan& plan, const std::vector<double>& x, double position) {
+  const auto in = floats(x);
+  std::vector<double> out(in.size());
+  rotate_exact_with(exact_table(plan, position), in.data(), out.data());
+  return out;
 }
 
 double held_score(const std::vector<double>& q_rot, const std::vector<double>& k_rot) {
-  float sum = 0;
-  for (std::size_t i = 0; i < q_rot.size(); ++i) sum += static_cast<float>(q_rot[i]) * static_cast<float>(k_rot[i]);
-  return sum;
+  const auto q = floats(q_rot), k = floats(k_rot);
+  return sum_in_order(q.data(), k.data(), q.size());
 }
 
 ScoreErrors score_errors(const PrecisionPlan& plan, double lag, double position, std::int64_t trials, std::uint64_t seed) {
   const std::size_t n = 2 * plan.theta_exact.size();
+  const RotationDtypes dtypes = rotation_dtypes(plan.pipeline);
   const Dtype d = plan.pipeline.dtype == Dtype::tf32 ? Dtype::fp32 : plan.pipeline.dtype;
   ScoreErrors out;
-  double sum_sq = 0;
+  double sum_sq = 0, defect_sq = 0;
   Rng rng(seed, kStreamPrecision, 0);
-  std::vector<double> q(n), k(n);
-  const auto held_q = held_table(plan, position + lag), held_k = held_table(plan, position);
+  const HeldTable held_q = held_floats(plan, position + lag), held_k = held_floats(plan, position);
+  // The same pair at the origin (q at lag, k at 0): the relativity defect compares the two held scores.
+  const HeldTable origin_q = held_floats(plan, lag), origin_k = held_floats(plan, 0);
   const ExactTable exact_q = exact_table(plan, position + lag), exact_k = exact_table(plan, position);
+  std::vector<float> q(n), k(n), qr(n), kr(n), qo(n), ko(n);
+  std::vector<double> qe(n), ke(n);
   for (std::int64_t t = 0; t < trials; ++t) {
     if (t % 256 == 0) check_cancelled();
-    for (auto& v : q) v = round_to(d, round_to(Dtype::fp32, rng.normal()));  // fp32 draws cast to the model dtype
-    for (auto& v : k) v = round_to(d, round_to(Dtype::fp32, rng.normal()));
-    const double held = held_score(rotate_with(plan, held_q, q), rotate_with(plan, held_k, k));
-    const auto qe = rotate_exact_with(exact_q, q), ke = rotate_exact_with(exact_k, k);
-    long double exact = 0, qq = 0, kk = 0;
+    // fp32 draws cast to the model dtype.
+    for (auto& v : q) v = round_from_f32(d, static_cast<float>(rng.normal()));
+    for (auto& v : k) v = round_from_f32(d, static_cast<float>(rng.normal()));
+    rotate_with(dtypes, held_q, q.data(), qr.data());
+    rotate_with(dtypes, held_k, k.data(), kr.data());
+    rotate_with(dtypes, origin_q, q.data(), qo.data());
+    rotate_with(dtypes, origin_k, k.data(), ko.data());
+    const double held = sum_in_order(qr.data(), kr.data(), n), at_origin = sum_in_order(qo.data(), ko.data(), n);
+    rotate_exact_with(exact_q, q.data(), qe.data());
+    rotate_exact_with(exact_k, k.data(), ke.data());
+    // The exact score and the norms in double: 2^-53 n relative, far below the errors reported (>= 1e-9 here).
+    double exact = 0, qq = 0, kk = 0;
     for (std::size_t i = 0; i < n; ++i) {
       exact += qe[i] * ke[i];
-      qq += static_cast<long double>(q[i]) * q[i];
-      kk += static_cast<long double>(k[i]) * k[i];
+      qq += static_cast<double>(q[i]) * q[i];
+      kk += static_cast<double>(k[i]) * k[i];
     }
-    const double rel = static_cast<double>((held - exact) / std::sqrt(qq * kk));
+    const double norm = std::sqrt(qq * kk);
+    const double rel = (held - exact) / norm, moved = (held - at_origin) / norm;
     sum_sq += rel * rel;
+    defect_sq += moved * moved;
     out.max_rel = std::max(out.max_rel, std::abs(rel));
   }
   out.rms_rel = trials ? std::sqrt(sum_sq / static_cast<double>(trials)) : 0;
+  out.defect_rms = trials ? std::sqrt(defect_sq / static_cast<double>(trials)) : 0;
   return out;
 }
 
