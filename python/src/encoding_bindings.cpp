@@ -79,6 +79,7 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
       var[i] = r.content_variance;
       if (rf) expected[i] = r.expected_kernel, fvar[i] = r.frequency_variance;
       if (plain) {
+        check_cancelled();  // per lag: each is a sum over every pair (Ctrl-C within a huge encoding)
         const RopeKernelValues v = rope_kernel(*plain, lags(i, 0));
         sres[i] = v.sine_residual, cont[i] = v.continuum, csin[i] = v.continuum_sine;
       }

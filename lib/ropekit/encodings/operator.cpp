@@ -12,6 +12,7 @@
 #include "ropekit/core/keep_max.hpp"
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/encoding.hpp"
+#include "ropekit/encodings/rotary_spectrum.hpp"
 #include "ropekit/mc/rf_estimator.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 
@@ -116,6 +117,26 @@ std::vector<KernelRow> kernel_rows(const Encoding& e, const Lags& lags, double r
     throw InputError(fmt::format("encoding '{}' is absolute (not relative): it has no kernel of the lag; "
                                  "ropekit check reports its relativity defect", spelling(e)));
   std::vector<KernelRow> rows(static_cast<std::size_t>(lags.rows()));
+  // A fixed sum of rotations: every lag at once through the vector kernels (rotary_spectrum.hpp).
+  if (const auto spectrum = rotary_spectrum(e, seq_len)) {
+    const auto n = static_cast<std::size_t>(lags.rows());
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i % 65536 == 0) check_cancelled();
+      check_lag(e, std::span<const double>(&lags(static_cast<Eigen::Index>(i), 0), 1));
+    }
+    std::vector<double> tr(n), trsq(rho != 0 ? n : 0);
+    const Eigen::VectorXd t = lags.col(0);
+    spectrum_traces(*spectrum, t.data(), n, tr.data(), rho != 0 ? trsq.data() : nullptr);
+    const double tr0 = spectrum->trace_at_zero(), nan = std::numeric_limits<double>::quiet_NaN();
+    for (std::size_t i = 0; i < n; ++i) {
+      KernelRow& r = rows[i];
+      r.kernel = tr[i] / tr0;
+      r.content_mean = rho * tr[i];
+      r.content_variance = spectrum->fro + (rho != 0 ? rho * rho * trsq[i] : 0.0);
+      r.expected_kernel = r.frequency_variance = nan;
+    }
+    return rows;
+  }
   const auto* rf = std::get_if<enc::RfRope>(&e.value);
   const auto* nd = std::get_if<enc::Nd>(&e.value);
   const std::optional<Encoder> nd_encoder = nd ? std::optional<Encoder>(Encoder(generators(nd->generators))) : std::nullopt;

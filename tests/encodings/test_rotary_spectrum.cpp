@@ -1,0 +1,116 @@
+// The vector path of the kernel (encodings/rotary_spectrum.hpp): which encodings take it, and its numbers against
+// the block-by-block route (each block's closed-form trace at each lag, summed in long double) on even grids and
+// scattered lags up to 2^31.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "ropekit/core/rng.hpp"
+#include "ropekit/core/vecmath.hpp"
+#include "ropekit/encodings/family.hpp"
+#include "ropekit/encodings/rotary_spectrum.hpp"
+
+using namespace ropekit;
+
+namespace {
+
+// tr G(lag) and tr G(lag)^2 from the encoding's blocks at that lag (the generic route), in long double.
+std::pair<long double, long double> block_traces(const Encoding& e, double lag, std::optional<double> seq_len) {
+  std::vector<Block> bs;
+  FrequencyCache cache;
+  BlockContext ctx{bs, lag, seq_len, cache};
+  append_blocks(e, ctx);
+  long double tr = 0, sq = 0;
+  for (const Block& b : bs) {
+    tr += trace(b);
+    sq += trace_of_square(b);
+  }
+  return {tr, sq};
+}
+
+}  // namespace
+
+TEST_CASE("rotary_spectrum: fixed sums of rotations take the vector path, lag-dependent operators do not") {
+  for (const char* yes : {"rope:dim=128,base=1e4", "rope:dim=128,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=8192)",
+                          "rope:dim=64,base=1e4,scaling=yarn(factor=4,orig=4096)", "rope:dim=96,base=1e4,partial=0.5",
+                          "rope-freqs:freqs=[1,0.5,0.25]", "nope", "direct-sum:[rope(dim=64,base=1e4),nope(dim=128)]"}) {
+    CAPTURE(yes);
+    CHECK(rotary_spectrum(parse_encoding(yes), std::nullopt).has_value());
+  }
+  for (const char* no : {"damped:dim=64,base=1e4,gamma=0.01", "alibi:slope=0.5,L=10", "jordan_m3",
+                         "rope:dim=64,base=1e4,scaling=dynamic(factor=4,orig=2048)", "rf-rope:spectrum=gaussian(sigma=1),blocks=32,seed=1"}) {
+    CAPTURE(no);
+    CHECK(!rotary_spectrum(parse_encoding(no), std::nullopt).has_value());
+  }
+  // A dynamic scheme at a given sequence length is a fixed sum again.
+  CHECK(rotary_spectrum(parse_encoding("rope:dim=64,base=1e4,scaling=dynamic(factor=4,orig=2048)"), 8192.0).has_value());
+}
+
+TEST_CASE("spectrum_traces against the blocks: even grids and scattered lags, to 2^31") {
+  // Both routes evaluate cos of the same product theta * lag (one double rounding); the grid kernel steps between
+  // anchors (every kAnchor lags) by rotations of fl(h theta), so its phase drifts from fl(t theta) by at most kAnchor
+  // half-ulps of h theta plus half an ulp of t theta, and each cosine (SLEEF u35) is 3.5 ulp: per term at most
+  // |a_i| (ulp(t_max theta_max) (kAnchor + 1) + 1e-15). Summed over the terms that is the tolerance below.
+  const char* spellings[] = {"rope:dim=128,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=8192)",
+                             "direct-sum:[rope(dim=64,base=1e4,scaling=yarn(factor=40,orig=4096)),nope(dim=128)]",
+                             "rope:dim=96,base=1e4,partial=0.5"};
+  Rng rng(23, 0, 0);
+  for (const char* text : spellings) {
+    CAPTURE(text);
+    const Encoding e = parse_encoding(text);
+    const auto s = rotary_spectrum(e, std::nullopt);
+    REQUIRE(s);
+    double weight = 0, theta_max = 0;
+    for (std::size_t i = 0; i < s->a.size(); ++i) weight += std::abs(s->a[i]) + std::abs(s->b[i]), theta_max = std::max(theta_max, s->theta[i]);
+    struct Lags {
+      std::vector<double> t;
+      const char* what;
+    };
+    std::vector<Lags> cases;
+    for (const double start : {0.0, 1e6, 2147483647.0 - 5000}) {
+      std::vector<double> t;
+      for (int j = 0; j < 5000; ++j) t.push_back(start + j);
+      cases.push_back({t, "grid"});
+    }
+    std::vector<double> scattered;
+    for (int j = 0; j < 3000; ++j) scattered.push_back((rng.uniform() - 0.5) * 4294967294.0);
+    cases.push_back({scattered, "scattered"});
+    for (const auto& c : cases) {
+      CAPTURE(c.what);
+      CAPTURE(c.t.front());
+      std::vector<double> tr(c.t.size()), sq(c.t.size());
+      spectrum_traces(*s, c.t.data(), c.t.size(), tr.data(), sq.data());
+      double t_max = 0;
+      for (double t : c.t) t_max = std::max(t_max, std::abs(t));
+      const double ulp = std::ldexp(1.0, std::ilogb(std::max(2 * t_max * theta_max, 1.0)) - 52);
+      const double tol = weight * (ulp * (kAnchor + 1) + 1e-15);
+      double worst = 0;
+      for (std::size_t j = 0; j < c.t.size(); ++j) {
+        const auto [want_tr, want_sq] = block_traces(e, c.t[j], std::nullopt);
+        worst = std::max({worst, std::abs(tr[j] - static_cast<double>(want_tr)), std::abs(sq[j] - static_cast<double>(want_sq))});
+      }
+      CAPTURE(tol);
+      CHECK(worst <= tol);
+    }
+  }
+}
+
+TEST_CASE("kernel_rows takes the vector path with the same numbers as the blocks: kernel, content variance, rho") {
+  const Encoding e = parse_encoding("rope:dim=128,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=8192)");
+  Lags lags(6, 1);
+  lags << 0, 1, -7, 4096.5, 1e5, 123456789;
+  for (const double rho : {1.0, 0.0, -0.5}) {
+    const auto rows = kernel_rows(e, lags, rho);
+    const auto [tr0, sq0] = block_traces(e, 0, std::nullopt);
+    for (Eigen::Index i = 0; i < lags.rows(); ++i) {
+      const auto [tr, sq] = block_traces(e, lags(i, 0), std::nullopt);
+      CAPTURE(lags(i, 0));
+      // ||G||_F^2 = 2 a^4 per pair + the identity dims: here a = 1 and all 128 dims rotate.
+      CHECK(rows[static_cast<std::size_t>(i)].kernel == doctest::Approx(static_cast<double>(tr / tr0)).epsilon(1e-12));
+      CHECK(rows[static_cast<std::size_t>(i)].content_variance ==
+            doctest::Approx(static_cast<double>(128 + rho * rho * sq)).epsilon(1e-12));
+      CHECK(rows[static_cast<std::size_t>(i)].content_mean == doctest::Approx(static_cast<double>(rho * tr)).epsilon(1e-12));
+    }
+  }
+}
