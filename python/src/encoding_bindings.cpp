@@ -23,6 +23,7 @@
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/core/rng.hpp"
 #include "ropekit/encoding.hpp"
+#include "ropekit/encodings/rotary_spectrum.hpp"
 #include "ropekit/encodings/features_request.hpp"
 #include "ropekit/encodings/frequencies_request.hpp"
 #include "ropekit/encodings/kernel_request.hpp"
@@ -69,6 +70,23 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
   const bool rf = plan.any_rf;
   const auto plain = plain_rope(e);
   const Eigen::Index n = lags.rows();
+  // A fixed sum of rotations (rotary_spectrum.hpp) writes straight into the returned arrays; one call for every
+  // lag, so an even grid of lags takes the grid kernel.
+  if (!rf && !plain && plan.k == 1) {
+    py::array_t<double> kern_out(n), var_out(n);
+    double* kp = kern_out.mutable_data();
+    double* vp = var_out.mutable_data();
+    if (interruptible([&] {
+          return rotary_kernel(e, lags.data(), static_cast<std::size_t>(n), rho, seq_len, kp, nullptr, vp, true);
+        })) {
+      py::dict d;
+      d["encoding"] = spelling(e);
+      d["lag"] = lag_column(lags);
+      d["kernel"] = kern_out;
+      d["content_variance"] = var_out;
+      return d;
+    }
+  }
   Eigen::VectorXd kern(n), var(n), expected(rf ? n : 0), fvar(rf ? n : 0), sres(plain ? n : 0), cont(plain ? n : 0),
       csin(plain ? n : 0);
   interruptible([&] {

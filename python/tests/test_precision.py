@@ -65,7 +65,7 @@ def test_tolerance_first_position():
     ({"dtype": "fp8"}, "dtype = 'fp8' (must be one of fp32, tf32, bf16, fp16)"),
     ({"positions": [-1]}, "positions = -1 (must be an integer in [0, 2^31 - 1])"),
     ({"positions": [2.5]}, "positions = 2.5"),
-    ({"pipeline": "onnx"}, "pipeline = 'onnx' (must be huggingface, ggml, vllm or flash)"),
+    ({"pipeline": "onnx"}, "pipeline = 'onnx' (must be huggingface, ggml, vllm, flash or llama4)"),
     ({"tolerance": 0.0}, "tolerance = 0 (must be finite and > 0)"),
     ({"tolerance": float("nan")}, "tolerance = nan (must be finite and > 0)"),
     ({"tolerance": 1e-3, "positions": "0:10.5:0.5"}, "positions = a step of 0.5 (must be an integer step)"),

@@ -57,7 +57,7 @@ TEST_CASE("precision: refusals") {
   check_rejected("precision --encoding alibi:slope=0.5,L=10", "(must be a rope encoding");
   check_rejected("precision --encoding 'rope:dim=128,scaling=linear(factor=2)' --pipeline ggml",
                  "--pipeline = ggml (must be huggingface for this encoding");
-  check_rejected("precision --encoding rope:dim=128 --pipeline onnx", "--pipeline = 'onnx' (must be huggingface, ggml, vllm or flash)");
+  check_rejected("precision --encoding rope:dim=128 --pipeline onnx", "--pipeline = 'onnx' (must be huggingface, ggml, vllm, flash or llama4)");
   check_rejected("precision --encoding rope:dim=128 --positions 0:3e9", "--positions = 3000000000 positions (must be at most");
   check_rejected("precision --encoding rope:dim=128 --tolerance 0", "--tolerance = 0 (must be finite and > 0)");
   check_rejected("precision --encoding rope:dim=128 --tolerance nan", "--tolerance = nan (must be");

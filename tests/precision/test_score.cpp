@@ -156,3 +156,38 @@ TEST_CASE("relativity defect: zero at the origin, the score error itself once th
   CHECK(std::abs(far.defect_rms - far.rms_rel) <= origin.rms_rel * (1 + 1e-9) + 1e-12);
   CHECK(far.defect_rms > 3e-3);
 }
+
+TEST_CASE("llama4: fp32 tables never cast, complex products in fp32, the result cast to the dtype") {
+  // transformers' Llama 4: freqs_cis = polar(1, angle) in complex64; xq.float() viewed as complex times freqs_cis,
+  // .type_as(xq). Written here in float: (x1 + i x2)(c + i s) with each product and sum rounded to float.
+  Pipeline l4;
+  l4.kind = PipelineKind::llama4;
+  l4.dtype = Dtype::bf16;
+  const auto plan = plan_precision("test", parse_encoding("rope:dim=8,base=5e5"), l4);
+  const auto held = held_table(plan, 123457);
+  Pipeline fp32_tables;
+  const auto hf32 = held_table(plan_precision("test", parse_encoding("rope:dim=8,base=5e5"), fp32_tables), 123457);
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(held[i].cos == hf32[i].cos);  // the fp32 tables, not bf16
+    CHECK(held[i].sin == hf32[i].sin);
+  }
+  const std::vector<double> x = {round_to(Dtype::bf16, 0.7), round_to(Dtype::bf16, -1.3), round_to(Dtype::bf16, 2.9),
+                                 round_to(Dtype::bf16, 0.01), round_to(Dtype::bf16, -0.6), round_to(Dtype::bf16, 1.9),
+                                 round_to(Dtype::bf16, 0.4), round_to(Dtype::bf16, -2.2)};
+  const auto mine = rotate_held(plan, x, 123457);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const float c = static_cast<float>(held[i].cos), s = static_cast<float>(held[i].sin);
+    const float x1 = static_cast<float>(x[i]), x2 = static_cast<float>(x[i + 4]);
+    // volatile: each product rounded on its own (no FMA contraction in this file's -march=native build).
+    const volatile float p1 = x1 * c, p2 = x2 * s, p3 = x1 * s, p4 = x2 * c;
+    const float re = p1 - p2, im = p3 + p4;
+    CHECK(mine[i] == round_to(Dtype::bf16, re));
+    CHECK(mine[i + 4] == round_to(Dtype::bf16, im));
+  }
+  // fp32 tables: at the origin the bf16 score error is the content's and the rotation's, below transformers' bf16.
+  Pipeline hf;
+  hf.dtype = Dtype::bf16;
+  const auto hf_plan = plan_precision("test", parse_encoding("rope:dim=128,base=5e5"), hf);
+  const auto l4_plan = plan_precision("test", parse_encoding("rope:dim=128,base=5e5"), l4);
+  CHECK(score_errors(l4_plan, 1, 0, 256, 1).rms_rel < score_errors(hf_plan, 1, 0, 256, 1).rms_rel);
+}

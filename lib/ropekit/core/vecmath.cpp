@@ -122,6 +122,16 @@ void dot_cos_sin_grid(const double* t, std::size_t count, const double* w, const
   active().grid(t, count, w, a, b, n, out, scratch);
 }
 
+void cos_sums(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+              double* out_a, double* out_b) {
+  active().cos_sums(t, count, w, a, b, n, out_a, out_b);
+}
+
+void cos_sums_grid(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+                   double* out_a, double* out_b, double* scratch) {
+  active().cos_sums_grid(t, count, w, a, b, n, out_a, out_b, scratch);
+}
+
 bool is_even_grid(const double* t, std::size_t count) {
   if (count < 2) return false;
   const double h = t[1] - t[0];

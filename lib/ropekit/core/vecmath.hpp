@@ -87,6 +87,15 @@ void dot_cos_sin_grid(const double* t, std::size_t count, const double* w, const
                       std::size_t n, double* out, double* scratch);
 constexpr std::size_t kAnchor = 32;
 
+/// A kernel and its content variance from one cosine per term (cos 2x = 2 cos^2 x - 1): for m < count,
+/// out_a[m] = sum_i a[i] cos(t[m] w[i]) and out_b[m] = sum_i b[i] cos^2(t[m] w[i]), each summed in eight lanes and
+/// reduced as dot_cos_sin (the same numbers on every path but for the cosines' last bits).
+void cos_sums(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+              double* out_a, double* out_b);
+/// The same on an exact even grid (is_even_grid) by dot_cos_sin_grid's recurrence; `scratch` holds 16 count doubles.
+void cos_sums_grid(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+                   double* out_a, double* out_b, double* scratch);
+
 /// True if count >= 2 and every t[m] equals t[0] + m (t[1] - t[0]) exactly, with t[1] != t[0].
 bool is_even_grid(const double* t, std::size_t count);
 

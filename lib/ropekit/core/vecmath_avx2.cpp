@@ -168,9 +168,92 @@ void grid256(const double* t, std::size_t count, const double* w, const double* 
     out[m] = reduce8(_mm256_loadu_pd(scratch + 8 * m), _mm256_loadu_pd(scratch + 8 * m + 4));
 }
 
+// The fused kernels' cosine (SLEEF u35, as sincos4).
+inline __m256d cos4(__m256d x) { return Sleef_cosd4_u35avx2(x); }
+
+// Eight lanes in two registers (terms i..i+3 and i+4..i+7), the AVX-512 path's order.
+template <class Lo, class Hi>
+inline void cos_block(__m256d vt, const double* w, const double* a, const double* b, std::size_t i, Lo lo_lanes,
+                      Hi hi_lanes, __m256d& a_lo, __m256d& a_hi, __m256d& b_lo, __m256d& b_hi) {
+  const __m256d lo = cos4(_mm256_mul_pd(vt, lo_lanes.load(w + i)));
+  a_lo = _mm256_fmadd_pd(lo_lanes.load(a + i), lo, a_lo);
+  b_lo = _mm256_fmadd_pd(lo_lanes.load(b + i), _mm256_mul_pd(lo, lo), b_lo);
+  const __m256d hi = cos4(_mm256_mul_pd(vt, hi_lanes.load(w + i + 4)));
+  a_hi = _mm256_fmadd_pd(hi_lanes.load(a + i + 4), hi, a_hi);
+  b_hi = _mm256_fmadd_pd(hi_lanes.load(b + i + 4), _mm256_mul_pd(hi, hi), b_hi);
+}
+
+void cos_sums256(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+                 double* out_a, double* out_b) {
+  for (std::size_t m = 0; m < count; ++m) {
+    const __m256d vt = _mm256_set1_pd(t[m]);
+    __m256d a_lo = _mm256_setzero_pd(), a_hi = a_lo, b_lo = a_lo, b_hi = a_lo;
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) cos_block(vt, w, a, b, i, Whole{}, Whole{}, a_lo, a_hi, b_lo, b_hi);
+    if (i < n)
+      cos_block(vt, w, a, b, i, Masked{tail_mask(remaining(n, i))}, Masked{tail_mask(remaining(n, i) - 4)}, a_lo, a_hi,
+                b_lo, b_hi);
+    out_a[m] = reduce8(a_lo, a_hi);
+    out_b[m] = reduce8(b_lo, b_hi);
+  }
+}
+
+// grid_groups with the two sums a c and b c^2: scratch slots of 16 (eight lanes each, in halves of four).
+template <int G>
+void cos_sums_groups(const double* t, std::size_t count, const double* w, const double* a, const double* b,
+                     std::size_t n, std::size_t i, double* scratch) {
+  __m256d vw[G], va[G], vb[G], sx[G], sy[G], c[G], s[G];
+  int half[G];
+  const __m256d vh = _mm256_set1_pd(t[1] - t[0]);
+  for (int g = 0; g < G; ++g) {
+    const __m256i mask = tail_mask(remaining(n, i + 4 * g));
+    vw[g] = _mm256_maskload_pd(w + i + 4 * g, mask);
+    va[g] = _mm256_maskload_pd(a + i + 4 * g, mask);
+    vb[g] = _mm256_maskload_pd(b + i + 4 * g, mask);
+    const Sleef___m256d_2 step = sincos4(_mm256_mul_pd(vh, vw[g]));
+    sx[g] = step.x;
+    sy[g] = step.y;
+    half[g] = static_cast<int>((i + 4 * g) % 8);
+  }
+  for (std::size_t m = 0; m < count; ++m) {
+    if (m % kGridAnchor == 0) {
+      for (int g = 0; g < G; ++g) {
+        const Sleef___m256d_2 r = sincos4(_mm256_mul_pd(_mm256_set1_pd(t[m]), vw[g]));
+        s[g] = r.x;
+        c[g] = r.y;
+      }
+    } else {
+      for (int g = 0; g < G; ++g) {
+        const __m256d c2 = _mm256_fmsub_pd(c[g], sy[g], _mm256_mul_pd(s[g], sx[g]));
+        s[g] = _mm256_fmadd_pd(s[g], sy[g], _mm256_mul_pd(c[g], sx[g]));
+        c[g] = c2;
+      }
+    }
+    for (int g = 0; g < G; ++g) {
+      double* slot_a = scratch + 16 * m + half[g];
+      double* slot_b = slot_a + 8;
+      _mm256_storeu_pd(slot_a, _mm256_fmadd_pd(va[g], c[g], _mm256_loadu_pd(slot_a)));
+      _mm256_storeu_pd(slot_b, _mm256_fmadd_pd(vb[g], _mm256_mul_pd(c[g], c[g]), _mm256_loadu_pd(slot_b)));
+    }
+  }
+}
+
+void cos_sums_grid256(const double* t, std::size_t count, const double* w, const double* a, const double* b,
+                      std::size_t n, double* out_a, double* out_b, double* scratch) {
+  for (std::size_t m = 0; m < 4 * count; ++m) _mm256_storeu_pd(scratch + 4 * m, _mm256_setzero_pd());
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) cos_sums_groups<4>(t, count, w, a, b, n, i, scratch);
+  for (; i < n; i += 4) cos_sums_groups<1>(t, count, w, a, b, n, i, scratch);
+  for (std::size_t m = 0; m < count; ++m) {
+    out_a[m] = reduce8(_mm256_loadu_pd(scratch + 16 * m), _mm256_loadu_pd(scratch + 16 * m + 4));
+    out_b[m] = reduce8(_mm256_loadu_pd(scratch + 16 * m + 8), _mm256_loadu_pd(scratch + 16 * m + 12));
+  }
+}
+
 }  // namespace
 
 const VecKernels kAvx2Kernels = {"avx2",      4,              sincos256, cos256,   log256,
-                                 sincospi256, sincos_fast256, dot_t256, dot_u256, grid256};
+                                 sincospi256, sincos_fast256, dot_t256, dot_u256, grid256,
+                                 cos_sums256, cos_sums_grid256};
 
 }  // namespace ropekit::detail

@@ -140,9 +140,81 @@ void grid512(const double* t, std::size_t count, const double* w, const double* 
   for (std::size_t m = 0; m < count; ++m) out[m] = _mm512_reduce_add_pd(_mm512_loadu_pd(scratch + 8 * m));
 }
 
+// The fused kernels' cosine (SLEEF u35, as sincos8).
+inline __m512d cos8(__m512d x) { return Sleef_cosd8_u35avx512f(x); }
+
+void cos_sums512(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+                 double* out_a, double* out_b) {
+  for (std::size_t m = 0; m < count; ++m) {
+    const __m512d vt = _mm512_set1_pd(t[m]);
+    __m512d acc_a = _mm512_setzero_pd(), acc_b = _mm512_setzero_pd();
+    blocks(n, [&](std::size_t i, auto lanes) {
+      const __m512d c = cos8(_mm512_mul_pd(vt, lanes.load(w + i)));
+      acc_a = _mm512_fmadd_pd(lanes.load(a + i), c, acc_a);
+      acc_b = _mm512_fmadd_pd(lanes.load(b + i), _mm512_mul_pd(c, c), acc_b);
+    });
+    out_a[m] = _mm512_reduce_add_pd(acc_a);
+    out_b[m] = _mm512_reduce_add_pd(acc_b);
+  }
+}
+
+// grid_groups with the two sums a c and b c^2 (scratch slots of 16: eight lanes each). The frequencies are read
+// from memory at the anchors only, so that G = 4 groups keep their six registers each without spilling.
+template <int G>
+void cos_sums_groups(const double* t, std::size_t count, const double* w, const double* a, const double* b,
+                     std::size_t n, std::size_t i, double* scratch) {
+  __m512d va[G], vb[G], sx[G], sy[G], c[G], s[G];
+  __mmask8 mask[G];
+  const __m512d vh = _mm512_set1_pd(t[1] - t[0]);
+  for (int g = 0; g < G; ++g) {
+    mask[g] = tail_mask(n - (i + 8 * g));
+    va[g] = _mm512_maskz_loadu_pd(mask[g], a + i + 8 * g);
+    vb[g] = _mm512_maskz_loadu_pd(mask[g], b + i + 8 * g);
+    const Sleef___m512d_2 step = sincos8(_mm512_mul_pd(vh, _mm512_maskz_loadu_pd(mask[g], w + i + 8 * g)));
+    sx[g] = step.x;
+    sy[g] = step.y;
+  }
+  for (std::size_t m = 0; m < count; ++m) {
+    if (m % kGridAnchor == 0) {
+      for (int g = 0; g < G; ++g) {
+        const __m512d vw = _mm512_maskz_loadu_pd(mask[g], w + i + 8 * g);
+        const Sleef___m512d_2 r = sincos8(_mm512_mul_pd(_mm512_set1_pd(t[m]), vw));
+        s[g] = r.x;
+        c[g] = r.y;
+      }
+    } else {
+      for (int g = 0; g < G; ++g) {
+        const __m512d c2 = _mm512_fmsub_pd(c[g], sy[g], _mm512_mul_pd(s[g], sx[g]));
+        s[g] = _mm512_fmadd_pd(s[g], sy[g], _mm512_mul_pd(c[g], sx[g]));
+        c[g] = c2;
+      }
+    }
+    __m512d acc_a = _mm512_loadu_pd(scratch + 16 * m), acc_b = _mm512_loadu_pd(scratch + 16 * m + 8);
+    for (int g = 0; g < G; ++g) {
+      acc_a = _mm512_fmadd_pd(va[g], c[g], acc_a);
+      acc_b = _mm512_fmadd_pd(vb[g], _mm512_mul_pd(c[g], c[g]), acc_b);
+    }
+    _mm512_storeu_pd(scratch + 16 * m, acc_a);
+    _mm512_storeu_pd(scratch + 16 * m + 8, acc_b);
+  }
+}
+
+void cos_sums_grid512(const double* t, std::size_t count, const double* w, const double* a, const double* b,
+                      std::size_t n, double* out_a, double* out_b, double* scratch) {
+  for (std::size_t m = 0; m < 2 * count; ++m) _mm512_storeu_pd(scratch + 8 * m, _mm512_setzero_pd());
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) cos_sums_groups<4>(t, count, w, a, b, n, i, scratch);
+  for (; i < n; i += 8) cos_sums_groups<1>(t, count, w, a, b, n, i, scratch);
+  for (std::size_t m = 0; m < count; ++m) {
+    out_a[m] = _mm512_reduce_add_pd(_mm512_loadu_pd(scratch + 16 * m));
+    out_b[m] = _mm512_reduce_add_pd(_mm512_loadu_pd(scratch + 16 * m + 8));
+  }
+}
+
 }  // namespace
 
 const VecKernels kAvx512Kernels = {"avx512",    8,          sincos512,      cos512,   log512,
-                                   sincospi512, sincos_fast512, dot_t512, dot_u512, grid512};
+                                   sincospi512, sincos_fast512, dot_t512, dot_u512, grid512,
+                                   cos_sums512, cos_sums_grid512};
 
 }  // namespace ropekit::detail

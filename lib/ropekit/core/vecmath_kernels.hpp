@@ -23,6 +23,10 @@ struct VecKernels {
   double (*dot_u)(const double* u, const double* a, const double* b, std::size_t n);
   void (*grid)(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
                double* out, double* scratch);
+  void (*cos_sums)(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+                   double* out_a, double* out_b);
+  void (*cos_sums_grid)(const double* t, std::size_t count, const double* w, const double* a, const double* b,
+                        std::size_t n, double* out_a, double* out_b, double* scratch);
 };
 
 extern const VecKernels kScalarKernels;  // vecmath_scalar.cpp: baseline x86-64 flags, glibc

@@ -118,24 +118,14 @@ std::vector<KernelRow> kernel_rows(const Encoding& e, const Lags& lags, double r
                                  "ropekit check reports its relativity defect", spelling(e)));
   std::vector<KernelRow> rows(static_cast<std::size_t>(lags.rows()));
   // A fixed sum of rotations: every lag at once through the vector kernels (rotary_spectrum.hpp).
-  if (const auto spectrum = rotary_spectrum(e, seq_len)) {
+  if (lags.cols() == 1 && lag_dims(e) == 1) {
     const auto n = static_cast<std::size_t>(lags.rows());
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i % 65536 == 0) check_cancelled();
-      check_lag(e, std::span<const double>(&lags(static_cast<Eigen::Index>(i), 0), 1));
+    std::vector<double> kern(n), mean(n), var(n);
+    if (rotary_kernel(e, lags.data(), n, rho, seq_len, kern.data(), mean.data(), var.data())) {
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      for (std::size_t i = 0; i < n; ++i) rows[i] = KernelRow{kern[i], mean[i], var[i], nan, nan};
+      return rows;
     }
-    std::vector<double> tr(n), trsq(rho != 0 ? n : 0);
-    const Eigen::VectorXd t = lags.col(0);
-    spectrum_traces(*spectrum, t.data(), n, tr.data(), rho != 0 ? trsq.data() : nullptr);
-    const double tr0 = spectrum->trace_at_zero(), nan = std::numeric_limits<double>::quiet_NaN();
-    for (std::size_t i = 0; i < n; ++i) {
-      KernelRow& r = rows[i];
-      r.kernel = tr[i] / tr0;
-      r.content_mean = rho * tr[i];
-      r.content_variance = spectrum->fro + (rho != 0 ? rho * rho * trsq[i] : 0.0);
-      r.expected_kernel = r.frequency_variance = nan;
-    }
-    return rows;
   }
   const auto* rf = std::get_if<enc::RfRope>(&e.value);
   const auto* nd = std::get_if<enc::Nd>(&e.value);

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "ropekit/core/cancel.hpp"
+#include "ropekit/core/echo.hpp"
 
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/core/vecmath.hpp"
@@ -89,46 +92,71 @@ void traces_far(const RotarySpectrum& s, const double* t, std::size_t n, double*
 
 }  // namespace
 
-void spectrum_traces(const RotarySpectrum& s, const double* lags, std::size_t n, double* out, double* square) {
+void spectrum_traces(const RotarySpectrum& s, const double* lags, std::size_t n, double* out, double* square,
+                     bool use_grid) {
   const std::size_t m = s.theta.size();
-  std::vector<double> twice(m);
-  for (std::size_t i = 0; i < m; ++i) twice[i] = 2 * s.theta[i];  // exact
+  // tr G^2 = c_sq + sum b cos 2x = c_sq - sum b + sum 2b cos^2 x: both sums from one cosine per term.
+  std::vector<double> twice_b(m);
+  for (std::size_t i = 0; i < m; ++i) twice_b[i] = 2 * s.b[i];
+  const double sum_b = std::accumulate(s.b.begin(), s.b.end(), 0.0);
   double theta_max = 0;
   for (const double th : s.theta) theta_max = std::max(theta_max, std::abs(th));
-  // Chunks of lags small enough that the grid kernel's scratch (8 doubles a lag) stays in cache, and of pairs so
+  // Chunks of lags small enough that the grid kernel's scratch (16 doubles a lag) stays in cache, and of pairs so
   // that Ctrl-C is seen within a chunk of a huge encoding; each lag chunk on the grid kernel if it is an exact even
   // grid itself, else lag by lag.
-  constexpr std::size_t kChunk = 4096, kPairs = 16384;
-  std::vector<double> scratch(8 * kChunk), part(kChunk);
-  const std::vector<double> zero(std::min(m, kPairs), 0.0);
-  auto sums = [&](const std::vector<double>& w, const std::vector<double>& weight, double constant, const double* t,
-                  std::size_t c, double* into) {
-    std::fill(into, into + c, constant);
-    const bool grid = c >= 2 && is_even_grid(t, c);
-    for (std::size_t i0 = 0; i0 < m; i0 += kPairs) {
-      check_cancelled();
-      const std::size_t k = std::min(kPairs, m - i0);
-      if (grid) {
-        dot_cos_sin_grid(t, c, w.data() + i0, weight.data() + i0, zero.data(), k, part.data(), scratch.data());
-      } else {
-        for (std::size_t j = 0; j < c; ++j) part[j] = dot_cos_sin(t[j], w.data() + i0, weight.data() + i0, zero.data(), k);
-      }
-      for (std::size_t j = 0; j < c; ++j) into[j] += part[j];
-    }
-  };
+  constexpr std::size_t kChunk = 2048, kPairs = 16384;
+  std::vector<double> scratch(16 * kChunk), part_a(kChunk), part_b(kChunk), sq(kChunk);
   for (std::size_t j0 = 0; j0 < n; j0 += kChunk) {
     if (j0 % (16 * kChunk) == 0) check_cancelled();
     const std::size_t c = std::min(kChunk, n - j0);
     const double* t = lags + j0;
     double t_max = 0;
     for (std::size_t j = 0; j < c; ++j) t_max = std::max(t_max, std::abs(t[j]));
-    if (!(2 * theta_max * t_max <= 1e14)) {
+    if (!(theta_max * t_max <= 1e14)) {
       traces_far(s, t, c, out + j0, square ? square + j0 : nullptr);
       continue;
     }
-    sums(s.theta, s.a, s.c_tr, t, c, out + j0);
-    if (square) sums(twice, s.b, s.c_sq, t, c, square + j0);
+    const bool grid = use_grid && c >= 2 && is_even_grid(t, c);
+    std::fill(out + j0, out + j0 + c, s.c_tr);
+    std::fill(sq.begin(), sq.begin() + static_cast<std::ptrdiff_t>(c), s.c_sq - sum_b);
+    for (std::size_t i0 = 0; i0 < m; i0 += kPairs) {
+      check_cancelled();
+      const std::size_t k = std::min(kPairs, m - i0);
+      const double *w = s.theta.data() + i0, *a = s.a.data() + i0, *b = twice_b.data() + i0;
+      if (grid) {
+        cos_sums_grid(t, c, w, a, b, k, part_a.data(), part_b.data(), scratch.data());
+      } else {
+        cos_sums(t, c, w, a, b, k, part_a.data(), part_b.data());
+      }
+      for (std::size_t j = 0; j < c; ++j) {
+        out[j0 + j] += part_a[j];
+        sq[j] += part_b[j];
+      }
+    }
+    if (square) std::copy(sq.begin(), sq.begin() + static_cast<std::ptrdiff_t>(c), square + j0);
   }
+}
+
+bool rotary_kernel(const Encoding& e, const double* lags, std::size_t n, double rho, std::optional<double> seq_len,
+                   double* kernel, double* mean, double* variance, bool grid) {
+  const auto s = rotary_spectrum(e, seq_len);
+  if (!s) return false;
+  for (std::size_t j = 0; j < n; ++j)
+    if (!std::isfinite(lags[j])) throw InputError(fmt::format("lag = {} (must be finite)", format_number(lags[j])));
+  constexpr std::size_t kBlock = 65536;  // working arrays of a block of lags, whatever n is
+  std::vector<double> tr(std::min(n, kBlock)), sq(tr.size());
+  const double tr0 = s->trace_at_zero();
+  grid = grid && n >= 2 && is_even_grid(lags, n);  // the whole request, so that each chunk is one too
+  for (std::size_t j0 = 0; j0 < n; j0 += kBlock) {
+    const std::size_t c = std::min(kBlock, n - j0);
+    spectrum_traces(*s, lags + j0, c, tr.data(), sq.data(), grid);
+    for (std::size_t j = 0; j < c; ++j) {
+      if (kernel) kernel[j0 + j] = tr[j] / tr0;
+      if (mean) mean[j0 + j] = rho * tr[j];
+      if (variance) variance[j0 + j] = s->fro + rho * rho * sq[j];
+    }
+  }
+  return true;
 }
 
 }  // namespace ropekit

@@ -28,9 +28,20 @@ struct RotarySpectrum {
 /// -theta Dp at each, bit for bit); nullopt where the encoding is not of this form. Interruptible.
 std::optional<RotarySpectrum> rotary_spectrum(const Encoding& e, std::optional<double> seq_len);
 
-/// out[j] = tr G(lags[j]) and, if `square` is given, square[j] = tr G(lags[j])^2, for n 1-D lags: an exact even grid
-/// by the grid kernel (vecmath.hpp's dot_cos_sin_grid, re-anchored every kAnchor lags), else lag by lag (SLEEF's
-/// sincos; phases past 1e14 rad by glibc's cos). Interruptible.
-void spectrum_traces(const RotarySpectrum& s, const double* lags, std::size_t n, double* out, double* square);
+/// The kernel tr G / tr G(0) and the content moments (mean rho tr G, variance ||G||_F^2 + rho^2 tr G^2) of n 1-D
+/// lags, into whichever of kernel, mean, variance is not null, when the encoding is a fixed sum of rotations;
+/// false (nothing written) otherwise. @throws InputError naming a lag that is not finite.
+/// `grid`: lags that form an exact even grid (as a whole) go through the grid kernel; its values then depend on
+/// where the grid starts (its anchors), so a caller that splits one request into blocks (the command line's
+/// streaming, whose bytes must not depend on the block size) passes false and every lag is evaluated on its own.
+bool rotary_kernel(const Encoding& e, const double* lags, std::size_t n, double rho, std::optional<double> seq_len,
+                   double* kernel, double* mean, double* variance, bool grid = false);
+
+/// out[j] = tr G(lags[j]) and, if `square` is given, square[j] = tr G(lags[j])^2, for n 1-D lags: with `grid`, an
+/// exact even grid
+/// by the grid kernel (vecmath.hpp's cos_sums_grid, re-anchored every kAnchor lags), else lag by lag (cos_sums;
+/// phases past 1e14 rad by glibc's cos). One cosine per term gives both: cos 2x = 2 cos^2 x - 1. Interruptible.
+void spectrum_traces(const RotarySpectrum& s, const double* lags, std::size_t n, double* out, double* square,
+                     bool grid = true);
 
 }  // namespace ropekit

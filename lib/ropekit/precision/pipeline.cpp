@@ -51,7 +51,8 @@ PipelineKind parse_pipeline(std::string_view text, const Where& where) {
   if (text == "ggml" || text == "llama.cpp") return PipelineKind::ggml;
   if (text == "vllm") return PipelineKind::vllm;
   if (text == "flash" || text == "flash-attention") return PipelineKind::flash;
-  throw_bad_value(where, "pipeline", quote(std::string(text)), "huggingface, ggml, vllm or flash");
+  if (text == "llama4") return PipelineKind::llama4;
+  throw_bad_value(where, "pipeline", quote(std::string(text)), "huggingface, ggml, vllm, flash or llama4");
 }
 
 std::string_view pipeline_name(PipelineKind p) {
@@ -60,12 +61,13 @@ std::string_view pipeline_name(PipelineKind p) {
     case PipelineKind::ggml: return "ggml";
     case PipelineKind::vllm: return "vllm";
     case PipelineKind::flash: return "flash";
+    case PipelineKind::llama4: return "llama4";
   }
   throw std::logic_error("pipeline_name: unknown pipeline");
 }
 
 Dtype table_dtype(const Pipeline& p) {
-  return p.kind == PipelineKind::ggml || p.dtype == Dtype::tf32 ? Dtype::fp32 : p.dtype;
+  return p.kind == PipelineKind::ggml || p.kind == PipelineKind::llama4 || p.dtype == Dtype::tf32 ? Dtype::fp32 : p.dtype;
 }
 
 void check_position(const Where& where, double position, std::string_view name) {

@@ -12,6 +12,10 @@
 //     dtype; its kernels rotate in fp32 registers) and flash (flash-attention's apply_rotary_emb: cos/sin in the
 //     input dtype, rotation in fp32): stages 1-3 as huggingface, the rotation in fp32 (each product and the sum
 //     rounded to fp32, no FMA contraction modelled), rounded once to the model dtype.
+//   llama4 (transformers' Llama 4 text model: freqs_cis = torch.polar(1, angle) * a in complex64, never cast; the
+//     content cast to fp32, multiplied as complex numbers in fp32 (interleaved pairs 2i, 2i + 1), cast back):
+//     stages 1-2 as huggingface, fp32 tables, the rotation in fp32 stored in the model dtype. The pairing does not
+//     change the statistics of q, k ~ N(0, I).
 
 #include <cstdint>
 #include <optional>
@@ -24,8 +28,9 @@
 
 namespace ropekit {
 
-enum class PipelineKind { huggingface, ggml, vllm, flash };
-/// "huggingface" (or "hf", "transformers"), "ggml" (or "llama.cpp"), "vllm", "flash" (or "flash-attention").
+enum class PipelineKind { huggingface, ggml, vllm, flash, llama4 };
+/// "huggingface" (or "hf", "transformers"), "ggml" (or "llama.cpp"), "vllm", "flash" (or "flash-attention"),
+/// "llama4".
 PipelineKind parse_pipeline(std::string_view text, const Where& where);
 std::string_view pipeline_name(PipelineKind p);
 
@@ -36,8 +41,8 @@ struct Pipeline {
   Dtype angle_dtype = Dtype::fp32;      ///< the dtype the angle product is rounded to (tf32: see above)
 };
 
-/// The dtype the cos / sin tables are held in: the model dtype, but fp32 for tf32 (fp32 tables, TF32 angle matmul)
-/// and for ggml (f32 tensors).
+/// The dtype the cos / sin tables are held in: the model dtype, but fp32 for tf32 (fp32 tables, TF32 angle matmul),
+/// for ggml (f32 tensors) and for llama4 (complex64 freqs_cis).
 Dtype table_dtype(const Pipeline& p);
 
 /// The encoding's rotated pairs as a pipeline sees them: exact (float64) and held inverse frequencies.

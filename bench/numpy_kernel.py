@@ -1,0 +1,91 @@
+"""make bench: ropekit's kernel against numpy doing the same thing (issue 23's goal), one core, in one run.
+
+The kernel of Llama 3.1 8B's encoding (rope:dim=128,base=500000, llama3 scaling) over 2^20 lags, on an even grid
+(0, 1, ..., 2^20 - 1) and on scattered lags (2^20 uniform draws in [0, 2^20), sorted), by ropekit.kernel on each SIMD
+path this CPU has (ROPEKIT_SIMD, a fresh process each) and by the numpy one-liner a researcher would write,
+np.cos(np.outer(lags, theta)).mean(1) in blocks of 32768 lags, theta from ropekit.frequencies. Best of 3 process-CPU
+times; the largest difference between the two results is printed beside them.
+Usage: python3 bench/numpy_kernel.py [--lags N]
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+SPELLING = "rope:dim=128,base=500000,scaling=llama3(factor=8,low=1,high=4,orig=8192)"
+
+
+def best_cpu(fn, runs=3):
+    best = None
+    for _ in range(runs):
+        t0 = time.process_time()
+        fn()
+        t = time.process_time() - t0
+        best = t if best is None or t < best else best
+    return best
+
+
+def lag_sets(n):
+    rng = np.random.default_rng(0)
+    return {"grid": np.arange(n, dtype=np.float64), "scattered": np.sort(rng.uniform(0, n, n))}
+
+
+def numpy_kernel(lags, theta):
+    out = np.empty(len(lags))
+    for i in range(0, len(lags), 32768):
+        out[i:i + 32768] = np.cos(np.outer(lags[i:i + 32768], theta)).mean(1)
+    return out
+
+
+def child(n):
+    # One SIMD path (ROPEKIT_SIMD set by the parent): ropekit's times and its kernels, saved for the comparison.
+    import ropekit
+    for name, lags in lag_sets(n).items():
+        t = best_cpu(lambda: ropekit.kernel(SPELLING, lags))
+        k = ropekit.kernel(SPELLING, lags)["kernel"]
+        np.save(f"{os.environ['OUT']}/{name}.npy", k)
+        print(name, t)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lags", type=int, default=1 << 20)
+    ap.add_argument("--child", action="store_true")
+    args = ap.parse_args()
+    if args.child:
+        return child(args.lags)
+    import tempfile
+    import ropekit
+    theta = np.asarray(ropekit.frequencies(SPELLING)["theta"], dtype=np.float64)
+    sets = lag_sets(args.lags)
+    ref = {name: numpy_kernel(lags, theta) for name, lags in sets.items()}
+    numpy_t = {name: best_cpu(lambda: numpy_kernel(lags, theta)) for name, lags in sets.items()}
+    paths = [p for p in ("scalar", "avx2", "avx512") if subprocess.run(
+        [sys.executable, "-c", "import ropekit, numpy as np; ropekit.kernel('rope:dim=4', np.arange(2.0))"],
+        env={**os.environ, "ROPEKIT_SIMD": p}, capture_output=True).returncode == 0]
+    print(f"Kernel of Llama 3.1 8B's encoding over {args.lags} lags (one core, best of 3 CPU times); numpy: "
+          f"np.cos(np.outer(lags, theta)).mean(1) in blocks of 32768")
+    print()
+    print("| lags | numpy | " + " | ".join(f"ropekit {p}" for p in paths) + " |")
+    print("|---|---|" + "---|" * len(paths))
+    rows = {name: [f"{numpy_t[name]:.3f} s"] for name in sets}
+    for p in paths:
+        with tempfile.TemporaryDirectory() as out:
+            env = {**os.environ, "ROPEKIT_SIMD": p, "OUT": out, "OMP_NUM_THREADS": "1"}
+            res = subprocess.run([sys.executable, __file__, "--child", "--lags", str(args.lags)], env=env,
+                                 capture_output=True, text=True, check=True).stdout.split()
+            times = dict(zip(res[0::2], map(float, res[1::2])))
+            for name in sets:
+                diff = np.abs(np.load(f"{out}/{name}.npy") - ref[name]).max()
+                rows[name].append(f"{times[name]:.3f} s ({numpy_t[name] / times[name]:.1f}x; max diff {diff:.1e})")
+    for name in sets:
+        print(f"| {name} | " + " | ".join(rows[name]) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
