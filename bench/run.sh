@@ -61,6 +61,10 @@ echo "Precision: ropekit precision --encoding rope:dim=128,base=1e4 --dtype bf16
   "(goal: < 1 s, one core; CSV formatting of the 2^20 rows included)"
 # The same from Python, against PyTorch computing the bf16 tables as transformers does (Debian's python3-torch).
 PYTHONPATH=$build/python /usr/bin/python3 bench/torch_precision.py || echo "(bench/torch_precision.py failed)"
+# The kernel against the numpy one-liner on every SIMD path (issue 23): grid and scattered lags, one core.
+echo
+OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=$build/python /usr/bin/python3 bench/numpy_kernel.py ||
+  echo "(bench/numpy_kernel.py failed)"
 echo
 echo "Reference implementation (PyTorch, float32, plots off; times from the issue): Table 3 suite 2.5 s, Table 11 suite 3.4 s."
 awk -v a="$(mean table3)" -v b="$(mean table11)" 'BEGIN {
