@@ -378,3 +378,57 @@ TEST_CASE("the angle-addition grid kernel agrees with direct sincos at every gri
   const double flat[3] = {1, 1, 1};
   CHECK_FALSE(is_even_grid(flat, 3));
 }
+
+TEST_CASE("cos_sums and cos_sums_grid: the kernel and content variance sums against long double, every path") {
+  // sum_i a_i cos(u_i) and sum_i b_i cos^2(u_i), u_i = t w_i rounded as the kernel rounds it. Each cosine within B
+  // ulp (B 2^-52 absolute, |cos| <= 1), so a c within B 2^-52 |a| and b c^2 within (2 B + 1) 2^-52 |b|, plus the
+  // lane sums' roundings (dot_bound's count). The grid kernel adds its recurrence's drift (as dot_cos_sin_grid:
+  // kAnchor - 1 rotations of (2 + B) 2^-52 each, doubled for c^2) and the phase it lands on: fl(t_a w) + k fl(h w)
+  // instead of fl(t_m w), apart by at most ulp(t_max |w|) + kAnchor ulp(h |w|) / 2 (the slope of c and of c^2 <= 1).
+  PathGuard guard;
+  Rng rng(14, 1);
+  for (std::size_t n : {1u, 7u, 8u, 9u, 33u, 64u, 100u}) {
+    std::vector<double> w(n), a(n), b(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      w[i] = 2 * rng.normal();
+      a[i] = rng.normal();
+      b[i] = rng.normal();
+    }
+    double mag_a = 0, mag_b = 0;
+    for (std::size_t i = 0; i < n; ++i) mag_a += std::abs(a[i]), mag_b += std::abs(b[i]);
+    const std::size_t count = 100;
+    std::vector<double> t(count), sa(count), sb(count), ga(count), gb(count), scratch(16 * count);
+    for (std::size_t m = 0; m < count; ++m) t[m] = 12345.0 + 0.25 * static_cast<double>(m);
+    auto ulp = [](double x) { return std::ldexp(1.0, std::ilogb(x) - 52); };
+    double phase_a = 0, phase_b = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double e = ulp(t[count - 1] * std::abs(w[i])) + kAnchor * ulp(0.25 * std::abs(w[i])) / 2;
+      phase_a += std::abs(a[i]) * e;
+      phase_b += std::abs(b[i]) * e;
+    }
+    REQUIRE(is_even_grid(t.data(), count));
+    for (SimdPath p : supported_simd_paths()) {
+      set_simd_path(p);
+      const double B = bounds(p).fast;
+      cos_sums(t.data(), count, w.data(), a.data(), b.data(), n, sa.data(), sb.data());
+      cos_sums_grid(t.data(), count, w.data(), a.data(), b.data(), n, ga.data(), gb.data(), scratch.data());
+      const double drift = static_cast<double>(kAnchor - 1) * (2 + B) * 0x1p-52;
+      for (std::size_t m = 0; m < count; ++m) {
+        long double ref_a = 0, ref_b = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          const long double c = cosl(static_cast<long double>(t[m] * w[i]));
+          ref_a += a[i] * c;
+          ref_b += b[i] * c * c;
+        }
+        CAPTURE(simd_path_name(p));
+        CAPTURE(n);
+        CAPTURE(m);
+        CHECK(std::abs(sa[m] - static_cast<double>(ref_a)) <= dot_bound(B, n, mag_a));
+        CHECK(std::abs(sb[m] - static_cast<double>(ref_b)) <= dot_bound(2 * B + 1, n, mag_b));
+        CHECK(std::abs(ga[m] - static_cast<double>(ref_a)) <= dot_bound(B, n, mag_a) + drift * mag_a + phase_a);
+        CHECK(std::abs(gb[m] - static_cast<double>(ref_b)) <=
+              dot_bound(2 * B + 1, n, mag_b) + 2 * drift * mag_b + phase_b);
+      }
+    }
+  }
+}
