@@ -90,7 +90,7 @@ void add_precision_command(CLI::App& app, const CliContext&) {
   c->add_option("--pipeline", a->request.pipeline,
                 "huggingface (transformers' Llama-family rotary module: fp32 inv_freq from the scheme's fp32 code, "
                 "angle fl32(p theta), tables fl32(cos) cast to the dtype) or ggml (llama.cpp's CPU rope cache: "
-                "iterated fp32 products theta *= powf(base, -2/n); plain RoPE), llama4 (transformers' Llama 4: fp32 "
+                "iterated fp32 products theta *= powf(base, -2/r), then rope_yarn in fp32; plain, partial, linear, yarn), llama4 (transformers' Llama 4: fp32 "
                 "complex freqs_cis, never cast, complex products in fp32 stored in the dtype), vllm or flash (tables as huggingface, "
                 "the rotation in fp32 registers, stored in the dtype)")
       ->capture_default_str();

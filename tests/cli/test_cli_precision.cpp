@@ -55,7 +55,7 @@ TEST_CASE("precision: refusals") {
                  "--positions = 2147483648 (must be an integer in [0, 2^31 - 1])");
   check_rejected("precision --encoding rope:dim=128 --positions 1.5", "--positions = 1.5 (must be an integer");
   check_rejected("precision --encoding alibi:slope=0.5,L=10", "(must be a rope encoding");
-  check_rejected("precision --encoding 'rope:dim=128,scaling=linear(factor=2)' --pipeline ggml",
+  check_rejected("precision --encoding 'rope:dim=128,scaling=llama3(factor=8,low=1,high=4,orig=8192)' --pipeline ggml",
                  "--pipeline = ggml (must be huggingface for this encoding");
   check_rejected("precision --encoding rope:dim=128 --pipeline onnx", "--pipeline = 'onnx' (must be huggingface, ggml, vllm, flash or llama4)");
   check_rejected("precision --encoding rope:dim=128 --positions 0:3e9", "--positions = 3000000000 positions (must be at most");

@@ -29,7 +29,8 @@ std::vector<PrecisionPlan> plans() {
           plan("rope:dim=128,base=1e4", PipelineKind::huggingface, Dtype::tf32),
           plan("rope:dim=64,base=1e4", PipelineKind::huggingface, Dtype::fp16, Dtype::fp32, Dtype::fp16),
           plan("rope:dim=128,base=1e4", PipelineKind::huggingface, Dtype::fp32, Dtype::bf16),
-          plan("rope:dim=128,base=1e4", PipelineKind::ggml, Dtype::fp32)};
+          plan("rope:dim=128,base=1e4", PipelineKind::ggml, Dtype::fp32),
+          plan("rope:dim=64,base=150000,scaling=yarn(factor=32,orig=4096)", PipelineKind::ggml, Dtype::fp32)};
 }
 
 }  // namespace

@@ -189,14 +189,22 @@ QuadReference quad_reference(const PrecisionPlan& plan, double p) {
   r.errors = {0, 0, 0, 0, 0};
   const Pipeline& pipe = plan.pipeline;
   const Dtype table = pipe.kind == PipelineKind::ggml || pipe.dtype == Dtype::tf32 ? Dtype::fp32 : pipe.dtype;
-  const auto a32 = static_cast<float>(plan.attention_factor);
+  const auto a32 = static_cast<float>(plan.held_attention_factor);
   auto running = static_cast<float>(p);
   for (std::size_t i = 0; i < plan.theta_held.size(); ++i) {
     const double th = plan.theta_held[i], te = plan.theta_exact[i];
     double angle = 0;
     if (pipe.kind == PipelineKind::ggml) {
+      // ggml_rope_cache_init's running product, then rope_yarn's interpolation and ramp (llama.cpp, in float).
       if (i) running = running * static_cast<float>(plan.ggml_theta_scale);
-      angle = running;
+      const float interp = static_cast<float>(plan.ggml_freq_scale) * running;
+      if (plan.ggml_ramp.empty()) {
+        angle = interp;
+      } else {
+        const auto ramp = static_cast<float>(plan.ggml_ramp[i]);
+        const volatile float keep = interp * (1 - ramp), extrap = running * ramp;  // no FMA: llama.cpp's own order
+        angle = keep + extrap;
+      }
     } else if (pipe.dtype == Dtype::tf32) {
       angle = static_cast<float>(round_to(Dtype::tf32, p) * round_to(Dtype::tf32, th));
     } else {
@@ -251,6 +259,8 @@ TEST_CASE("phase errors and held tables against a binary128 route, positions 0 .
       {"rope:dim=128,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=8192)", PipelineKind::huggingface, Dtype::fp16,
        Dtype::fp32},
       {"rope:dim=128,base=1e4", PipelineKind::ggml, Dtype::fp32, Dtype::fp32},
+      {"rope:dim=64,base=150000,scaling=yarn(factor=32,orig=4096)", PipelineKind::ggml, Dtype::fp32, Dtype::fp32},
+      {"rope:dim=128,base=1e4,scaling=linear(factor=4)", PipelineKind::ggml, Dtype::fp32, Dtype::fp32},
   };
   std::vector<double> positions = {0, 1, 2, 4095, 16777215, 16777216, 16777217, 1e9, 2147483646, 2147483647};
   Rng rng(22, 0, 0);
@@ -303,3 +313,39 @@ TEST_CASE("phase errors and held tables against a binary128 route, positions 0 .
   CHECK(entries > 30000);
 }
 #endif
+
+TEST_CASE("ggml: the angle at position 1, against the scheme's float32 ggml frequencies and ggml_grid") {
+  // YaRN: the frequencies' Convention::ggml in float32 (scaling/yarn.cpp, llama.cpp's rope_yarn on its running
+  // product) is a second implementation; at position 1 the pipeline's per-position arithmetic must give its floats.
+  // Plain, partial and linear: ggml_grid (the running product, scaling/scheme.hpp) times fl32(1/s), in float.
+  Pipeline g;
+  g.kind = PipelineKind::ggml;
+  for (const char* text : {"rope:dim=64,base=150000,scaling=yarn(factor=32,orig=4096)",
+                           "rope:dim=128,base=1e6,scaling=yarn(factor=4,orig=32768,beta_fast=16,beta_slow=2)"}) {
+    CAPTURE(text);
+    const PrecisionPlan pl = plan(text, g);
+    const FrequencyTable f = frequencies(parse_encoding(text), std::nullopt, Convention::ggml, true);
+    const auto held = held_table(pl, 1);
+    REQUIRE(held.size() == static_cast<std::size_t>(f.theta.rows()));
+    for (std::size_t i = 0; i < held.size(); ++i) {
+      CAPTURE(i);
+      CHECK(held[i].angle == f.theta(static_cast<Eigen::Index>(i), 0));
+      CHECK(held[i].inv_freq == held[i].angle);
+    }
+    CHECK(pl.held_attention_factor == f.attention_factor);
+  }
+  for (const auto& [text, base, r, factor] : {std::tuple{"rope:dim=128,base=1e4,scaling=linear(factor=4)", 1e4, 128, 4.0},
+                                              std::tuple{"rope:dim=96,base=1e4,partial=0.5", 1e4, 48, 1.0},
+                                              std::tuple{"rope:dim=128,base=5e5", 5e5, 128, 1.0}}) {
+    CAPTURE(text);
+    const auto held = held_table(plan(text, g), 1);
+    const auto grid = scaling::ggml_grid<float>(base, r, static_cast<int>(held.size()));
+    for (std::size_t i = 0; i < held.size(); ++i) {
+      CAPTURE(i);
+      CHECK(held[i].angle == static_cast<float>(1 / factor) * grid[i]);
+    }
+  }
+  // Not modelled: the schemes whose factors llama.cpp reads from the GGUF (rope_freqs).
+  CHECK_THROWS_WITH_AS(plan("rope:dim=128,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=8192)", g),
+                       doctest::Contains("llama3 and longrope come with the GGUF's rope_freqs factors"), InputError);
+}

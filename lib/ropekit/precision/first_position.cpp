@@ -35,12 +35,15 @@ double phase_error_bound(const PrecisionPlan& plan, double p) {
   const Pipeline& pipe = plan.pipeline;
   double bound = 0;
   if (pipe.kind == PipelineKind::ggml) {
-    // angle_i = fl32(p) then i products by S, each rounded: |angle_i - p S^i| <= ((1 + u)^(i+1) - 1) p S^i.
-    const double u = std::ldexp(1.0, -24), S = plan.ggml_theta_scale;
+    // running_i = fl32(p) then i products by S, each rounded; theta = fs running (1 - ramp) + running ramp with one
+    // rounding per product, for 1 - ramp and for the sum: |angle_i - p t_i| <= ((1 + u)^(i+6) - 1) p t_i with
+    // t_i = S^i (fs (1 - ramp_i) + ramp_i) >= 0 in double, plus p |t_i - theta_exact_i|.
+    const double u = std::ldexp(1.0, -24), S = plan.ggml_theta_scale, fs = plan.ggml_freq_scale;
     for (std::size_t i = 0; i < plan.theta_exact.size(); ++i) {
-      const double Si = std::pow(S, static_cast<double>(i));
-      const double rounding = std::pow(1 + u, static_cast<double>(i + 1)) - 1;
-      bound = std::max(bound, p * (rounding * Si + std::abs(Si - plan.theta_exact[i])));
+      const double ramp = plan.ggml_ramp.empty() ? 0.0 : plan.ggml_ramp[i];
+      const double t = std::pow(S, static_cast<double>(i)) * (fs * (1 - ramp) + ramp);
+      const double rounding = std::pow(1 + u, static_cast<double>(i + 6)) - 1;
+      bound = std::max(bound, p * (rounding * t + std::abs(t - plan.theta_exact[i])));
     }
   } else {
     // angle = fl_prod(fl_in(p) fl_in(theta_held)): |angle - p theta_exact| <= half_ulp_prod(P' T') + |P' - p| T'

@@ -85,18 +85,41 @@ PrecisionPlan plan_precision(const std::string& command, const Encoding& e, cons
   const FrequencyTable exact = for_encoding(command, spelling(e), [&] { return frequencies(e, seq_len); });
   if (exact.theta.cols() != 1) throw_bad_value(where, "encoding", quote(spelling(e)), "1-D frequencies");
   plan.attention_factor = exact.attention_factor;
+  plan.held_attention_factor = round_to(Dtype::fp32, exact.attention_factor);  // a Python float times an fp32 tensor
   plan.theta_exact.assign(exact.theta.data(), exact.theta.data() + exact.theta.rows());
   if (p.kind == PipelineKind::ggml) {
     const FrequencySchedule* s = schedule_of(e);
     const auto* g = s ? std::get_if<Geometric>(&s->source) : nullptr;
-    if (!g || !std::holds_alternative<scaling::None>(s->scaling) || g->partial != 1)
+    const auto* yarn = s ? std::get_if<scaling::Yarn>(&s->scaling) : nullptr;
+    const auto* linear = s ? std::get_if<scaling::Linear>(&s->scaling) : nullptr;
+    if (!g || !(std::holds_alternative<scaling::None>(s->scaling) || yarn || linear))
       throw_bad_value(where, "pipeline", "ggml",
-                      "huggingface for this encoding (the ggml pipeline is modelled for plain RoPE: rope:dim,base)");
-    // ggml's running product at position 1 (the frequencies' own ggml grid); its ratio powf(base, -2/n) steps the
-    // angles of every other position.
-    const auto grid = scaling::ggml_grid<float>(g->base, g->dim, static_cast<int>(plan.theta_exact.size()));
-    plan.theta_held.assign(grid.begin(), grid.end());
+                      "huggingface for this encoding (the ggml pipeline is modelled for geometric RoPE, plain, "
+                      "linear or yarn; llama3 and longrope come with the GGUF's rope_freqs factors)");
+    // The exact frequencies in ggml's own convention (float64), and its attention factor.
+    const FrequencyTable exact_ggml =
+        for_encoding(command, spelling(e), [&] { return frequencies(e, seq_len, Convention::ggml, false); });
+    const FrequencyTable held32 =
+        for_encoding(command, spelling(e), [&] { return frequencies(e, seq_len, Convention::ggml, true); });
+    plan.theta_exact.assign(exact_ggml.theta.data(), exact_ggml.theta.data() + exact_ggml.theta.rows());
+    plan.attention_factor = exact_ggml.attention_factor;
+    plan.held_attention_factor = held32.attention_factor;  // rope_yarn's mscale, attn_factor (1 + 0.1 ln s) in float
+    // ggml's running product over the r rotary dims: its ratio powf(base, -2/r) steps the angles of every position.
+    const int r = truncated_rotary_dims(*g);
+    const auto grid = scaling::ggml_grid<float>(g->base, r, static_cast<int>(plan.theta_exact.size()));
     plan.ggml_theta_scale = grid.size() > 1 ? grid[1] : 0;
+    if (yarn) {
+      plan.ggml_freq_scale = 1.0f / static_cast<float>(scaling::yarn_factor(*yarn));
+      const auto ramp = scaling::ggml_yarn_ramp_mix<float>(*yarn, g->base, r, static_cast<int>(grid.size()));
+      plan.ggml_ramp.assign(ramp.begin(), ramp.end());
+    } else if (linear) {
+      plan.ggml_freq_scale = 1.0f / static_cast<float>(linear->factor);
+    }
+    // The held frequency: the angle ggml's arithmetic gives at position 1.
+    plan.theta_held.assign(grid.begin(), grid.end());
+    HeldArrays at_one;
+    fill_held(plan, 1, at_one);
+    plan.theta_held = at_one.angle;
     return plan;
   }
   const FrequencyTable held =
@@ -196,10 +219,20 @@ void fill_held(const PrecisionPlan& plan, double position, HeldArrays& h) {
   double* angle = h.angle.data();
   // Stage 2, the angle as held.
   if (p.kind == PipelineKind::ggml) {
-    double running = f32(position);  // theta = (float) p, then theta *= theta_scale once per pair
+    // ggml_rope_cache_init: theta = (float) p, theta *= theta_scale once per pair; rope_yarn: theta_interp =
+    // freq_scale theta_extrap, and with YaRN's ramp theta_interp (1 - ramp) + theta_extrap ramp, in float.
+    auto running = static_cast<float>(position);
+    const auto freq_scale = static_cast<float>(plan.ggml_freq_scale), scale = static_cast<float>(plan.ggml_theta_scale);
     for (std::size_t i = 0; i < m; ++i) {
-      if (i) running = f32(running * plan.ggml_theta_scale);
-      angle[i] = running;
+      if (i) running = running * scale;
+      const float interp = freq_scale * running;
+      if (plan.ggml_ramp.empty()) {
+        angle[i] = interp;
+      } else {
+        const auto ramp = static_cast<float>(plan.ggml_ramp[i]);
+        const float keep = interp * (1 - ramp), extrap = running * ramp;
+        angle[i] = keep + extrap;
+      }
     }
   } else if (p.dtype == Dtype::tf32 || p.angle_dtype == Dtype::tf32) {
     // TF32 matmul: both inputs rounded to tf32, the product accumulated in fp32.
@@ -215,7 +248,7 @@ void fill_held(const PrecisionPlan& plan, double position, HeldArrays& h) {
                 h.exact_lo.data());
   // Stage 3: ggml's f32 tensors and tf32's fp32 tables stay in fp32.
   const Dtype table = table_dtype(p);
-  const auto a32 = static_cast<float>(plan.attention_factor);
+  const auto a32 = static_cast<float>(plan.held_attention_factor);
   double* s = h.s.data();
   double* c = h.c.data();
   const double* held_lo = h.held_lo.data();

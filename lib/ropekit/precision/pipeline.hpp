@@ -6,8 +6,12 @@
 //     (frequencies(..., float32 = true)), or held in inv_freq_dtype; angle fl32(fl32(p) theta_i) (one rounded
 //     product; tf32: both factors rounded to tf32 first; angle_dtype bf16/fp16: the product in that dtype, as a model
 //     computing its angles in half precision); cos = fl_D(fl32(cos(angle)) fl32(a)), sin alike, D the model dtype.
-//   ggml (llama.cpp's ggml_rope_cache_init, CPU): theta_scale = powf(base, -2/n), angle_0 = fl32(p),
-//     angle_{i+1} = fl32(angle_i theta_scale); cosf / sinf in fp32 times the attention factor; plain RoPE only.
+//   ggml (llama.cpp's ggml_rope_cache_init + rope_yarn, CPU): theta_scale = powf(base, -2/r) over the r rotary
+//     dims, running_0 = fl32(p), running_{i+1} = fl32(running_i theta_scale); then in fp32 theta_interp =
+//     freq_scale running (linear and YaRN: freq_scale = 1/s), and for YaRN theta = theta_interp (1 - ramp_i) +
+//     running ramp_i (ramp from ggml_rope_yarn_corr_dims, each product and the sum rounded: no FMA contraction
+//     modelled); cosf / sinf in fp32 times mscale (YaRN: attn_factor (1 + 0.1 ln s) in fp32). Plain RoPE, partial,
+//     linear and YaRN; llama3 and LongRoPE (GGUF rope_freqs factors) are not modelled.
 //   vllm (vLLM's rotary embedding: an fp32 cos/sin cache from the einsum of positions and theta, cast to the model
 //     dtype; its kernels rotate in fp32 registers) and flash (flash-attention's apply_rotary_emb: cos/sin in the
 //     input dtype, rotation in fp32): stages 1-3 as huggingface, the rotation in fp32 (each product and the sum
@@ -49,11 +53,14 @@ Dtype table_dtype(const Pipeline& p);
 struct PrecisionPlan {
   Pipeline pipeline;
   std::vector<double> theta_exact, theta_held;
-  double attention_factor = 1;
-  double ggml_theta_scale = 0;  ///< ggml: powf(base, -2/n)
+  double attention_factor = 1;       ///< exact (float64): the reference tables are a cos, a sin
+  double held_attention_factor = 1;  ///< the fp32 value the framework multiplies its tables by
+  double ggml_theta_scale = 0;  ///< ggml: powf(base, -2/r)
+  double ggml_freq_scale = 1;   ///< ggml: 1/s (linear, YaRN), else 1 (fp32)
+  std::vector<double> ggml_ramp;  ///< ggml YaRN: the extrapolation weight per pair (fp32); empty otherwise
 };
 /// @throws InputError unless the encoding has one 1-D geometric or explicit schedule (rope family), or for ggml a
-///         plain geometric RoPE without scaling; names `command`.
+///         geometric RoPE without scaling or with linear or YaRN; names `command`.
 PrecisionPlan plan_precision(const std::string& command, const Encoding& e, const Pipeline& p,
                              std::optional<double> seq_len = {});
 

@@ -42,6 +42,22 @@ std::vector<T> yarn_hf(double base, int r, int count, const Yarn& y) {
 // llama.cpp ggml_rope_yarn_corr_dims + rope_yarn on the given extrapolated frequencies.
 template <class T>
 std::vector<T> yarn_ggml(const std::vector<T>& theta_extrap, double base, int r, const Yarn& y) {
+  const std::vector<T> ramp_mix = ggml_yarn_ramp_mix<T>(y, base, r, static_cast<int>(theta_extrap.size()));
+  const T freq_scale = T(1) / static_cast<T>(yarn_factor(y));
+  std::vector<T> out(theta_extrap.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const T theta_interp = freq_scale * theta_extrap[i];
+    out[i] = theta_interp * (1 - ramp_mix[i]) + theta_extrap[i] * ramp_mix[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+double attention_factor(const Yarn& y, Convention convention) { return yarn_attention_factor(y, convention); }
+
+template <class T>
+std::vector<T> ggml_yarn_ramp_mix(const Yarn& y, double base, int r, int count) {
   T low, high;
   if constexpr (std::is_same_v<T, float>) {
     const auto corr_dim = [&](float n_rot) {
@@ -55,20 +71,15 @@ std::vector<T> yarn_ggml(const std::vector<T>& theta_extrap, double base, int r,
     low = range.low;
     high = range.high;
   }
-  const T freq_scale = T(1) / static_cast<T>(yarn_factor(y));
-  std::vector<T> out(theta_extrap.size());
+  std::vector<T> out(static_cast<std::size_t>(count));
   for (std::size_t i = 0; i < out.size(); ++i) {
     const T t = (static_cast<T>(i) - low) / std::max(static_cast<T>(0.001), high - low);
-    const T ramp_mix = T(1) - std::min(T(1), std::max(T(0), t));  // extrapolation weight
-    const T theta_interp = freq_scale * theta_extrap[i];
-    out[i] = theta_interp * (1 - ramp_mix) + theta_extrap[i] * ramp_mix;
+    out[i] = T(1) - std::min(T(1), std::max(T(0), t));  // extrapolation weight (ext_factor 1)
   }
   return out;
 }
-
-}  // namespace
-
-double attention_factor(const Yarn& y, Convention convention) { return yarn_attention_factor(y, convention); }
+template std::vector<float> ggml_yarn_ramp_mix<float>(const Yarn&, double, int, int);
+template std::vector<double> ggml_yarn_ramp_mix<double>(const Yarn&, double, int, int);
 
 template <class T>
 Scaled<T> scale(const Yarn& y, const GeometricInput<T>& in) {

@@ -57,6 +57,10 @@ double attention_factor(const Yarn& y, Convention convention);
 /// @throws InputError for an odd r (HF's ramp has r // 2 values for (r + 1) / 2 frequencies: torch refuses).
 template <class T>
 Scaled<T> scale(const Yarn& y, const GeometricInput<T>& in);
+/// llama.cpp's per-pair extrapolation weight ramp_mix_i = 1 - clamp((i - low) / max(0.001, high - low), 0, 1) with
+/// ggml_rope_yarn_corr_dims' truncated correction dims (in T: float as ggml computes them), for `count` pairs.
+template <class T>
+std::vector<T> ggml_yarn_ramp_mix(const Yarn& y, double base, int r, int count);
 /// Refused: YaRN is defined through a base.
 template <class T>
 Scaled<T> scale(const Yarn& y, const ExplicitInput<T>& in);
