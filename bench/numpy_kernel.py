@@ -12,21 +12,15 @@ import argparse
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import best_cpu  # noqa: E402
 
 SPELLING = "rope:dim=128,base=500000,scaling=llama3(factor=8,low=1,high=4,orig=8192)"
 
 
-def best_cpu(fn, runs=3):
-    best = None
-    for _ in range(runs):
-        t0 = time.process_time()
-        fn()
-        t = time.process_time() - t0
-        best = t if best is None or t < best else best
-    return best
 
 
 def lag_sets(n):

@@ -10,19 +10,13 @@ core; best of 3 process-CPU times. Usage: python3 bench/torch_precision.py [--po
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import best_cpu  # noqa: E402
 
-def best_cpu(fn, runs=3):
-    best = None
-    for _ in range(runs):
-        t0 = time.process_time()
-        fn()
-        t = time.process_time() - t0
-        best = t if best is None or t < best else best
-    return best
+
 
 
 def torch_tables(torch, positions, dim, base, block):

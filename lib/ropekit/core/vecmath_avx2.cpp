@@ -115,29 +115,25 @@ double dot_u256(const double* u, const double* a, const double* b, std::size_t n
   return dot256([&](std::size_t j, auto lanes) { return lanes.load(u + j); }, a, b, n);
 }
 
-// G groups of four lanes of the grid recurrence at once (groups g = 0..G-1 are lanes i + 4g; group g adds into half
-// 4 ((i/4 + g) % 2) of each 8-lane scratch slot). Independent chains hide the rotation's multiply-add latency;
-// each slot still receives its groups' terms in increasing block order, so the sums are those of one group at a time.
-template <int G>
-void grid_groups(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
-                 std::size_t i, double* scratch) {
-  __m256d vw[G], va[G], vb[G], sx[G], sy[G], c[G], s[G];
-  int half[G];
+// The angle-addition recurrence on G groups of four pairs from i at once (groups g = 0..G-1 are pairs i + 4g;
+// independent chains hide the rotation's multiply-add latency): at lag m, direct sincos every kGridAnchor lags, else
+// the previous values rotated by h w; visit(m, c, s) receives the groups' cosines and sines (lanes past n: w = 0).
+template <int G, class Visit>
+inline void recurrence(const double* t, std::size_t count, const double* w, std::size_t n, std::size_t i, Visit visit) {
+  __m256d sx[G], sy[G], c[G], s[G];
+  __m256i mask[G];
   const __m256d vh = _mm256_set1_pd(t[1] - t[0]);
   for (int g = 0; g < G; ++g) {
-    const __m256i mask = tail_mask(remaining(n, i + 4 * g));
-    vw[g] = _mm256_maskload_pd(w + i + 4 * g, mask);
-    va[g] = _mm256_maskload_pd(a + i + 4 * g, mask);
-    vb[g] = _mm256_maskload_pd(b + i + 4 * g, mask);
-    const Sleef___m256d_2 step = sincos4(_mm256_mul_pd(vh, vw[g]));
+    mask[g] = tail_mask(remaining(n, i + 4 * g));
+    const Sleef___m256d_2 step = sincos4(_mm256_mul_pd(vh, _mm256_maskload_pd(w + i + 4 * g, mask[g])));
     sx[g] = step.x;
     sy[g] = step.y;
-    half[g] = static_cast<int>((i + 4 * g) % 8);
   }
   for (std::size_t m = 0; m < count; ++m) {
     if (m % kGridAnchor == 0) {
       for (int g = 0; g < G; ++g) {
-        const Sleef___m256d_2 r = sincos4(_mm256_mul_pd(_mm256_set1_pd(t[m]), vw[g]));
+        const __m256d vw = _mm256_maskload_pd(w + i + 4 * g, mask[g]);
+        const Sleef___m256d_2 r = sincos4(_mm256_mul_pd(_mm256_set1_pd(t[m]), vw));
         s[g] = r.x;
         c[g] = r.y;
       }
@@ -148,14 +144,41 @@ void grid_groups(const double* t, std::size_t count, const double* w, const doub
         c[g] = c2;
       }
     }
+    visit(m, c, s);
+  }
+}
+
+// The groups' weights a, b (zero past n) and the half of an 8-lane slot each adds into: 4 ((i/4 + g) % 2), so that
+// the sums follow the AVX-512 path's lanes.
+template <int G>
+struct Weights {
+  __m256d a[G], b[G];
+  int half[G];
+  Weights(const double* wa, const double* wb, std::size_t n, std::size_t i) {
     for (int g = 0; g < G; ++g) {
-      double* slot = scratch + 8 * m + half[g];
-      __m256d acc = _mm256_loadu_pd(slot);
-      acc = _mm256_fmadd_pd(va[g], c[g], acc);
-      acc = _mm256_fmadd_pd(vb[g], s[g], acc);
-      _mm256_storeu_pd(slot, acc);
+      const __m256i mask = tail_mask(remaining(n, i + 4 * g));
+      a[g] = _mm256_maskload_pd(wa + i + 4 * g, mask);
+      b[g] = _mm256_maskload_pd(wb + i + 4 * g, mask);
+      half[g] = static_cast<int>((i + 4 * g) % 8);
     }
   }
+};
+
+// sum a c + b s into each lag's 8-lane slot; each slot receives its groups' terms in increasing block order, so the
+// sums are those of one group at a time.
+template <int G>
+void grid_groups(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+                 std::size_t i, double* scratch) {
+  const Weights<G> v(a, b, n, i);
+  recurrence<G>(t, count, w, n, i, [&](std::size_t m, const __m256d* c, const __m256d* s) {
+    for (int g = 0; g < G; ++g) {
+      double* slot = scratch + 8 * m + v.half[g];
+      __m256d acc = _mm256_loadu_pd(slot);
+      acc = _mm256_fmadd_pd(v.a[g], c[g], acc);
+      acc = _mm256_fmadd_pd(v.b[g], s[g], acc);
+      _mm256_storeu_pd(slot, acc);
+    }
+  });
 }
 
 void grid256(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
@@ -171,14 +194,22 @@ void grid256(const double* t, std::size_t count, const double* w, const double* 
 // The fused kernels' cosine (SLEEF u35, as sincos4).
 inline __m256d cos4(__m256d x) { return Sleef_cosd4_u35avx2(x); }
 
+// x - 2 pi k nearest 0 for |x| <= 1e14, as the AVX-512 path's reduce_2pi8 (exact but for the C2 product's rounding).
+inline __m256d reduce_2pi4(__m256d x) {
+  const __m256d k = _mm256_round_pd(_mm256_mul_pd(x, _mm256_set1_pd(0.15915494309189535)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(6.283185307179586), x);
+  return _mm256_fnmadd_pd(k, _mm256_set1_pd(2.4492935982947064e-16), r);
+}
+
 // Eight lanes in two registers (terms i..i+3 and i+4..i+7), the AVX-512 path's order.
 template <class Lo, class Hi>
 inline void cos_block(__m256d vt, const double* w, const double* a, const double* b, std::size_t i, Lo lo_lanes,
                       Hi hi_lanes, __m256d& a_lo, __m256d& a_hi, __m256d& b_lo, __m256d& b_hi) {
-  const __m256d lo = cos4(_mm256_mul_pd(vt, lo_lanes.load(w + i)));
+  const __m256d lo = cos4(reduce_2pi4(_mm256_mul_pd(vt, lo_lanes.load(w + i))));
   a_lo = _mm256_fmadd_pd(lo_lanes.load(a + i), lo, a_lo);
   b_lo = _mm256_fmadd_pd(lo_lanes.load(b + i), _mm256_mul_pd(lo, lo), b_lo);
-  const __m256d hi = cos4(_mm256_mul_pd(vt, hi_lanes.load(w + i + 4)));
+  const __m256d hi = cos4(reduce_2pi4(_mm256_mul_pd(vt, hi_lanes.load(w + i + 4))));
   a_hi = _mm256_fmadd_pd(hi_lanes.load(a + i + 4), hi, a_hi);
   b_hi = _mm256_fmadd_pd(hi_lanes.load(b + i + 4), _mm256_mul_pd(hi, hi), b_hi);
 }
@@ -198,44 +229,19 @@ void cos_sums256(const double* t, std::size_t count, const double* w, const doub
   }
 }
 
-// grid_groups with the two sums a c and b c^2: scratch slots of 16 (eight lanes each, in halves of four).
+// sum a c and sum b c^2 into each lag's slot of 16 (eight lanes each, in halves of four).
 template <int G>
 void cos_sums_groups(const double* t, std::size_t count, const double* w, const double* a, const double* b,
                      std::size_t n, std::size_t i, double* scratch) {
-  __m256d vw[G], va[G], vb[G], sx[G], sy[G], c[G], s[G];
-  int half[G];
-  const __m256d vh = _mm256_set1_pd(t[1] - t[0]);
-  for (int g = 0; g < G; ++g) {
-    const __m256i mask = tail_mask(remaining(n, i + 4 * g));
-    vw[g] = _mm256_maskload_pd(w + i + 4 * g, mask);
-    va[g] = _mm256_maskload_pd(a + i + 4 * g, mask);
-    vb[g] = _mm256_maskload_pd(b + i + 4 * g, mask);
-    const Sleef___m256d_2 step = sincos4(_mm256_mul_pd(vh, vw[g]));
-    sx[g] = step.x;
-    sy[g] = step.y;
-    half[g] = static_cast<int>((i + 4 * g) % 8);
-  }
-  for (std::size_t m = 0; m < count; ++m) {
-    if (m % kGridAnchor == 0) {
-      for (int g = 0; g < G; ++g) {
-        const Sleef___m256d_2 r = sincos4(_mm256_mul_pd(_mm256_set1_pd(t[m]), vw[g]));
-        s[g] = r.x;
-        c[g] = r.y;
-      }
-    } else {
-      for (int g = 0; g < G; ++g) {
-        const __m256d c2 = _mm256_fmsub_pd(c[g], sy[g], _mm256_mul_pd(s[g], sx[g]));
-        s[g] = _mm256_fmadd_pd(s[g], sy[g], _mm256_mul_pd(c[g], sx[g]));
-        c[g] = c2;
-      }
-    }
+  const Weights<G> v(a, b, n, i);
+  recurrence<G>(t, count, w, n, i, [&](std::size_t m, const __m256d* c, const __m256d*) {
     for (int g = 0; g < G; ++g) {
-      double* slot_a = scratch + 16 * m + half[g];
+      double* slot_a = scratch + 16 * m + v.half[g];
       double* slot_b = slot_a + 8;
-      _mm256_storeu_pd(slot_a, _mm256_fmadd_pd(va[g], c[g], _mm256_loadu_pd(slot_a)));
-      _mm256_storeu_pd(slot_b, _mm256_fmadd_pd(vb[g], _mm256_mul_pd(c[g], c[g]), _mm256_loadu_pd(slot_b)));
+      _mm256_storeu_pd(slot_a, _mm256_fmadd_pd(v.a[g], c[g], _mm256_loadu_pd(slot_a)));
+      _mm256_storeu_pd(slot_b, _mm256_fmadd_pd(v.b[g], _mm256_mul_pd(c[g], c[g]), _mm256_loadu_pd(slot_b)));
     }
-  }
+  });
 }
 
 void cos_sums_grid256(const double* t, std::size_t count, const double* w, const double* a, const double* b,

@@ -92,84 +92,17 @@ double dot_u512(const double* u, const double* a, const double* b, std::size_t n
   return dot512([&](std::size_t j, auto lanes) { return lanes.load(u + j); }, a, b, n);
 }
 
-// G registers of eight blocks at once: independent chains hide the rotation's multiply-add latency; each scratch
-// slot still receives the registers' terms in increasing block order, so the sums are those of one at a time.
-template <int G>
-void grid_groups(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
-                 std::size_t i, double* scratch) {
-  __m512d vw[G], va[G], vb[G], sx[G], sy[G], c[G], s[G];
-  const __m512d vh = _mm512_set1_pd(t[1] - t[0]);
-  for (int g = 0; g < G; ++g) {
-    const __mmask8 mask = tail_mask(n - (i + 8 * g));
-    vw[g] = _mm512_maskz_loadu_pd(mask, w + i + 8 * g);
-    va[g] = _mm512_maskz_loadu_pd(mask, a + i + 8 * g);
-    vb[g] = _mm512_maskz_loadu_pd(mask, b + i + 8 * g);
-    const Sleef___m512d_2 step = sincos8(_mm512_mul_pd(vh, vw[g]));
-    sx[g] = step.x;
-    sy[g] = step.y;
-  }
-  for (std::size_t m = 0; m < count; ++m) {
-    if (m % kGridAnchor == 0) {
-      for (int g = 0; g < G; ++g) {
-        const Sleef___m512d_2 r = sincos8(_mm512_mul_pd(_mm512_set1_pd(t[m]), vw[g]));
-        s[g] = r.x;
-        c[g] = r.y;
-      }
-    } else {
-      for (int g = 0; g < G; ++g) {
-        const __m512d c2 = _mm512_fmsub_pd(c[g], sy[g], _mm512_mul_pd(s[g], sx[g]));
-        s[g] = _mm512_fmadd_pd(s[g], sy[g], _mm512_mul_pd(c[g], sx[g]));
-        c[g] = c2;
-      }
-    }
-    __m512d acc = _mm512_loadu_pd(scratch + 8 * m);
-    for (int g = 0; g < G; ++g) {
-      acc = _mm512_fmadd_pd(va[g], c[g], acc);
-      acc = _mm512_fmadd_pd(vb[g], s[g], acc);
-    }
-    _mm512_storeu_pd(scratch + 8 * m, acc);
-  }
-}
-
-void grid512(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
-             double* out, double* scratch) {
-  for (std::size_t m = 0; m < count; ++m) _mm512_storeu_pd(scratch + 8 * m, _mm512_setzero_pd());
-  std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) grid_groups<4>(t, count, w, a, b, n, i, scratch);
-  for (; i < n; i += 8) grid_groups<1>(t, count, w, a, b, n, i, scratch);
-  for (std::size_t m = 0; m < count; ++m) out[m] = _mm512_reduce_add_pd(_mm512_loadu_pd(scratch + 8 * m));
-}
-
-// The fused kernels' cosine (SLEEF u35, as sincos8).
-inline __m512d cos8(__m512d x) { return Sleef_cosd8_u35avx512f(x); }
-
-void cos_sums512(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
-                 double* out_a, double* out_b) {
-  for (std::size_t m = 0; m < count; ++m) {
-    const __m512d vt = _mm512_set1_pd(t[m]);
-    __m512d acc_a = _mm512_setzero_pd(), acc_b = _mm512_setzero_pd();
-    blocks(n, [&](std::size_t i, auto lanes) {
-      const __m512d c = cos8(_mm512_mul_pd(vt, lanes.load(w + i)));
-      acc_a = _mm512_fmadd_pd(lanes.load(a + i), c, acc_a);
-      acc_b = _mm512_fmadd_pd(lanes.load(b + i), _mm512_mul_pd(c, c), acc_b);
-    });
-    out_a[m] = _mm512_reduce_add_pd(acc_a);
-    out_b[m] = _mm512_reduce_add_pd(acc_b);
-  }
-}
-
-// grid_groups with the two sums a c and b c^2 (scratch slots of 16: eight lanes each). The frequencies are read
-// from memory at the anchors only, so that G = 4 groups keep their six registers each without spilling.
-template <int G>
-void cos_sums_groups(const double* t, std::size_t count, const double* w, const double* a, const double* b,
-                     std::size_t n, std::size_t i, double* scratch) {
-  __m512d va[G], vb[G], sx[G], sy[G], c[G], s[G];
+// The angle-addition recurrence on G registers of eight pairs from i at once (independent chains hide the rotation's
+// multiply-add latency): at lag m, direct sincos every kGridAnchor lags, else the previous values rotated by h w;
+// visit(m, c, s) receives the registers' cosines and sines (lanes past n have w = 0: c = 1, s = 0). The frequencies
+// are read from memory at the anchors only, so that G = 4 leaves registers for the visitor's weights.
+template <int G, class Visit>
+inline void recurrence(const double* t, std::size_t count, const double* w, std::size_t n, std::size_t i, Visit visit) {
+  __m512d sx[G], sy[G], c[G], s[G];
   __mmask8 mask[G];
   const __m512d vh = _mm512_set1_pd(t[1] - t[0]);
   for (int g = 0; g < G; ++g) {
     mask[g] = tail_mask(n - (i + 8 * g));
-    va[g] = _mm512_maskz_loadu_pd(mask[g], a + i + 8 * g);
-    vb[g] = _mm512_maskz_loadu_pd(mask[g], b + i + 8 * g);
     const Sleef___m512d_2 step = sincos8(_mm512_mul_pd(vh, _mm512_maskz_loadu_pd(mask[g], w + i + 8 * g)));
     sx[g] = step.x;
     sy[g] = step.y;
@@ -189,14 +122,90 @@ void cos_sums_groups(const double* t, std::size_t count, const double* w, const 
         c[g] = c2;
       }
     }
+    visit(m, c, s);
+  }
+}
+
+// The G registers' weights a, b (zero past n).
+template <int G>
+struct Weights {
+  __m512d a[G], b[G];
+  Weights(const double* wa, const double* wb, std::size_t n, std::size_t i) {
+    for (int g = 0; g < G; ++g) {
+      const __mmask8 mask = tail_mask(n - (i + 8 * g));
+      a[g] = _mm512_maskz_loadu_pd(mask, wa + i + 8 * g);
+      b[g] = _mm512_maskz_loadu_pd(mask, wb + i + 8 * g);
+    }
+  }
+};
+
+// sum a c + b s into each lag's 8-lane slot; each slot receives the registers' terms in increasing block order, so
+// the sums are those of one register at a time.
+template <int G>
+void grid_groups(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+                 std::size_t i, double* scratch) {
+  const Weights<G> v(a, b, n, i);
+  recurrence<G>(t, count, w, n, i, [&](std::size_t m, const __m512d* c, const __m512d* s) {
+    __m512d acc = _mm512_loadu_pd(scratch + 8 * m);
+    for (int g = 0; g < G; ++g) {
+      acc = _mm512_fmadd_pd(v.a[g], c[g], acc);
+      acc = _mm512_fmadd_pd(v.b[g], s[g], acc);
+    }
+    _mm512_storeu_pd(scratch + 8 * m, acc);
+  });
+}
+
+void grid512(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+             double* out, double* scratch) {
+  for (std::size_t m = 0; m < count; ++m) _mm512_storeu_pd(scratch + 8 * m, _mm512_setzero_pd());
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) grid_groups<4>(t, count, w, a, b, n, i, scratch);
+  for (; i < n; i += 8) grid_groups<1>(t, count, w, a, b, n, i, scratch);
+  for (std::size_t m = 0; m < count; ++m) out[m] = _mm512_reduce_add_pd(_mm512_loadu_pd(scratch + 8 * m));
+}
+
+// The fused kernels' cosine (SLEEF u35, as sincos8).
+inline __m512d cos8(__m512d x) { return Sleef_cosd8_u35avx512f(x); }
+
+// x - 2 pi k, k the integer nearest x / 2 pi, for |x| <= 1e14 (cos_sums' callers' range): k C1 is exact in the FMA
+// and x - k C1 needs at most 53 bits (|.| < 8, C1's last bit 2^-50), so the only roundings are the C2 product's
+// and half an ulp; the next term of 2 pi (1e-32 k) is below 2e-19. SLEEF's cosine then takes its |x| <= pi path.
+inline __m512d reduce_2pi8(__m512d x) {
+  const __m512d k = _mm512_roundscale_pd(_mm512_mul_pd(x, _mm512_set1_pd(0.15915494309189535)),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(6.283185307179586), x);
+  return _mm512_fnmadd_pd(k, _mm512_set1_pd(2.4492935982947064e-16), r);
+}
+
+void cos_sums512(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
+                 double* out_a, double* out_b) {
+  for (std::size_t m = 0; m < count; ++m) {
+    const __m512d vt = _mm512_set1_pd(t[m]);
+    __m512d acc_a = _mm512_setzero_pd(), acc_b = _mm512_setzero_pd();
+    blocks(n, [&](std::size_t i, auto lanes) {
+      const __m512d c = cos8(reduce_2pi8(_mm512_mul_pd(vt, lanes.load(w + i))));
+      acc_a = _mm512_fmadd_pd(lanes.load(a + i), c, acc_a);
+      acc_b = _mm512_fmadd_pd(lanes.load(b + i), _mm512_mul_pd(c, c), acc_b);
+    });
+    out_a[m] = _mm512_reduce_add_pd(acc_a);
+    out_b[m] = _mm512_reduce_add_pd(acc_b);
+  }
+}
+
+// sum a c and sum b c^2 into each lag's slot of 16 (eight lanes each).
+template <int G>
+void cos_sums_groups(const double* t, std::size_t count, const double* w, const double* a, const double* b,
+                     std::size_t n, std::size_t i, double* scratch) {
+  const Weights<G> v(a, b, n, i);
+  recurrence<G>(t, count, w, n, i, [&](std::size_t m, const __m512d* c, const __m512d*) {
     __m512d acc_a = _mm512_loadu_pd(scratch + 16 * m), acc_b = _mm512_loadu_pd(scratch + 16 * m + 8);
     for (int g = 0; g < G; ++g) {
-      acc_a = _mm512_fmadd_pd(va[g], c[g], acc_a);
-      acc_b = _mm512_fmadd_pd(vb[g], _mm512_mul_pd(c[g], c[g]), acc_b);
+      acc_a = _mm512_fmadd_pd(v.a[g], c[g], acc_a);
+      acc_b = _mm512_fmadd_pd(v.b[g], _mm512_mul_pd(c[g], c[g]), acc_b);
     }
     _mm512_storeu_pd(scratch + 16 * m, acc_a);
     _mm512_storeu_pd(scratch + 16 * m + 8, acc_b);
-  }
+  });
 }
 
 void cos_sums_grid512(const double* t, std::size_t count, const double* w, const double* a, const double* b,

@@ -70,26 +70,35 @@ double dot_t_scalar(double t, const double* w, const double* a, const double* b,
   return dot_scalar([t, w](std::size_t i) { return t * w[i]; }, a, b, n);
 }
 
+// The angle-addition recurrence for pair i over the lags: visit(m, c, s) with cos and sin of t[m] w[i], direct every
+// kAnchor lags, else the previous pair rotated by h w[i].
+template <class Visit>
+void recurrence(const double* t, std::size_t count, double w, Visit visit) {
+  const double h = t[1] - t[0];
+  const double sh = std::sin(h * w), ch = std::cos(h * w);
+  double c = 0, s = 0;
+  for (std::size_t m = 0; m < count; ++m) {
+    if (m % kAnchor == 0) {
+      c = std::cos(t[m] * w);
+      s = std::sin(t[m] * w);
+    } else {
+      const double c2 = std::fma(c, ch, -(s * sh));
+      s = std::fma(s, ch, c * sh);
+      c = c2;
+    }
+    visit(m, c, s);
+  }
+}
+
 void grid_scalar(const double* t, std::size_t count, const double* w, const double* a, const double* b,
                  std::size_t n, double* out, double* scratch) {
   for (std::size_t m = 0; m < 8 * count; ++m) scratch[m] = 0;
-  const double h = t[1] - t[0];
   for (std::size_t i = 0; i < n; ++i) {
-    const double sh = std::sin(h * w[i]), ch = std::cos(h * w[i]);
-    double c = 0, s = 0;
-    for (std::size_t m = 0; m < count; ++m) {
-      if (m % kAnchor == 0) {
-        c = std::cos(t[m] * w[i]);
-        s = std::sin(t[m] * w[i]);
-      } else {
-        const double c2 = std::fma(c, ch, -(s * sh));
-        s = std::fma(s, ch, c * sh);
-        c = c2;
-      }
+    recurrence(t, count, w[i], [&](std::size_t m, double c, double s) {
       double& acc = scratch[8 * m + i % 8];
       acc = std::fma(a[i], c, acc);
       acc = std::fma(b[i], s, acc);
-    }
+    });
   }
   for (std::size_t m = 0; m < count; ++m) out[m] = reduce8(scratch + 8 * m);
 }
@@ -112,24 +121,13 @@ void cos_sums_scalar(const double* t, std::size_t count, const double* w, const 
 void cos_sums_grid_scalar(const double* t, std::size_t count, const double* w, const double* a, const double* b,
                           std::size_t n, double* out_a, double* out_b, double* scratch) {
   for (std::size_t m = 0; m < 16 * count; ++m) scratch[m] = 0;
-  const double h = t[1] - t[0];
   for (std::size_t i = 0; i < n; ++i) {
-    const double sh = std::sin(h * w[i]), ch = std::cos(h * w[i]);
-    double c = 0, s = 0;
-    for (std::size_t m = 0; m < count; ++m) {
-      if (m % kAnchor == 0) {
-        c = std::cos(t[m] * w[i]);
-        s = std::sin(t[m] * w[i]);
-      } else {
-        const double c2 = std::fma(c, ch, -(s * sh));
-        s = std::fma(s, ch, c * sh);
-        c = c2;
-      }
+    recurrence(t, count, w[i], [&](std::size_t m, double c, double) {
       double& acc_a = scratch[16 * m + i % 8];
       double& acc_b = scratch[16 * m + 8 + i % 8];
       acc_a = std::fma(a[i], c, acc_a);
       acc_b = std::fma(b[i], c * c, acc_b);
-    }
+    });
   }
   for (std::size_t m = 0; m < count; ++m) {
     out_a[m] = reduce8(scratch + 16 * m);
