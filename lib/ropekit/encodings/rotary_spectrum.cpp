@@ -7,8 +7,6 @@
 
 #include "ropekit/core/cancel.hpp"
 #include "ropekit/core/echo.hpp"
-
-#include "ropekit/core/overloaded.hpp"
 #include "ropekit/core/vecmath.hpp"
 #include "ropekit/encodings/family.hpp"
 
@@ -46,16 +44,13 @@ std::optional<RotarySpectrum> rotary_spectrum(const Encoding& e, std::optional<d
   FrequencyCache cache;
   const auto one = blocks_at(e, 1, seq_len, cache);
   constexpr double kFar = 1048579;  // 2^20 + 3
-  for (const double lag : {kFar}) {
-    const auto other = blocks_at(e, lag, seq_len, cache);
-    if (other.size() != one.size()) return std::nullopt;
-    for (std::size_t i = 0; i < one.size(); ++i) {
-      if (i % 65536 == 0) check_cancelled();
-      const Block &x = one[i], &y = other[i];
-      // The phase at lag L is -theta L computed as one product: the same double as theta * L here.
-      if (x.rotary != y.rotary || x.c != y.c || x.repeat != y.repeat || y.phase != x.phase * lag)
-        return std::nullopt;
-    }
+  const auto far = blocks_at(e, kFar, seq_len, cache);
+  if (far.size() != one.size()) return std::nullopt;
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    if (i % 65536 == 0) check_cancelled();
+    const Block &x = one[i], &y = far[i];
+    // The phase at lag L is -theta L computed as one product: the same double as (-theta) * L here.
+    if (x.rotary != y.rotary || x.c != y.c || x.repeat != y.repeat || y.phase != x.phase * kFar) return std::nullopt;
   }
   RotarySpectrum s;
   for (const Block& b : one) {
