@@ -211,6 +211,8 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     const std::string name = spelling(e);
     PlotSeries s;
     s.label = a.layers.empty() || a.layers[j].label.empty() ? name : a.layers[j].label + ": " + name;
+    const auto plain = all_plain ? plain_rope(e) : std::nullopt;
+    const std::vector<double> plain_theta = plain ? plain->frequencies() : std::vector<double>{};  // once, not per lag
     rewind();
     for (Eigen::Index n; (n = next_block()) > 0;) {
       const Lags here = chunk.topRows(n);
@@ -229,7 +231,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
           row.push_back(number(r.frequency_variance));
         }
         if (all_plain) {
-          const RopeKernelValues v = rope_kernel(*plain_rope(e), lag[0]);
+          const RopeKernelValues v = rope_kernel(*plain, plain_theta, lag[0]);
           row.insert(row.end(), {v.sine_residual, v.continuum, v.continuum_sine});
         }
         const bool hidden = k == 1 && masked(j, lag[0]);

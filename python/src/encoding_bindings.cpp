@@ -89,6 +89,7 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
   }
   Eigen::VectorXd kern(n), var(n), expected(rf ? n : 0), fvar(rf ? n : 0), sres(plain ? n : 0), cont(plain ? n : 0),
       csin(plain ? n : 0);
+  const std::vector<double> plain_theta = plain ? plain->frequencies() : std::vector<double>{};
   interruptible([&] {
     const auto kr = kernel_block(request, plan, 0, lags);
     for (Eigen::Index i = 0; i < n; ++i) {
@@ -98,7 +99,7 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
       if (rf) expected[i] = r.expected_kernel, fvar[i] = r.frequency_variance;
       if (plain) {
         check_cancelled();  // per lag: each is a sum over every pair (Ctrl-C within a huge encoding)
-        const RopeKernelValues v = rope_kernel(*plain, lags(i, 0));
+        const RopeKernelValues v = rope_kernel(*plain, plain_theta, lags(i, 0));
         sres[i] = v.sine_residual, cont[i] = v.continuum, csin[i] = v.continuum_sine;
       }
     }

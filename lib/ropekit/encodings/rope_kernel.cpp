@@ -23,9 +23,10 @@ std::vector<double> RopeGrid::frequencies() const {
   return theta;
 }
 
-RopeKernelValues rope_kernel(const RopeGrid& grid, double lag) {
+RopeKernelValues rope_kernel(const RopeGrid& grid, double lag) { return rope_kernel(grid, grid.frequencies(), lag); }
+
+RopeKernelValues rope_kernel(const RopeGrid& grid, const std::vector<double>& theta, double lag) {
   check_finite("RoPE kernel", "lag", lag);
-  const auto theta = grid.frequencies();
   RopeKernelValues v;
   double c = 0, s = 0;
   for (double t : theta) {

@@ -33,5 +33,7 @@ struct RopeKernelValues {
 };
 /// @throws InputError for an invalid grid or a non-finite lag.
 RopeKernelValues rope_kernel(const RopeGrid& grid, double lag);
+/// The same with the grid's frequencies given (grid.frequencies(), computed once for many lags).
+RopeKernelValues rope_kernel(const RopeGrid& grid, const std::vector<double>& theta, double lag);
 
 }  // namespace ropekit
