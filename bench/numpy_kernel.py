@@ -19,8 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from timing import best_cpu  # noqa: E402
 
 SPELLING = "rope:dim=128,base=500000,scaling=llama3(factor=8,low=1,high=4,orig=8192)"
-
-
+FEATURES = "rope:dim=96,base=1e4"  # 1 + 2 x 48 = 97 columns: 1, cos(theta_i d), sin(theta_i d)
 
 
 def lag_sets(n):
@@ -35,14 +34,24 @@ def numpy_kernel(lags, theta):
     return out
 
 
+def numpy_features(lags, theta):
+    p = np.outer(lags, theta)
+    return np.hstack([np.ones((len(lags), 1)), np.cos(p), np.sin(p)])
+
+
 def child(n):
-    # One SIMD path (ROPEKIT_SIMD set by the parent): ropekit's times and its kernels, saved for the comparison.
+    # One SIMD path (ROPEKIT_SIMD set by the parent): ropekit's times and results, saved for the comparison (the
+    # features' first 4096 rows: the whole matrix is 800 MB).
     import ropekit
     for name, lags in lag_sets(n).items():
         t = best_cpu(lambda: ropekit.kernel(SPELLING, lags))
         k = ropekit.kernel(SPELLING, lags)["kernel"]
         np.save(f"{os.environ['OUT']}/{name}.npy", k)
         print(name, t)
+    grid = lag_sets(n)["grid"]
+    t = best_cpu(lambda: ropekit.features(FEATURES, grid), runs=2)
+    np.save(f"{os.environ['OUT']}/features.npy", ropekit.features(FEATURES, grid[:4096])[0])
+    print("features", t)
 
 
 def main():
@@ -58,26 +67,31 @@ def main():
     sets = lag_sets(args.lags)
     ref = {name: numpy_kernel(lags, theta) for name, lags in sets.items()}
     numpy_t = {name: best_cpu(lambda: numpy_kernel(lags, theta)) for name, lags in sets.items()}
+    theta_f = np.asarray(ropekit.frequencies(FEATURES)["theta"], dtype=np.float64)
+    numpy_t["features"] = best_cpu(lambda: numpy_features(sets["grid"], theta_f), runs=2)
+    ref["features"] = numpy_features(sets["grid"][:4096], theta_f)
     paths = [p for p in ("scalar", "avx2", "avx512") if subprocess.run(
         [sys.executable, "-c", "import ropekit, numpy as np; ropekit.kernel('rope:dim=4', np.arange(2.0))"],
         env={**os.environ, "ROPEKIT_SIMD": p}, capture_output=True).returncode == 0]
     print(f"Kernel of Llama 3.1 8B's encoding over {args.lags} lags (one core, best of 3 CPU times); numpy: "
-          f"np.cos(np.outer(lags, theta)).mean(1) in blocks of 32768")
+          f"np.cos(np.outer(lags, theta)).mean(1) in blocks of 32768. Features of {FEATURES} (97 columns) over the "
+          f"grid, best of 2; numpy: hstack of 1, cos and sin of np.outer(lags, theta)")
     print()
     print("| lags | numpy | " + " | ".join(f"ropekit {p}" for p in paths) + " |")
     print("|---|---|" + "---|" * len(paths))
-    rows = {name: [f"{numpy_t[name]:.3f} s"] for name in sets}
+    names = list(sets) + ["features"]
+    rows = {name: [f"{numpy_t[name]:.3f} s"] for name in names}
     for p in paths:
         with tempfile.TemporaryDirectory() as out:
             env = {**os.environ, "ROPEKIT_SIMD": p, "OUT": out, "OMP_NUM_THREADS": "1"}
             res = subprocess.run([sys.executable, __file__, "--child", "--lags", str(args.lags)], env=env,
                                  capture_output=True, text=True, check=True).stdout.split()
             times = dict(zip(res[0::2], map(float, res[1::2])))
-            for name in sets:
+            for name in names:
                 diff = np.abs(np.load(f"{out}/{name}.npy") - ref[name]).max()
                 rows[name].append(f"{times[name]:.3f} s ({numpy_t[name] / times[name]:.1f}x; max diff {diff:.1e})")
-    for name in sets:
-        print(f"| {name} | " + " | ".join(rows[name]) + " |")
+    for name in names:
+        print(f"| {'features, grid' if name == 'features' else name} | " + " | ".join(rows[name]) + " |")
     return 0
 
 

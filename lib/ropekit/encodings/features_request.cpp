@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/finite.hpp"
 
 namespace ropekit {
 
@@ -56,6 +57,8 @@ void check_features_budget(const FeaturesRequest& a, const FeaturesPlan& p, std:
 
 Features feature_rows(const FeaturesRequest& a, const FeaturesPlan& p, const Lags& lags) {
   Features f = for_encoding(a.command, a.encoding, [&] { return features(p.encoding, lags); });
+  // One pass over the (column-major) matrix; the row by row search only to name a lag that overflows.
+  if (all_finite(f.values)) return f;
   for (Eigen::Index i = 0; i < f.values.rows(); ++i)
     if (!f.values.row(i).allFinite()) {
       const Eigen::VectorXd lag = lags.row(i).transpose();
