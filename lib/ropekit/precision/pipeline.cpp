@@ -82,7 +82,10 @@ PrecisionPlan plan_precision(const std::string& command, const Encoding& e, cons
     throw_bad_value(where, "encoding", quote(spelling(e)), "a rope encoding (rope:..., rope-freqs:...; the frameworks' RoPE)");
   PrecisionPlan plan;
   plan.pipeline = p;
-  const FrequencyTable exact = for_encoding(command, spelling(e), [&] { return frequencies(e, seq_len); });
+  // The exact frequencies (float64) in the pipeline's own convention: ggml's YaRN is not transformers'.
+  const Convention convention = p.kind == PipelineKind::ggml ? Convention::ggml : Convention::huggingface;
+  const FrequencyTable exact =
+      for_encoding(command, spelling(e), [&] { return frequencies(e, seq_len, convention, false); });
   if (exact.theta.cols() != 1) throw_bad_value(where, "encoding", quote(spelling(e)), "1-D frequencies");
   plan.attention_factor = exact.attention_factor;
   plan.held_attention_factor = round_to(Dtype::fp32, exact.attention_factor);  // a Python float times an fp32 tensor
@@ -96,14 +99,10 @@ PrecisionPlan plan_precision(const std::string& command, const Encoding& e, cons
       throw_bad_value(where, "pipeline", "ggml",
                       "huggingface for this encoding (the ggml pipeline is modelled for geometric RoPE, plain, "
                       "linear or yarn; llama3 and longrope come with the GGUF's rope_freqs factors)");
-    // The exact frequencies in ggml's own convention (float64), and its attention factor.
-    const FrequencyTable exact_ggml =
-        for_encoding(command, spelling(e), [&] { return frequencies(e, seq_len, Convention::ggml, false); });
-    const FrequencyTable held32 =
-        for_encoding(command, spelling(e), [&] { return frequencies(e, seq_len, Convention::ggml, true); });
-    plan.theta_exact.assign(exact_ggml.theta.data(), exact_ggml.theta.data() + exact_ggml.theta.rows());
-    plan.attention_factor = exact_ggml.attention_factor;
-    plan.held_attention_factor = held32.attention_factor;  // rope_yarn's mscale, attn_factor (1 + 0.1 ln s) in float
+    // rope_yarn's mscale, attn_factor (1 + 0.1 ln s) computed in float (the scheme's float32 ggml convention).
+    plan.held_attention_factor =
+        for_encoding(command, spelling(e), [&] { return frequencies(e, seq_len, Convention::ggml, true); })
+            .attention_factor;
     // ggml's running product over the r rotary dims: its ratio powf(base, -2/r) steps the angles of every position.
     const int r = truncated_rotary_dims(*g);
     const auto grid = scaling::ggml_grid<float>(g->base, r, static_cast<int>(plan.theta_exact.size()));
@@ -115,8 +114,8 @@ PrecisionPlan plan_precision(const std::string& command, const Encoding& e, cons
     } else if (linear) {
       plan.ggml_freq_scale = 1.0f / static_cast<float>(linear->factor);
     }
-    // The held frequency: the angle ggml's arithmetic gives at position 1.
-    plan.theta_held.assign(grid.begin(), grid.end());
+    // The held frequency: the angle ggml's arithmetic gives at position 1 (fill_held sizes by theta_held).
+    plan.theta_held.resize(grid.size());
     HeldArrays at_one;
     fill_held(plan, 1, at_one);
     plan.theta_held = at_one.angle;
@@ -236,13 +235,15 @@ void fill_held(const PrecisionPlan& plan, double position, HeldArrays& h) {
     }
   } else if (p.dtype == Dtype::tf32 || p.angle_dtype == Dtype::tf32) {
     // TF32 matmul: both inputs rounded to tf32, the product accumulated in fp32.
-    for (std::size_t i = 0; i < m; ++i) angle[i] = f32(round_to(Dtype::tf32, position) * round_to(Dtype::tf32, theta[i]));
+    const double p32 = round_to(Dtype::tf32, position);
+    for (std::size_t i = 0; i < m; ++i) angle[i] = f32(p32 * round_to(Dtype::tf32, theta[i]));
   } else if (p.angle_dtype == Dtype::fp32) {
     const auto pf = static_cast<float>(position);  // position_ids.float(): one rounding past 2^24
     for (std::size_t i = 0; i < m; ++i) angle[i] = pf * static_cast<float>(theta[i]);  // one fp32 product
   } else {
     const Dtype d = p.angle_dtype;
-    for (std::size_t i = 0; i < m; ++i) angle[i] = round_to(d, round_to(d, position) * round_to(d, theta[i]));
+    const double pd = round_to(d, position);
+    for (std::size_t i = 0; i < m; ++i) angle[i] = round_to(d, pd * round_to(d, theta[i]));
   }
   reduce_angles(m, position, angle, theta_exact, h.held_hi.data(), h.held_lo.data(), h.exact_hi.data(),
                 h.exact_lo.data());

@@ -114,6 +114,7 @@ std::vector<FirstPosition> precision_first_positions(const PrecisionRun& run, co
 
 std::vector<std::vector<double>> precision_rows(const PrecisionRun& run, const double* positions, std::size_t n) {
   std::vector<std::vector<double>> cols(run.columns.size());
+  HeldArrays held;
   for (std::size_t k = 0; k < n; ++k) {
     if (k % 4096 == 0) check_cancelled();
     const double p = positions[k];
@@ -127,14 +128,14 @@ std::vector<std::vector<double>> precision_rows(const PrecisionRun& run, const d
         cols[4].push_back(e.defect_rms);
       }
     } else if (run.table) {
-      const auto held = held_table(run.plan, p);
-      for (std::size_t i = 0; i < held.size(); ++i) {
+      fill_held(run.plan, p, held);  // the arrays reused across positions
+      for (std::size_t i = 0; i < held.angle.size(); ++i) {
         cols[0].push_back(p);
         cols[1].push_back(static_cast<double>(i));
-        cols[2].push_back(held[i].inv_freq);
-        cols[3].push_back(held[i].angle);
-        cols[4].push_back(held[i].cos);
-        cols[5].push_back(held[i].sin);
+        cols[2].push_back(run.plan.theta_held[i]);
+        cols[3].push_back(held.angle[i]);
+        cols[4].push_back(held.cos[i]);
+        cols[5].push_back(held.sin[i]);
       }
     } else {
       const PhaseErrors e = phase_errors(run.plan, p);

@@ -23,14 +23,16 @@ RotationDtypes rotation_dtypes(const Pipeline& p) {
   return {ops, fp32_then_store ? model : ops};
 }
 
-// The held tables of one position as floats (each is a value of its dtype).
-struct HeldTable {
+// One position's tables, from one fill_held: the held ones as floats (each is a value of its dtype) and a cos /
+// a sin of p theta_exact in double.
+struct Tables {
   std::vector<float> cos, sin;
+  std::vector<double> exact_cos, exact_sin;
 };
-HeldTable held_floats(const PrecisionPlan& plan, double position) {
+Tables tables_at(const PrecisionPlan& plan, double position) {
   HeldArrays h;
   fill_held(plan, position, h);
-  return {{h.cos.begin(), h.cos.end()}, {h.sin.begin(), h.sin.end()}};
+  return {{h.cos.begin(), h.cos.end()}, {h.sin.begin(), h.sin.end()}, std::move(h.exact_cos), std::move(h.exact_sin)};
 }
 
 // x rotated with a held table, x1 c - x2 s and x2 c + x1 s (half-split pairs i, i + m). In float arithmetic, exactly
@@ -49,7 +51,7 @@ void rotate_in(std::size_t m, const float* __restrict c, const float* __restrict
   }
 }
 
-void rotate_with(const RotationDtypes& d, const HeldTable& t, const float* x, float* out) {
+void rotate_with(const RotationDtypes& d, const Tables& t, const float* x, float* out) {
   const std::size_t m = t.cos.size();
   const float* c = t.cos.data();
   const float* s = t.sin.data();
@@ -62,21 +64,13 @@ void rotate_with(const RotationDtypes& d, const HeldTable& t, const float* x, fl
   throw std::logic_error("rotate_with: unexpected dtypes");
 }
 
-// a cos(p theta_exact) and a sin(p theta_exact) (fill_held: double, within 2 ulp), once per position.
-struct ExactTable {
-  std::vector<double> cos, sin;
-};
-ExactTable exact_table(const PrecisionPlan& plan, double position) {
-  HeldArrays h;
-  fill_held(plan, position, h);
-  return {std::move(h.exact_cos), std::move(h.exact_sin)};
-}
-void rotate_exact_with(const ExactTable& t, const float* __restrict x, double* __restrict out) {
-  const std::size_t m = t.cos.size();
+// x rotated exactly: a cos / a sin of p theta_exact (fill_held, within 2 ulp), in double.
+void rotate_exact_with(const Tables& t, const float* __restrict x, double* __restrict out) {
+  const std::size_t m = t.exact_cos.size();
   for (std::size_t i = 0; i < m; ++i) {
     const double x1 = x[i], x2 = x[i + m];
-    out[i] = x1 * t.cos[i] - x2 * t.sin[i];
-    out[i + m] = x2 * t.cos[i] + x1 * t.sin[i];
+    out[i] = x1 * t.exact_cos[i] - x2 * t.exact_sin[i];
+    out[i + m] = x2 * t.exact_cos[i] + x1 * t.exact_sin[i];
   }
 }
 
@@ -94,14 +88,14 @@ std::vector<float> floats(const std::vector<double>& x) { return {x.begin(), x.e
 std::vector<double> rotate_held(const PrecisionPlan& plan, const std::vector<double>& x, double position) {
   const auto in = floats(x);
   std::vector<float> out(in.size());
-  rotate_with(rotation_dtypes(plan.pipeline), held_floats(plan, position), in.data(), out.data());
+  rotate_with(rotation_dtypes(plan.pipeline), tables_at(plan, position), in.data(), out.data());
   return {out.begin(), out.end()};
 }
 
 std::vector<double> rotate_exact(const PrecisionPlan& plan, const std::vector<double>& x, double position) {
   const auto in = floats(x);
   std::vector<double> out(in.size());
-  rotate_exact_with(exact_table(plan, position), in.data(), out.data());
+  rotate_exact_with(tables_at(plan, position), in.data(), out.data());
   return out;
 }
 
@@ -117,10 +111,9 @@ ScoreErrors score_errors(const PrecisionPlan& plan, double lag, double position,
   ScoreErrors out;
   double sum_sq = 0, defect_sq = 0;
   Rng rng(seed, kStreamPrecision, 0);
-  const HeldTable held_q = held_floats(plan, position + lag), held_k = held_floats(plan, position);
+  const Tables at_q = tables_at(plan, position + lag), at_k = tables_at(plan, position);
   // The same pair at the origin (q at lag, k at 0): the relativity defect compares the two held scores.
-  const HeldTable origin_q = held_floats(plan, lag), origin_k = held_floats(plan, 0);
-  const ExactTable exact_q = exact_table(plan, position + lag), exact_k = exact_table(plan, position);
+  const Tables origin_q = tables_at(plan, lag), origin_k = tables_at(plan, 0);
   std::vector<float> q(n), k(n), qr(n), kr(n), qo(n), ko(n);
   std::vector<double> qe(n), ke(n);
   for (std::int64_t t = 0; t < trials; ++t) {
@@ -128,13 +121,13 @@ ScoreErrors score_errors(const PrecisionPlan& plan, double lag, double position,
     // fp32 draws cast to the model dtype.
     for (auto& v : q) v = round_from_f32(d, static_cast<float>(rng.normal()));
     for (auto& v : k) v = round_from_f32(d, static_cast<float>(rng.normal()));
-    rotate_with(dtypes, held_q, q.data(), qr.data());
-    rotate_with(dtypes, held_k, k.data(), kr.data());
+    rotate_with(dtypes, at_q, q.data(), qr.data());
+    rotate_with(dtypes, at_k, k.data(), kr.data());
     rotate_with(dtypes, origin_q, q.data(), qo.data());
     rotate_with(dtypes, origin_k, k.data(), ko.data());
     const double held = sum_in_order(qr.data(), kr.data(), n), at_origin = sum_in_order(qo.data(), ko.data(), n);
-    rotate_exact_with(exact_q, q.data(), qe.data());
-    rotate_exact_with(exact_k, k.data(), ke.data());
+    rotate_exact_with(at_q, q.data(), qe.data());
+    rotate_exact_with(at_k, k.data(), ke.data());
     // The exact score and the norms in double: 2^-53 n relative, far below the errors reported (>= 1e-9 here).
     double exact = 0, qq = 0, kk = 0;
     for (std::size_t i = 0; i < n; ++i) {
