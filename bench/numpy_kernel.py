@@ -2,7 +2,8 @@
 
 The kernel of Llama 3.1 8B's encoding (rope:dim=128,base=500000, llama3 scaling) over 2^20 lags, on an even grid
 (0, 1, ..., 2^20 - 1) and on scattered lags (2^20 uniform draws in [0, 2^20), sorted), by ropekit.kernel on each SIMD
-path this CPU has (ROPEKIT_SIMD, a fresh process each) and by the numpy one-liner a researcher would write,
+path this CPU has (ROPEKIT_SIMD, a fresh process each) with columns=["kernel"] (what numpy computes) and with every
+column (lag, kernel, content_variance), and by the numpy one-liner a researcher would write,
 np.cos(np.outer(lags, theta)).mean(1) in blocks of 32768 lags, theta from ropekit.frequencies. Best of 3 process-CPU
 times; the largest difference between the two results is printed beside them.
 Usage: python3 bench/numpy_kernel.py [--lags N]
@@ -44,10 +45,13 @@ def child(n):
     # features' first 4096 rows: the whole matrix is 800 MB).
     import ropekit
     for name, lags in lag_sets(n).items():
-        t = best_cpu(lambda: ropekit.kernel(SPELLING, lags))
-        k = ropekit.kernel(SPELLING, lags)["kernel"]
+        t = best_cpu(lambda: ropekit.kernel(SPELLING, lags, columns=["kernel"]))
+        k = ropekit.kernel(SPELLING, lags, columns=["kernel"])["kernel"]
         np.save(f"{os.environ['OUT']}/{name}.npy", k)
         print(name, t)
+        t = best_cpu(lambda: ropekit.kernel(SPELLING, lags))  # every column: lag, kernel, content_variance
+        np.save(f"{os.environ['OUT']}/{name}+.npy", ropekit.kernel(SPELLING, lags)["kernel"])
+        print(name + "+", t)
     grid = lag_sets(n)["grid"][: n // 2]  # 2^19 rows: 2^20 x 98 columns is over the features budget (its text rows)
     t = best_cpu(lambda: ropekit.features(FEATURES, grid), runs=2)
     np.save(f"{os.environ['OUT']}/features.npy", ropekit.features(FEATURES, grid[:4096])[0])
@@ -74,12 +78,16 @@ def main():
         [sys.executable, "-c", "import ropekit, numpy as np; ropekit.kernel('rope:dim=4', np.arange(2.0))"],
         env={**os.environ, "ROPEKIT_SIMD": p}, capture_output=True).returncode == 0]
     print(f"Kernel of Llama 3.1 8B's encoding over {args.lags} lags (one core, best of 3 CPU times); numpy: "
-          f"np.cos(np.outer(lags, theta)).mean(1) in blocks of 32768. Features of {FEATURES} (97 columns) over the "
+          f"np.cos(np.outer(lags, theta)).mean(1) in blocks of 32768 (the kernel alone, in every row). Features of {FEATURES} (97 columns) over the "
           f"first {args.lags // 2} grid lags, best of 2; numpy: hstack of 1, cos and sin of np.outer(lags, theta)")
     print()
     print("| lags | numpy | " + " | ".join(f"ropekit {p}" for p in paths) + " |")
     print("|---|---|" + "---|" * len(paths))
-    names = list(sets) + ["features"]
+    for name in list(sets):
+        numpy_t[name + "+"], ref[name + "+"] = numpy_t[name], ref[name]
+    names = [x for name in sets for x in (name, name + "+")] + ["features"]
+    label = {"grid": "even grid, kernel", "grid+": "even grid, every column", "scattered": "scattered, kernel",
+             "scattered+": "scattered, every column", "features": "features, grid"}
     rows = {name: [f"{numpy_t[name]:.3f} s"] for name in names}
     for p in paths:
         with tempfile.TemporaryDirectory() as out:
@@ -91,7 +99,7 @@ def main():
                 diff = np.abs(np.load(f"{out}/{name}.npy") - ref[name]).max()
                 rows[name].append(f"{times[name]:.3f} s ({numpy_t[name] / times[name]:.1f}x; max diff {diff:.1e})")
     for name in names:
-        print(f"| {'features, grid' if name == 'features' else name} | " + " | ".join(rows[name]) + " |")
+        print(f"| {label[name]} | " + " | ".join(rows[name]) + " |")
     return 0
 
 

@@ -72,6 +72,10 @@ auto interruptible(F&& f) -> decltype(f()) {
 // Lags as the command line spells them ("0,1,10", "0:8", "1,0;0,2") or as numbers: a scalar, a 1-D array (k = 1) or
 // an (n, k) array.
 Lags to_lags(const py::object& o, int k, const std::string& command, const std::string& name = "--lags");
+/// 1-D lags given as an array (not a spelling) of at most one dimension, as a contiguous float64 array (the same
+/// object when it is one already); nullopt for None, a spelling or any other shape (to_lags reads or refuses it).
+std::optional<py::array_t<double>> lag_array(const py::object& o, const std::string& command,
+                                             const std::string& name = "--lags");
 /// ValueError "<command>: <name> = an array of dtype complex128 (must be real numbers ...)" for a complex array or
 /// scalar (numpy would drop the imaginary parts).
 void check_real(const py::object& o, const std::string& command, const std::string& name);
@@ -99,7 +103,8 @@ py::array lag_column(const Lags& lags);
 
 // The bound functions, one file per concept; module.cpp names their arguments and docstrings.
 // encoding_bindings.cpp
-py::dict py_kernel(const std::string& text, const py::object& lags_in, double rho, std::optional<double> seq_len);
+py::dict py_kernel(const std::string& text, const py::object& lags_in, double rho, std::optional<double> seq_len,
+                   const std::optional<std::vector<std::string>>& columns);
 py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, bool float32,
                         const std::string& convention_text);
 py::tuple py_features(const std::string& text, const py::object& lags_in);

@@ -96,6 +96,15 @@ Lags to_lags(const py::object& o, int k, const std::string& command, const std::
       k == 1 ? "a 1-D array of lags" : fmt::format("an array of shape (n, {}) for {}-D lags", k, k));
 }
 
+std::optional<py::array_t<double>> lag_array(const py::object& o, const std::string& command,
+                                             const std::string& name) {
+  if (o.is_none() || py::isinstance<py::str>(o)) return std::nullopt;
+  check_real(o, command, name);
+  auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(o);
+  if (!a || a.ndim() > 1) return std::nullopt;
+  return a;
+}
+
 std::string short_repr(const py::object& o) {
   std::string r = py::repr(o).cast<std::string>();
   return r.size() > 60 ? r.substr(0, 57) + "..." : r;

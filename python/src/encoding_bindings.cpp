@@ -55,7 +55,29 @@ void warn_notes(const std::string& function, const Encoding& e) {
   }
 }
 
-py::dict py_kernel(const std::string& text, const py::object& lags_in, double rho, std::optional<double> seq_len) {
+namespace {
+
+// The columns a kernel call returns: `columns` (validated against the encoding's) or all of them.
+std::vector<std::string> kernel_columns(const std::optional<std::vector<std::string>>& columns, bool rf, bool plain) {
+  std::vector<std::string> all = {"encoding", "lag", "kernel", "content_variance"};
+  if (rf) all.insert(all.end(), {"expected_kernel", "frequency_variance"});
+  if (plain) all.insert(all.end(), {"sine_residual", "continuum", "continuum_sine"});
+  if (!columns) return all;
+  for (const std::string& c : *columns)
+    if (std::find(all.begin(), all.end(), c) == all.end())
+      bad("ropekit.kernel", "columns", fmt::format("'{}'", c),
+          fmt::format("columns of this encoding's kernel: {}", fmt::join(all, ", ")));
+  return *columns;
+}
+
+bool wants(const std::vector<std::string>& columns, const char* name) {
+  return std::find(columns.begin(), columns.end(), name) != columns.end();
+}
+
+}  // namespace
+
+py::dict py_kernel(const std::string& text, const py::object& lags_in, double rho, std::optional<double> seq_len,
+                   const std::optional<std::vector<std::string>>& columns) {
   KernelRequest request;
   request.encodings = {text};
   request.lags_given = !lags_in.is_none();
@@ -63,36 +85,48 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
   request.seq_len = seq_len;
   const KernelPlan plan = plan_kernel(request);
   const Encoding& e = plan.encodings.front();
-  const Lags lags = lags_in.is_none() ? kernel_lags(request, plan) : to_lags(lags_in, plan.k, request.command);
-  check_kernel_budget(request, plan, lags.rows(), static_cast<double>(lags.rows()));  // all lags held
-  check_kernel_lags(request, plan, lags);
-  warn_notes("kernel", e);
   const bool rf = plan.any_rf;
   const auto plain = plain_rope(e);
-  const Eigen::Index n = lags.rows();
-  // A fixed sum of rotations (rotary_spectrum.hpp) writes straight into the returned arrays; one call for every
-  // lag, so an even grid of lags takes the grid kernel.
-  if (!rf && !plain && plan.k == 1) {
-    py::array_t<double> kern_out(n), var_out(n);
-    double* kp = kern_out.mutable_data();
-    double* vp = var_out.mutable_data();
-    if (interruptible([&] {
-          return rotary_kernel(e, lags.data(), static_cast<std::size_t>(n), rho, seq_len, kp, nullptr, vp, true);
+  const std::vector<std::string> names = kernel_columns(columns, rf, plain.has_value());
+  // 1-D lags given as an array are read in place (no copy when they are float64 and contiguous already).
+  const auto flat = plan.k == 1 ? lag_array(lags_in, request.command) : std::nullopt;
+  const auto held = [&] {
+    if (flat) return Lags(Eigen::Map<const Eigen::MatrixXd>(flat->data(), flat->size(), 1));
+    return lags_in.is_none() ? kernel_lags(request, plan) : to_lags(lags_in, plan.k, request.command);
+  };
+  const Eigen::Index n = flat ? flat->size() : 0;
+  py::dict d;
+  // A fixed sum of rotations (rotary_spectrum.hpp) writes straight into the returned arrays, only the columns asked
+  // for; one call for every lag, so an even grid of lags takes the grid kernel.
+  if (flat && !rf && !plain) {
+    check_kernel_budget(request, plan, n, static_cast<double>(n));
+    warn_notes("kernel", e);
+    py::array_t<double> kern_out(wants(names, "kernel") ? n : 0), var_out(wants(names, "content_variance") ? n : 0);
+    double* kp = kern_out.size() ? kern_out.mutable_data() : nullptr;
+    double* vp = var_out.size() ? var_out.mutable_data() : nullptr;
+    if (n == 0 || interruptible([&] {
+          return rotary_kernel(e, flat->data(), static_cast<std::size_t>(n), rho, seq_len, kp, nullptr, vp, true);
         })) {
-      py::dict d;
-      d["encoding"] = spelling(e);
-      d["lag"] = lag_column(lags);
-      d["kernel"] = kern_out;
-      d["content_variance"] = var_out;
+      for (const std::string& c : names) {
+        if (c == "encoding") d["encoding"] = spelling(e);
+        if (c == "lag") d["lag"] = py::array_t<double>(n, flat->data());
+        if (c == "kernel") d["kernel"] = kern_out;
+        if (c == "content_variance") d["content_variance"] = var_out;
+      }
       return d;
     }
   }
-  Eigen::VectorXd kern(n), var(n), expected(rf ? n : 0), fvar(rf ? n : 0), sres(plain ? n : 0), cont(plain ? n : 0),
-      csin(plain ? n : 0);
+  const Lags lags = held();
+  check_kernel_budget(request, plan, lags.rows(), static_cast<double>(lags.rows()));  // all lags held
+  check_kernel_lags(request, plan, lags);
+  if (!flat || rf || plain) warn_notes("kernel", e);
+  const Eigen::Index rows = lags.rows();
+  Eigen::VectorXd kern(rows), var(rows), expected(rf ? rows : 0), fvar(rf ? rows : 0), sres(plain ? rows : 0),
+      cont(plain ? rows : 0), csin(plain ? rows : 0);
   const std::vector<double> plain_theta = plain ? plain->frequencies() : std::vector<double>{};
   interruptible([&] {
     const auto kr = kernel_block(request, plan, 0, lags);
-    for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index i = 0; i < rows; ++i) {
       const KernelRow& r = kr[static_cast<std::size_t>(i)];
       kern[i] = r.kernel;
       var[i] = r.content_variance;
@@ -105,19 +139,16 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
     }
     return 0;
   });
-  py::dict d;
-  d["encoding"] = spelling(e);
-  d["lag"] = lag_column(lags);
-  d["kernel"] = column(std::move(kern));
-  d["content_variance"] = column(std::move(var));
-  if (rf) {
-    d["expected_kernel"] = column(std::move(expected));
-    d["frequency_variance"] = column(std::move(fvar));
-  }
-  if (plain) {
-    d["sine_residual"] = column(std::move(sres));
-    d["continuum"] = column(std::move(cont));
-    d["continuum_sine"] = column(std::move(csin));
+  for (const std::string& c : names) {
+    if (c == "encoding") d["encoding"] = spelling(e);
+    if (c == "lag") d["lag"] = lag_column(lags);
+    if (c == "kernel") d["kernel"] = column(kern);
+    if (c == "content_variance") d["content_variance"] = column(var);
+    if (c == "expected_kernel") d["expected_kernel"] = column(expected);
+    if (c == "frequency_variance") d["frequency_variance"] = column(fvar);
+    if (c == "sine_residual") d["sine_residual"] = column(sres);
+    if (c == "continuum") d["continuum"] = column(cont);
+    if (c == "continuum_sine") d["continuum_sine"] = column(csin);
   }
   return d;
 }

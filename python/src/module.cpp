@@ -64,7 +64,7 @@ PYBIND11_MODULE(_ropekit, m) {
   });
   using namespace py::literals;
   m.def("kernel", named("kernel", &py_kernel), doc_kernel, "encoding"_a, "lags"_a = py::none(), "rho"_a = 1.0,
-        "seq_len"_a = py::none());
+        "seq_len"_a = py::none(), "columns"_a = py::none());
   m.def("model", named("model", &py_model), doc_model, "path"_a);
   m.def("precision", named("precision", &py_precision), doc_precision, "encoding"_a, "positions"_a = py::none(),
         "dtype"_a = "fp32", "pipeline"_a = "huggingface", "table"_a = false, "inv_freq_dtype"_a = "fp32",

@@ -379,12 +379,19 @@ TEST_CASE("the angle-addition grid kernel agrees with direct sincos at every gri
   CHECK_FALSE(is_even_grid(flat, 3));
 }
 
-TEST_CASE("cos_sums and cos_sums_grid: the kernel and content variance sums against long double, every path") {
-  // sum_i a_i cos(u_i) and sum_i b_i cos^2(u_i), u_i = t w_i rounded as the kernel rounds it. Each cosine within B
-  // ulp (B 2^-52 absolute, |cos| <= 1), so a c within B 2^-52 |a| and b c^2 within (2 B + 1) 2^-52 |b|, plus the
-  // lane sums' roundings (dot_bound's count). The grid kernel adds its recurrence's drift (as dot_cos_sin_grid:
-  // kAnchor - 1 rotations of (2 + B) 2^-52 each, doubled for c^2) and the phase it lands on: fl(t_a w) + k fl(h w)
-  // instead of fl(t_m w), apart by at most ulp(t_max |w|) + kAnchor ulp(h |w|) / 2 (the slope of c and of c^2 <= 1).
+// Rigorous bound on |sum_i a_i f_i - exact| for a sum added in order into a start value 0 (cos_sums, CosSumsGrid):
+// each term's value within `term` absolute of |a_i| (the cosine's error, or the grid's products), each of the n FMAs
+// rounding at most 2^-53 of the running magnitude sum_i |a_i|.
+double seq_bound(double term, std::size_t n, double mag) { return (term + static_cast<double>(n) * 0x1p-53) * mag; }
+
+TEST_CASE("cos_sums and CosSumsGrid: the kernel and content variance sums against long double, every path") {
+  // sum_i a_i cos(u_i) and sum_i b_i cos^2(u_i), u_i = t w_i rounded once. The scattered kernel's cosine is within
+  // 2^-52 absolute on the vector paths (vecmath.hpp: measured 2.3e-16 at most) and 1 ulp (<= 2^-53) with glibc, so
+  // a c within 2^-52 |a| and b c^2 within 3 2^-52 |b|. The grid's term c_a C_j - s_a S_j: the anchor (c_a, s_a) is a
+  // rotation of a 1-ulp sincos by a 1-ulp table pair (each value within u = 2^-53 absolute, |values| <= 1), so within
+  // 4 u plus two roundings, 6 u; the term then 2 (6 u) + 2 u + two roundings, 16 u = 2^-49 (times 2, plus one
+  // rounding, for c^2). Its phase fl(w t_a) + fl(w r T h) + fl(w j h) (r T h and j h rounded too) is apart from
+  // fl(w t_m) by at most ulp(w t_max) + ulp(512 h w) (half an ulp of each of the five), slope <= 1 (2 for c^2).
   PathGuard guard;
   Rng rng(14, 1);
   for (std::size_t n : {1u, 7u, 8u, 9u, 33u, 64u, 100u}) {
@@ -396,38 +403,78 @@ TEST_CASE("cos_sums and cos_sums_grid: the kernel and content variance sums agai
     }
     double mag_a = 0, mag_b = 0;
     for (std::size_t i = 0; i < n; ++i) mag_a += std::abs(a[i]), mag_b += std::abs(b[i]);
-    const std::size_t count = 100;
-    std::vector<double> t(count), sa(count), sb(count), ga(count), gb(count), scratch(16 * count);
-    for (std::size_t m = 0; m < count; ++m) t[m] = 12345.0 + 0.25 * static_cast<double>(m);
-    auto ulp = [](double x) { return std::ldexp(1.0, std::ilogb(x) - 52); };
-    double phase_a = 0, phase_b = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double e = ulp(t[count - 1] * std::abs(w[i])) + kAnchor * ulp(0.25 * std::abs(w[i])) / 2;
-      phase_a += std::abs(a[i]) * e;
-      phase_b += std::abs(b[i]) * e;
-    }
-    REQUIRE(is_even_grid(t.data(), count));
-    for (SimdPath p : supported_simd_paths()) {
-      set_simd_path(p);
-      const double B = bounds(p).fast;
-      cos_sums(t.data(), count, w.data(), a.data(), b.data(), n, sa.data(), sb.data());
-      cos_sums_grid(t.data(), count, w.data(), a.data(), b.data(), n, ga.data(), gb.data(), scratch.data());
-      const double drift = static_cast<double>(kAnchor - 1) * (2 + B) * 0x1p-52;
-      for (std::size_t m = 0; m < count; ++m) {
-        long double ref_a = 0, ref_b = 0;
+    for (const double h : {0.25, 1.0, 3.0}) {
+      for (const std::size_t count : {1u, 5u, 31u, 100u, 1100u}) {  // partial tiles, several passes, a new anchor
+        std::vector<double> t(count), sa(count), sb(count), ga(count), gb(count), ka(count);
+        for (std::size_t m = 0; m < count; ++m) t[m] = 12345.0 + h * static_cast<double>(m);
+        auto ulp = [](double x) { return std::ldexp(1.0, std::ilogb(x) - 52); };
+        double phase_a = 0, phase_b = 0;
         for (std::size_t i = 0; i < n; ++i) {
-          const long double c = cosl(static_cast<long double>(t[m] * w[i]));
-          ref_a += a[i] * c;
-          ref_b += b[i] * c * c;
+          const double e = ulp(t[count - 1] * std::abs(w[i])) + ulp(512 * h * std::abs(w[i]));
+          phase_a += std::abs(a[i]) * e;
+          phase_b += 2 * std::abs(b[i]) * e;
         }
-        CAPTURE(simd_path_name(p));
-        CAPTURE(n);
-        CAPTURE(m);
-        CHECK(std::abs(sa[m] - static_cast<double>(ref_a)) <= dot_bound(B, n, mag_a));
-        CHECK(std::abs(sb[m] - static_cast<double>(ref_b)) <= dot_bound(2 * B + 1, n, mag_b));
-        CHECK(std::abs(ga[m] - static_cast<double>(ref_a)) <= dot_bound(B, n, mag_a) + drift * mag_a + phase_a);
-        CHECK(std::abs(gb[m] - static_cast<double>(ref_b)) <=
-              dot_bound(2 * B + 1, n, mag_b) + 2 * drift * mag_b + phase_b);
+        for (SimdPath p : supported_simd_paths()) {
+          set_simd_path(p);
+          std::fill(sa.begin(), sa.end(), 0.0), std::fill(sb.begin(), sb.end(), 0.0);
+          std::fill(ga.begin(), ga.end(), 0.0), std::fill(gb.begin(), gb.end(), 0.0), std::fill(ka.begin(), ka.end(), 0.0);
+          cos_sums(t.data(), count, w.data(), a.data(), b.data(), n, sa.data(), sb.data());
+          CosSumsGrid grid(h, w.data(), n);
+          grid.add(t.data(), count, a.data(), b.data(), ga.data(), gb.data());
+          grid.add(t.data(), count, a.data(), nullptr, ka.data(), nullptr);  // the kernel alone (weights in the anchors)
+          for (std::size_t m = 0; m < count; ++m) {
+            long double ref_a = 0, ref_b = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+              const long double c = cosl(static_cast<long double>(t[m] * w[i]));
+              ref_a += a[i] * c;
+              ref_b += b[i] * c * c;
+            }
+            CAPTURE(simd_path_name(p));
+            CAPTURE(n);
+            CAPTURE(h);
+            CAPTURE(m);
+            CHECK(std::abs(sa[m] - static_cast<double>(ref_a)) <= seq_bound(0x1p-52, n, mag_a));
+            CHECK(std::abs(sb[m] - static_cast<double>(ref_b)) <= seq_bound(3 * 0x1p-52, n, mag_b));
+            CHECK(std::abs(ga[m] - static_cast<double>(ref_a)) <= seq_bound(0x1p-49, n, mag_a) + phase_a);
+            CHECK(std::abs(ka[m] - static_cast<double>(ref_a)) <= seq_bound(0x1p-49 + 0x1p-52, n, mag_a) + phase_a);
+            CHECK(std::abs(gb[m] - static_cast<double>(ref_b)) <= seq_bound(0x1p-47, n, mag_b) + phase_b);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("cos_sums and CosSumsGrid add into what the outputs hold, and leave every other entry alone") {
+  PathGuard guard;
+  const double w[3] = {0.3, 1.7, -2.2}, a[3] = {1, -2, 0.5}, b[3] = {0.25, 1, 3};
+  for (SimdPath p : supported_simd_paths()) {
+    set_simd_path(p);
+    for (const std::size_t count : {1u, 3u, 9u, 37u}) {
+      std::vector<double> t(count + 2), out_a(count + 2, 7.0), out_b(count + 2, -1.0), zero_a(count + 2, 0.0),
+          zero_b(count + 2, 0.0);
+      for (std::size_t m = 0; m < t.size(); ++m) t[m] = static_cast<double>(m);
+      // Entries 1 .. count: the sum plus the start value; entries 0 and count + 1 untouched (no lane past the tail).
+      cos_sums(t.data() + 1, count, w, a, b, 3, out_a.data() + 1, out_b.data() + 1);
+      cos_sums(t.data() + 1, count, w, a, b, 3, zero_a.data() + 1, zero_b.data() + 1);
+      CosSumsGrid grid(1.0, w, 3);
+      std::vector<double> g_a(count + 2, 7.0), g_b(count + 2, -1.0);
+      grid.add(t.data() + 1, count, a, b, g_a.data() + 1, g_b.data() + 1);
+      CAPTURE(simd_path_name(p));
+      CAPTURE(count);
+      for (const auto* v : {&out_a, &g_a}) {
+        CHECK((*v)[0] == 7.0);
+        CHECK((*v)[count + 1] == 7.0);
+      }
+      for (const auto* v : {&out_b, &g_b}) {
+        CHECK((*v)[0] == -1.0);
+        CHECK((*v)[count + 1] == -1.0);
+      }
+      for (std::size_t m = 1; m <= count; ++m) {
+        // 7 + s within one rounding of 7 plus the sum's own bound (|s| <= 3.5 here: 2^-50 of 10.5 and 8 2^-52)
+        CHECK(std::abs(out_a[m] - (7.0 + zero_a[m])) <= 0x1p-49);
+        CHECK(std::abs(out_b[m] - (-1.0 + zero_b[m])) <= 0x1p-48);
+        CHECK(std::abs(g_a[m] - out_a[m]) <= 0x1p-45);
       }
     }
   }

@@ -48,10 +48,11 @@ TEST_CASE("rotary_spectrum: fixed sums of rotations take the vector path, lag-de
 }
 
 TEST_CASE("spectrum_traces against the blocks: even grids and scattered lags, to 2^31") {
-  // Both routes evaluate cos of the same product theta * lag (one double rounding); the grid kernel steps between
-  // anchors (every kAnchor lags) by rotations of fl(h theta), so its phase drifts from fl(t theta) by at most kAnchor
-  // half-ulps of h theta plus half an ulp of t theta, and each cosine (SLEEF u35) is 3.5 ulp: per term at most
-  // |a_i| (ulp(t_max theta_max) (kAnchor + 1) + 1e-15). Summed over the terms that is the tolerance below.
+  // Both routes evaluate cos of the same product theta * lag (one double rounding), the grid kernel on the phase
+  // fl(theta t_a) + fl(theta r T) + fl(theta j) instead (vecmath.hpp's CosSumsGrid), apart by at most ulp(theta t_max)
+  // + ulp(512 theta) <= 2 ulp(theta t_max) for these lags (doubled for cos^2: `ulp` below is that of 2 t_max
+  // theta_max); each term's value within 2^-49 |a_i| (the grid's products of 1-ulp values; the scattered cosine's
+  // 2^-52), 2^-47 |b_i| for the squares; the sums in order add n 2^-53 of the weight (test_vecmath's seq_bound).
   const char* spellings[] = {"rope:dim=128,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=8192)",
                              "direct-sum:[rope(dim=64,base=1e4,scaling=yarn(factor=40,orig=4096)),nope(dim=128)]",
                              "rope:dim=96,base=1e4,partial=0.5"};
@@ -84,7 +85,7 @@ TEST_CASE("spectrum_traces against the blocks: even grids and scattered lags, to
       double t_max = 0;
       for (double t : c.t) t_max = std::max(t_max, std::abs(t));
       const double ulp = std::ldexp(1.0, std::ilogb(std::max(2 * t_max * theta_max, 1.0)) - 52);
-      const double tol = weight * (ulp * (kAnchor + 1) + 1e-15);
+      const double tol = weight * (2 * ulp + 0x1p-47 + static_cast<double>(s->theta.size()) * 0x1p-53);
       double worst = 0;
       for (std::size_t j = 0; j < c.t.size(); ++j) {
         const auto [want_tr, want_sq] = block_traces(e, c.t[j], std::nullopt);
@@ -100,10 +101,12 @@ TEST_CASE("kernel_rows takes the vector path with the same numbers as the blocks
   const Encoding e = parse_encoding("rope:dim=128,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=8192)");
   Lags lags(6, 1);
   lags << 0, 1, -7, 4096.5, 1e5, 123456789;
-  // Both routes take cos of the same product theta Dp; the vector path's cosine is within 3.5 ulp (SLEEF u35) after
-  // an exact 2 pi reduction that adds half an ulp, so each term is within 5 2^-52 |a_i|, and the eight-lane sums add
-  // (64/8 + 3) 2^-53 of sum |a_i| = tr G(0) = 128. Relative to Approx's scale 1 + |value|: 4e-15 (the kernel, <= 1;
-  // the mean, tr G <= 128; the variance, 128 + rho^2 tr G^2 whose cos 2x = 2 cos^2 x - 1 quadruples the term error).
+  // Both routes take cos of the same product theta Dp; the vector path's cosine is within 2^-52 absolute
+  // (vecmath.hpp), the 64 terms are added in order (64 roundings of 2^-53 of the weight) after the weight's own
+  // rounding (a / tr G(0): 2^-53): the kernel (weights summing to 1) within (2^-52 + 65 2^-53), the mean rho tr0
+  // kernel within 128 times that (plus a rounding), the variance fro + rho^2 (sum 2 b cos^2 - sum b), weights 2 rho^2 b
+  // summing to 256 rho^2 with c^2 within 3 2^-52, within 256 rho^2 (3 2^-52 + 65 2^-53) and two roundings of 256.
+  const double k_tol = 0x1p-52 + 65 * 0x1p-53;
   for (const double rho : {1.0, 0.0, -0.5}) {
     const auto rows = kernel_rows(e, lags, rho);
     const auto [tr0, sq0] = block_traces(e, 0, std::nullopt);
@@ -111,10 +114,11 @@ TEST_CASE("kernel_rows takes the vector path with the same numbers as the blocks
       const auto [tr, sq] = block_traces(e, lags(i, 0), std::nullopt);
       CAPTURE(lags(i, 0));
       // ||G||_F^2 = 2 a^4 per pair + the identity dims: here a = 1 and all 128 dims rotate.
-      CHECK(rows[static_cast<std::size_t>(i)].kernel == doctest::Approx(static_cast<double>(tr / tr0)).epsilon(4e-15));
-      CHECK(rows[static_cast<std::size_t>(i)].content_variance ==
-            doctest::Approx(static_cast<double>(128 + rho * rho * sq)).epsilon(4e-15));
-      CHECK(rows[static_cast<std::size_t>(i)].content_mean == doctest::Approx(static_cast<double>(rho * tr)).epsilon(4e-15));
+      const KernelRow& r = rows[static_cast<std::size_t>(i)];
+      CHECK(std::abs(r.kernel - static_cast<double>(tr / tr0)) <= k_tol);
+      CHECK(std::abs(r.content_mean - static_cast<double>(rho * tr)) <= 128 * k_tol + 0x1p-46);
+      CHECK(std::abs(r.content_variance - static_cast<double>(128 + rho * rho * sq)) <=
+            256 * rho * rho * (3 * 0x1p-52 + 65 * 0x1p-53) + 0x1p-44);
     }
   }
 }

@@ -127,9 +127,18 @@ void cos_sums(const double* t, std::size_t count, const double* w, const double*
   active().cos_sums(t, count, w, a, b, n, out_a, out_b);
 }
 
-void cos_sums_grid(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
-                   double* out_a, double* out_b, double* scratch) {
-  active().cos_sums_grid(t, count, w, a, b, n, out_a, out_b, scratch);
+CosSumsGrid::CosSumsGrid(double h, const double* w, std::size_t n)
+    : path_(&active()),
+      w_(w),
+      n_(n),
+      tables_(n * (2 * detail::kGridTileMax + 2 * detail::kGridSuper)),
+      work_(6 * n) {
+  path_->cos_sums_grid_tables(h, w, n, tables_.data());
+}
+
+void CosSumsGrid::add(const double* t, std::size_t count, const double* a, const double* b, double* out_a,
+                      double* out_b) {
+  path_->cos_sums_grid(t, count, w_, a, b, n_, tables_.data(), out_a, out_b, work_.data());
 }
 
 bool is_even_grid(const double* t, std::size_t count) {

@@ -16,6 +16,8 @@
 //   log_array                              glibc, 1 ulp        SLEEF u10, 1.0 ulp
 //   sincospi_array                         2 ulp (see below)   SLEEF u05, 0.506 ulp
 //   sincos_array_fast, the fused kernels   glibc, 1 ulp        SLEEF u35, 3.5 ulp
+//   cos_sums                               glibc, 1 ulp        ropekit's cosine: 2 ulp, 2^-52 absolute (below)
+//   CosSumsGrid's tables and anchors       glibc, 1 ulp        SLEEF u10, 1.0 ulp
 //
 // The fused kernels use SLEEF's 3.5-ulp sincos: a Monte Carlo mean over 20000 trials has a relative
 // statistical error near 1e-2, so a few ulp per term cannot be seen. Measured against long double (2^18 random
@@ -24,12 +26,23 @@
 // faster (dot_cos_sin 1.17 against 1.51 ns per angle on AVX-512, 1.59 against 2.58 on AVX2; this machine,
 // minimum of 15 runs) but is a polynomial of our own where a library's meets the need; the goals (>= 8x and
 // >= 5x the scalar loop) still hold here (9.1x, 5.2x: make bench).
+//
+// cos_sums (the kernel of a sum of rotations at scattered lags) is the exception: SLEEF's cosine is a call, which
+// spills every vector register each term, and the AVX2 path stayed at 2.2x numpy (issue 23 asks 3x); an inline
+// cosine (vecmath_cos_sums.hpp: odd-multiple pi/2 reduction by FMA, Taylor sine to r^23) gives 3.7x. Measured against
+// long double (2^20 random angles per range, |x| <= 1, 4, ..., 1e14): at most 1.99 ulp for |x| <= 1e9, and at most
+// 2.3e-16 absolute everywhere (near the zeros of huge angles the reduction's rounding, 1e-19 absolute, dominates the
+// tiny result); the kernel sums need the absolute bound.
 
 #include <cstddef>
 #include <string_view>
 #include <vector>
 
 namespace ropekit {
+
+namespace detail {
+struct VecKernels;
+}
 
 /// The kernel implementations, by the widest instruction set they use.
 enum class SimdPath { scalar, avx2, avx512 };
@@ -88,13 +101,32 @@ void dot_cos_sin_grid(const double* t, std::size_t count, const double* w, const
 constexpr std::size_t kAnchor = 32;
 
 /// A kernel and its content variance from one cosine per term (cos 2x = 2 cos^2 x - 1): for m < count,
-/// out_a[m] = sum_i a[i] cos(t[m] w[i]) and out_b[m] = sum_i b[i] cos^2(t[m] w[i]), each summed in eight lanes and
-/// reduced as dot_cos_sin (the same numbers on every path but for the cosines' last bits).
+/// out_a[m] += sum_i a[i] cos(t[m] w[i]) and, where b is not null, out_b[m] += sum_i b[i] cos^2(t[m] w[i]). The lags
+/// sit in a register's lanes and each adds its terms in order i = 0, 1, ... (the same order on every path); each
+/// cosine is the fused kernels' of t[m] w[i] rounded once and reduced by 2 pi exactly. Phases |t w| <= 1e14.
 void cos_sums(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
               double* out_a, double* out_b);
-/// The same on an exact even grid (is_even_grid) by dot_cos_sin_grid's recurrence; `scratch` holds 16 count doubles.
-void cos_sums_grid(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
-                   double* out_a, double* out_b, double* scratch);
+
+/// cos_sums on an exact even grid t[m] = t[0] + m h (is_even_grid), by angle addition from tables made once for
+/// (h, w): the lags in tiles of 4 registers (32 lags on AVX-512, 16 on AVX2, 4 scalar), each tile's anchor
+/// (cos, sin)(w t_a) a 1-ulp sincos of w t[first lag] every 16 tiles rotated by the table's (cos, sin)(w r tile h), and
+/// the term of lag t_a + j h is cos(w t_a) C_j - sin(w t_a) S_j with C_j, S_j = (cos, sin)(w j h) from a 1-ulp
+/// sincos. So each term is a product of three 1-ulp values (no recurrence: the error does not grow with the lag
+/// count), on the phase fl(w t) + fl(w r tile h) + fl(w j h), apart from fl(w t_m) by at most half an ulp of each.
+/// Tables for one path: made on the path active at construction, used there whatever is set later.
+class CosSumsGrid {
+ public:
+  CosSumsGrid(double h, const double* w, std::size_t n);
+  /// out_a, out_b as cos_sums for count lags of the grid (t[1] - t[0] == h unless count < 2), with the weights a, b
+  /// of the frequencies given at construction.
+  void add(const double* t, std::size_t count, const double* a, const double* b, double* out_a, double* out_b);
+
+ private:
+  const detail::VecKernels* path_;
+  const double* w_;
+  std::size_t n_;
+  std::vector<double> tables_, work_;
+};
 
 /// True if count >= 2 and every t[m] equals t[0] + m (t[1] - t[0]) exactly, with t[1] != t[0].
 bool is_even_grid(const double* t, std::size_t count);

@@ -5,6 +5,7 @@
 #include <immintrin.h>
 #include <sleef.h>
 
+#include "ropekit/core/vecmath_cos_sums.hpp"
 #include "ropekit/core/vecmath_kernels.hpp"
 
 namespace ropekit::detail {
@@ -191,9 +192,6 @@ void grid256(const double* t, std::size_t count, const double* w, const double* 
     out[m] = reduce8(_mm256_loadu_pd(scratch + 8 * m), _mm256_loadu_pd(scratch + 8 * m + 4));
 }
 
-// The fused kernels' cosine (SLEEF u35, as sincos4).
-inline __m256d cos4(__m256d x) { return Sleef_cosd4_u35avx2(x); }
-
 // x - 2 pi k nearest 0 for |x| <= 1e14, as the AVX-512 path's reduce_2pi8 (exact but for the C2 product's rounding).
 inline __m256d reduce_2pi4(__m256d x) {
   const __m256d k = _mm256_round_pd(_mm256_mul_pd(x, _mm256_set1_pd(0.15915494309189535)),
@@ -202,64 +200,37 @@ inline __m256d reduce_2pi4(__m256d x) {
   return _mm256_fnmadd_pd(k, _mm256_set1_pd(2.4492935982947064e-16), r);
 }
 
-// Eight lanes in two registers (terms i..i+3 and i+4..i+7), the AVX-512 path's order.
-template <class Lo, class Hi>
-inline void cos_block(__m256d vt, const double* w, const double* a, const double* b, std::size_t i, Lo lo_lanes,
-                      Hi hi_lanes, __m256d& a_lo, __m256d& a_hi, __m256d& b_lo, __m256d& b_hi) {
-  const __m256d lo = cos4(reduce_2pi4(_mm256_mul_pd(vt, lo_lanes.load(w + i))));
-  a_lo = _mm256_fmadd_pd(lo_lanes.load(a + i), lo, a_lo);
-  b_lo = _mm256_fmadd_pd(lo_lanes.load(b + i), _mm256_mul_pd(lo, lo), b_lo);
-  const __m256d hi = cos4(reduce_2pi4(_mm256_mul_pd(vt, hi_lanes.load(w + i + 4))));
-  a_hi = _mm256_fmadd_pd(hi_lanes.load(a + i + 4), hi, a_hi);
-  b_hi = _mm256_fmadd_pd(hi_lanes.load(b + i + 4), _mm256_mul_pd(hi, hi), b_hi);
-}
-
-void cos_sums256(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
-                 double* out_a, double* out_b) {
-  for (std::size_t m = 0; m < count; ++m) {
-    const __m256d vt = _mm256_set1_pd(t[m]);
-    __m256d a_lo = _mm256_setzero_pd(), a_hi = a_lo, b_lo = a_lo, b_hi = a_lo;
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) cos_block(vt, w, a, b, i, Whole{}, Whole{}, a_lo, a_hi, b_lo, b_hi);
-    if (i < n)
-      cos_block(vt, w, a, b, i, Masked{tail_mask(remaining(n, i))}, Masked{tail_mask(remaining(n, i) - 4)}, a_lo, a_hi,
-                b_lo, b_hi);
-    out_a[m] = reduce8(a_lo, a_hi);
-    out_b[m] = reduce8(b_lo, b_hi);
+// cos_sums' register type (vecmath_cos_sums.hpp): four doubles; two tiles per pass for the kernel alone, one with
+// the squares (sixteen registers).
+struct Avx2 {
+  using reg = __m256d;
+  static constexpr std::size_t W = 4, kGroup = 2, kGroupSquares = 1;
+  static reg set1(double x) { return _mm256_set1_pd(x); }
+  static reg zero() { return _mm256_setzero_pd(); }
+  static reg load(const double* p) { return _mm256_loadu_pd(p); }
+  static reg load_n(const double* p, std::size_t k) { return _mm256_maskload_pd(p, tail_mask(static_cast<long long>(k))); }
+  static void store(double* p, reg v) { _mm256_storeu_pd(p, v); }
+  static void store_n(double* p, reg v, std::size_t k) {
+    _mm256_maskstore_pd(p, tail_mask(static_cast<long long>(k)), v);
   }
-}
-
-// sum a c and sum b c^2 into each lag's slot of 16 (eight lanes each, in halves of four).
-template <int G>
-void cos_sums_groups(const double* t, std::size_t count, const double* w, const double* a, const double* b,
-                     std::size_t n, std::size_t i, double* scratch) {
-  const Weights<G> v(a, b, n, i);
-  recurrence<G>(t, count, w, n, i, [&](std::size_t m, const __m256d* c, const __m256d*) {
-    for (int g = 0; g < G; ++g) {
-      double* slot_a = scratch + 16 * m + v.half[g];
-      double* slot_b = slot_a + 8;
-      _mm256_storeu_pd(slot_a, _mm256_fmadd_pd(v.a[g], c[g], _mm256_loadu_pd(slot_a)));
-      _mm256_storeu_pd(slot_b, _mm256_fmadd_pd(v.b[g], _mm256_mul_pd(c[g], c[g]), _mm256_loadu_pd(slot_b)));
-    }
-  });
-}
-
-void cos_sums_grid256(const double* t, std::size_t count, const double* w, const double* a, const double* b,
-                      std::size_t n, double* out_a, double* out_b, double* scratch) {
-  for (std::size_t m = 0; m < 4 * count; ++m) _mm256_storeu_pd(scratch + 4 * m, _mm256_setzero_pd());
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) cos_sums_groups<4>(t, count, w, a, b, n, i, scratch);
-  for (; i < n; i += 4) cos_sums_groups<1>(t, count, w, a, b, n, i, scratch);
-  for (std::size_t m = 0; m < count; ++m) {
-    out_a[m] = reduce8(_mm256_loadu_pd(scratch + 16 * m), _mm256_loadu_pd(scratch + 16 * m + 4));
-    out_b[m] = reduce8(_mm256_loadu_pd(scratch + 16 * m + 8), _mm256_loadu_pd(scratch + 16 * m + 12));
+  static reg mul(reg a, reg b) { return _mm256_mul_pd(a, b); }
+  static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_pd(a, b, c); }
+  static reg fnma(reg a, reg b, reg c) { return _mm256_fnmadd_pd(a, b, c); }
+  static reg fms(reg a, reg b, reg c) { return _mm256_fmsub_pd(a, b, c); }
+  static void sincos(reg x, reg& s, reg& c) {
+    const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(reduce_2pi4(x));
+    s = r.x;
+    c = r.y;
   }
-}
+  static reg round(reg x) { return _mm256_round_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static reg floor(reg x) { return _mm256_floor_pd(x); }
+  static reg cos(reg x) { return poly_cos<Avx2>(x); }
+};
 
 }  // namespace
 
 const VecKernels kAvx2Kernels = {"avx2",      4,              sincos256, cos256,   log256,
                                  sincospi256, sincos_fast256, dot_t256, dot_u256, grid256,
-                                 cos_sums256, cos_sums_grid256};
+                                 cos_sums_v<Avx2>, grid_tables<Avx2>, cos_sums_grid_v<Avx2>};
 
 }  // namespace ropekit::detail

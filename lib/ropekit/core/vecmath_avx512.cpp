@@ -4,6 +4,7 @@
 #include <immintrin.h>
 #include <sleef.h>
 
+#include "ropekit/core/vecmath_cos_sums.hpp"
 #include "ropekit/core/vecmath_kernels.hpp"
 
 namespace ropekit::detail {
@@ -164,12 +165,9 @@ void grid512(const double* t, std::size_t count, const double* w, const double* 
   for (std::size_t m = 0; m < count; ++m) out[m] = _mm512_reduce_add_pd(_mm512_loadu_pd(scratch + 8 * m));
 }
 
-// The fused kernels' cosine (SLEEF u35, as sincos8).
-inline __m512d cos8(__m512d x) { return Sleef_cosd8_u35avx512f(x); }
-
 // x - 2 pi k, k the integer nearest x / 2 pi, for |x| <= 1e14 (cos_sums' callers' range): k C1 is exact in the FMA
 // and x - k C1 needs at most 53 bits (|.| < 8, C1's last bit 2^-50), so the only roundings are the C2 product's
-// and half an ulp; the next term of 2 pi (1e-32 k) is below 2e-19. SLEEF's cosine then takes its |x| <= pi path.
+// and half an ulp; the next term of 2 pi (1e-32 k) is below 2e-19. SLEEF's sincos then takes its |x| <= pi path.
 inline __m512d reduce_2pi8(__m512d x) {
   const __m512d k = _mm512_roundscale_pd(_mm512_mul_pd(x, _mm512_set1_pd(0.15915494309189535)),
                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -177,53 +175,34 @@ inline __m512d reduce_2pi8(__m512d x) {
   return _mm512_fnmadd_pd(k, _mm512_set1_pd(2.4492935982947064e-16), r);
 }
 
-void cos_sums512(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
-                 double* out_a, double* out_b) {
-  for (std::size_t m = 0; m < count; ++m) {
-    const __m512d vt = _mm512_set1_pd(t[m]);
-    __m512d acc_a = _mm512_setzero_pd(), acc_b = _mm512_setzero_pd();
-    blocks(n, [&](std::size_t i, auto lanes) {
-      const __m512d c = cos8(reduce_2pi8(_mm512_mul_pd(vt, lanes.load(w + i))));
-      acc_a = _mm512_fmadd_pd(lanes.load(a + i), c, acc_a);
-      acc_b = _mm512_fmadd_pd(lanes.load(b + i), _mm512_mul_pd(c, c), acc_b);
-    });
-    out_a[m] = _mm512_reduce_add_pd(acc_a);
-    out_b[m] = _mm512_reduce_add_pd(acc_b);
+// cos_sums' register type (vecmath_cos_sums.hpp): eight doubles, two tiles per pass.
+struct Avx512 {
+  using reg = __m512d;
+  static constexpr std::size_t W = 8, kGroup = 2, kGroupSquares = 2;
+  static reg set1(double x) { return _mm512_set1_pd(x); }
+  static reg zero() { return _mm512_setzero_pd(); }
+  static reg load(const double* p) { return _mm512_loadu_pd(p); }
+  static reg load_n(const double* p, std::size_t k) { return _mm512_maskz_loadu_pd(tail_mask(k), p); }
+  static void store(double* p, reg v) { _mm512_storeu_pd(p, v); }
+  static void store_n(double* p, reg v, std::size_t k) { _mm512_mask_storeu_pd(p, tail_mask(k), v); }
+  static reg mul(reg a, reg b) { return _mm512_mul_pd(a, b); }
+  static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }
+  static reg fnma(reg a, reg b, reg c) { return _mm512_fnmadd_pd(a, b, c); }
+  static reg fms(reg a, reg b, reg c) { return _mm512_fmsub_pd(a, b, c); }
+  static void sincos(reg x, reg& s, reg& c) {
+    const Sleef___m512d_2 r = Sleef_sincosd8_u10avx512f(reduce_2pi8(x));
+    s = r.x;
+    c = r.y;
   }
-}
-
-// sum a c and sum b c^2 into each lag's slot of 16 (eight lanes each).
-template <int G>
-void cos_sums_groups(const double* t, std::size_t count, const double* w, const double* a, const double* b,
-                     std::size_t n, std::size_t i, double* scratch) {
-  const Weights<G> v(a, b, n, i);
-  recurrence<G>(t, count, w, n, i, [&](std::size_t m, const __m512d* c, const __m512d*) {
-    __m512d acc_a = _mm512_loadu_pd(scratch + 16 * m), acc_b = _mm512_loadu_pd(scratch + 16 * m + 8);
-    for (int g = 0; g < G; ++g) {
-      acc_a = _mm512_fmadd_pd(v.a[g], c[g], acc_a);
-      acc_b = _mm512_fmadd_pd(v.b[g], _mm512_mul_pd(c[g], c[g]), acc_b);
-    }
-    _mm512_storeu_pd(scratch + 16 * m, acc_a);
-    _mm512_storeu_pd(scratch + 16 * m + 8, acc_b);
-  });
-}
-
-void cos_sums_grid512(const double* t, std::size_t count, const double* w, const double* a, const double* b,
-                      std::size_t n, double* out_a, double* out_b, double* scratch) {
-  for (std::size_t m = 0; m < 2 * count; ++m) _mm512_storeu_pd(scratch + 8 * m, _mm512_setzero_pd());
-  std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) cos_sums_groups<4>(t, count, w, a, b, n, i, scratch);
-  for (; i < n; i += 8) cos_sums_groups<1>(t, count, w, a, b, n, i, scratch);
-  for (std::size_t m = 0; m < count; ++m) {
-    out_a[m] = _mm512_reduce_add_pd(_mm512_loadu_pd(scratch + 16 * m));
-    out_b[m] = _mm512_reduce_add_pd(_mm512_loadu_pd(scratch + 16 * m + 8));
-  }
-}
+  static reg round(reg x) { return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static reg floor(reg x) { return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+  static reg cos(reg x) { return poly_cos<Avx512>(x); }
+};
 
 }  // namespace
 
 const VecKernels kAvx512Kernels = {"avx512",    8,          sincos512,      cos512,   log512,
                                    sincospi512, sincos_fast512, dot_t512, dot_u512, grid512,
-                                   cos_sums512, cos_sums_grid512};
+                                   cos_sums_v<Avx512>, grid_tables<Avx512>, cos_sums_grid_v<Avx512>};
 
 }  // namespace ropekit::detail

@@ -9,6 +9,9 @@ namespace ropekit::detail {
 
 /// vecmath.hpp's kAnchor (the grid kernel's re-anchoring period), here so the ISA files need not include it.
 constexpr std::size_t kGridAnchor = 32;
+/// cos_sums_grid's layout (vecmath_cos_sums.hpp): tiles of at most kGridTileMax lags, a sincos anchor every
+/// kGridSuper tiles; its tables hold n (2 kGridTileMax + 2 kGridSuper) doubles, its work 6 n.
+constexpr std::size_t kGridTileMax = 32, kGridSuper = 16;
 
 /// The kernels of vecmath.hpp, same contracts; `name` is the ROPEKIT_SIMD word, `width` doubles per register.
 struct VecKernels {
@@ -25,8 +28,9 @@ struct VecKernels {
                double* out, double* scratch);
   void (*cos_sums)(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
                    double* out_a, double* out_b);
+  void (*cos_sums_grid_tables)(double h, const double* w, std::size_t n, double* tables);
   void (*cos_sums_grid)(const double* t, std::size_t count, const double* w, const double* a, const double* b,
-                        std::size_t n, double* out_a, double* out_b, double* scratch);
+                        std::size_t n, const double* tables, double* out_a, double* out_b, double* work);
 };
 
 extern const VecKernels kScalarKernels;  // vecmath_scalar.cpp: baseline x86-64 flags, glibc

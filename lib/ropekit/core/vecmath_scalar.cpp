@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ropekit/core/vecmath.hpp"
+#include "ropekit/core/vecmath_cos_sums.hpp"
 #include "ropekit/core/vecmath_kernels.hpp"
 
 namespace ropekit::detail {
@@ -103,42 +104,33 @@ void grid_scalar(const double* t, std::size_t count, const double* w, const doub
   for (std::size_t m = 0; m < count; ++m) out[m] = reduce8(scratch + 8 * m);
 }
 
-// Term i into lane i mod 8 of each sum, by FMA, then the vector paths' reduction.
-void cos_sums_scalar(const double* t, std::size_t count, const double* w, const double* a, const double* b,
-                     std::size_t n, double* out_a, double* out_b) {
-  for (std::size_t m = 0; m < count; ++m) {
-    double la[8] = {0, 0, 0, 0, 0, 0, 0, 0}, lb[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (std::size_t i = 0; i < n; ++i) {
-      const double c = std::cos(t[m] * w[i]);
-      la[i % 8] = std::fma(a[i], c, la[i % 8]);
-      lb[i % 8] = std::fma(b[i], c * c, lb[i % 8]);
-    }
-    out_a[m] = reduce8(la);
-    out_b[m] = reduce8(lb);
+// cos_sums' register type: one double, glibc's sin and cos (they reduce any double exactly).
+struct Scalar1 {
+  using reg = double;
+  static constexpr std::size_t W = 1, kGroup = 2, kGroupSquares = 2;
+  static reg set1(double x) { return x; }
+  static reg zero() { return 0; }
+  static reg load(const double* p) { return *p; }
+  static reg load_n(const double*, std::size_t) { return 0; }  // k < W = 1: no lane
+  static void store(double* p, reg v) { *p = v; }
+  static void store_n(double*, reg, std::size_t) {}
+  static reg mul(reg a, reg b) { return a * b; }
+  static reg fma(reg a, reg b, reg c) { return std::fma(a, b, c); }
+  static reg fnma(reg a, reg b, reg c) { return std::fma(-a, b, c); }
+  static reg fms(reg a, reg b, reg c) { return std::fma(a, b, -c); }
+  static void sincos(reg x, reg& s, reg& c) {
+    s = std::sin(x);
+    c = std::cos(x);
   }
-}
-
-void cos_sums_grid_scalar(const double* t, std::size_t count, const double* w, const double* a, const double* b,
-                          std::size_t n, double* out_a, double* out_b, double* scratch) {
-  for (std::size_t m = 0; m < 16 * count; ++m) scratch[m] = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    recurrence(t, count, w[i], [&](std::size_t m, double c, double) {
-      double& acc_a = scratch[16 * m + i % 8];
-      double& acc_b = scratch[16 * m + 8 + i % 8];
-      acc_a = std::fma(a[i], c, acc_a);
-      acc_b = std::fma(b[i], c * c, acc_b);
-    });
-  }
-  for (std::size_t m = 0; m < count; ++m) {
-    out_a[m] = reduce8(scratch + 16 * m);
-    out_b[m] = reduce8(scratch + 16 * m + 8);
-  }
-}
+  static reg round(reg x) { return std::nearbyint(x); }
+  static reg floor(reg x) { return std::floor(x); }
+  static reg cos(reg x) { return std::cos(x); }
+};
 
 }  // namespace
 
 const VecKernels kScalarKernels = {"scalar",        1,           sincos_scalar, cos_scalar,  log_scalar,
                                    sincospi_scalar, sincos_scalar, dot_t_scalar, dot_u_scalar, grid_scalar,
-                                   cos_sums_scalar, cos_sums_grid_scalar};
+                                   cos_sums_v<Scalar1>, grid_tables<Scalar1>, cos_sums_grid_v<Scalar1>};
 
 }  // namespace ropekit::detail

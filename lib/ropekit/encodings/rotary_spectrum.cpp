@@ -1,6 +1,7 @@
 #include "ropekit/encodings/rotary_spectrum.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -71,17 +72,52 @@ std::optional<RotarySpectrum> rotary_spectrum(const Encoding& e, std::optional<d
 namespace {
 
 // Lag by lag in scalar libm, for lags whose phases pass SLEEF's accurate range (|theta t| > 1e14): glibc's cos reduces
-// any double exactly; cos 2x as 2 cos^2 x - 1 (2 theta t overflows first).
-void traces_far(const RotarySpectrum& s, const double* t, std::size_t n, double* out, double* square) {
+// any double exactly. Adds as cos_sums does.
+void add_far(const double* theta, const double* a, const double* b, std::size_t pairs, const double* t, std::size_t n,
+             double* out_a, double* out_b) {
   for (std::size_t j = 0; j < n; ++j) {
-    double tr = s.c_tr, sq = s.c_sq;
-    for (std::size_t i = 0; i < s.theta.size(); ++i) {
-      const double c = std::cos(s.theta[i] * t[j]);
-      tr += s.a[i] * c;
-      sq += s.b[i] * (2 * c * c - 1);
+    double sa = out_a[j], sb = out_b ? out_b[j] : 0;
+    for (std::size_t i = 0; i < pairs; ++i) {
+      const double c = std::cos(theta[i] * t[j]);
+      sa = std::fma(a[i], c, sa);
+      if (out_b) sb = std::fma(b[i], c * c, sb);
     }
-    out[j] = tr;
-    if (square) square[j] = sq;
+    out_a[j] = sa;
+    if (out_b) out_b[j] = sb;
+  }
+}
+
+// out_a[j] += sum_i a_i cos(theta_i t_j) and, where b is given, out_b[j] += sum_i b_i cos^2(theta_i t_j): chunks of
+// pairs (the grid's tables made once per chunk) and of lags (Ctrl-C between them); a lag chunk whose phases pass
+// 1e14 by add_far, the others by the vector kernels (the grid's when `grid`: the lags are then an exact even grid).
+void add_cos_sums(const std::vector<double>& theta, const double* a, const double* b, const double* lags,
+                  std::size_t n, double* out_a, double* out_b, bool grid) {
+  constexpr std::size_t kLags = 8192, kPairs = 1024;
+  const std::size_t m = theta.size();
+  for (std::size_t i0 = 0; i0 < m; i0 += kPairs) {
+    check_cancelled();
+    const std::size_t k = std::min(kPairs, m - i0);
+    const double *w = theta.data() + i0, *ai = a + i0, *bi = b ? b + i0 : nullptr;
+    double w_max = 0;
+    for (std::size_t i = 0; i < k; ++i) w_max = std::max(w_max, std::abs(w[i]));
+    std::optional<CosSumsGrid> tables;
+    if (grid) tables.emplace(lags[1] - lags[0], w, k);
+    for (std::size_t j0 = 0; j0 < n; j0 += kLags) {
+      check_cancelled();
+      const std::size_t c = std::min(kLags, n - j0);
+      const double* t = lags + j0;
+      double t_max = 0;
+      for (std::size_t j = 0; j < c; ++j) t_max = std::max(t_max, std::abs(t[j]));
+      double* oa = out_a + j0;
+      double* ob = out_b ? out_b + j0 : nullptr;
+      if (!(w_max * t_max <= 1e14)) {
+        add_far(w, ai, bi, k, t, c, oa, ob);
+      } else if (tables) {
+        tables->add(t, c, ai, bi, oa, ob);
+      } else {
+        cos_sums(t, c, w, ai, bi, k, oa, ob);
+      }
+    }
   }
 }
 
@@ -89,47 +125,14 @@ void traces_far(const RotarySpectrum& s, const double* t, std::size_t n, double*
 
 void spectrum_traces(const RotarySpectrum& s, const double* lags, std::size_t n, double* out, double* square,
                      bool use_grid) {
-  const std::size_t m = s.theta.size();
   // tr G^2 = c_sq + sum b cos 2x = c_sq - sum b + sum 2b cos^2 x: both sums from one cosine per term.
-  std::vector<double> twice_b(m);
-  for (std::size_t i = 0; i < m; ++i) twice_b[i] = 2 * s.b[i];
+  std::vector<double> twice_b(s.b.size());
+  for (std::size_t i = 0; i < s.b.size(); ++i) twice_b[i] = 2 * s.b[i];
   const double sum_b = std::accumulate(s.b.begin(), s.b.end(), 0.0);
-  double theta_max = 0;
-  for (const double th : s.theta) theta_max = std::max(theta_max, std::abs(th));
-  // Chunks of lags small enough that the grid kernel's scratch (16 doubles a lag) stays in cache, and of pairs so
-  // that Ctrl-C is seen within a chunk of a huge encoding; each lag chunk on the grid kernel if it is an exact even
-  // grid itself, else lag by lag.
-  constexpr std::size_t kChunk = 2048, kPairs = 16384;
-  std::vector<double> scratch(16 * kChunk), part_a(kChunk), part_b(kChunk), sq(kChunk);
-  for (std::size_t j0 = 0; j0 < n; j0 += kChunk) {
-    if (j0 % (16 * kChunk) == 0) check_cancelled();
-    const std::size_t c = std::min(kChunk, n - j0);
-    const double* t = lags + j0;
-    double t_max = 0;
-    for (std::size_t j = 0; j < c; ++j) t_max = std::max(t_max, std::abs(t[j]));
-    if (!(theta_max * t_max <= 1e14)) {
-      traces_far(s, t, c, out + j0, square ? square + j0 : nullptr);
-      continue;
-    }
-    const bool grid = use_grid && c >= 2 && is_even_grid(t, c);
-    std::fill(out + j0, out + j0 + c, s.c_tr);
-    std::fill(sq.begin(), sq.begin() + static_cast<std::ptrdiff_t>(c), s.c_sq - sum_b);
-    for (std::size_t i0 = 0; i0 < m; i0 += kPairs) {
-      check_cancelled();
-      const std::size_t k = std::min(kPairs, m - i0);
-      const double *w = s.theta.data() + i0, *a = s.a.data() + i0, *b = twice_b.data() + i0;
-      if (grid) {
-        cos_sums_grid(t, c, w, a, b, k, part_a.data(), part_b.data(), scratch.data());
-      } else {
-        cos_sums(t, c, w, a, b, k, part_a.data(), part_b.data());
-      }
-      for (std::size_t j = 0; j < c; ++j) {
-        out[j0 + j] += part_a[j];
-        sq[j] += part_b[j];
-      }
-    }
-    if (square) std::copy(sq.begin(), sq.begin() + static_cast<std::ptrdiff_t>(c), square + j0);
-  }
+  std::fill(out, out + n, s.c_tr);
+  if (square) std::fill(square, square + n, s.c_sq - sum_b);
+  const bool grid = use_grid && n >= 2 && is_even_grid(lags, n);
+  add_cos_sums(s.theta, s.a.data(), square ? twice_b.data() : nullptr, lags, n, out, square, grid);
 }
 
 bool rotary_kernel(const Encoding& e, const double* lags, std::size_t n, double rho, std::optional<double> seq_len,
@@ -138,19 +141,25 @@ bool rotary_kernel(const Encoding& e, const double* lags, std::size_t n, double 
   if (!s) return false;
   for (std::size_t j = 0; j < n; ++j)
     if (!std::isfinite(lags[j])) throw InputError(fmt::format("lag = {} (must be finite)", format_number(lags[j])));
-  constexpr std::size_t kBlock = 65536;  // working arrays of a block of lags, whatever n is
-  std::vector<double> tr(std::min(n, kBlock)), sq(tr.size());
-  const double tr0 = s->trace_at_zero();
-  grid = grid && n >= 2 && is_even_grid(lags, n);  // the whole request, so that each chunk is one too
-  for (std::size_t j0 = 0; j0 < n; j0 += kBlock) {
-    const std::size_t c = std::min(kBlock, n - j0);
-    spectrum_traces(*s, lags + j0, c, tr.data(), sq.data(), grid);
-    for (std::size_t j = 0; j < c; ++j) {
-      if (kernel) kernel[j0 + j] = tr[j] / tr0;
-      if (mean) mean[j0 + j] = rho * tr[j];
-      if (variance) variance[j0 + j] = s->fro + rho * rho * sq[j];
-    }
+  // The kernel (c_tr + sum a cos) / tr G(0) as c_tr / tr0 + sum (a / tr0) cos, the mean rho tr = (rho tr0) kernel
+  // (rho c_tr + sum rho a cos without a kernel), the variance fro + rho^2 (c_sq - sum b) + sum 2 rho^2 b cos^2: each
+  // output filled with its constant, then the sums added into it.
+  const double tr0 = s->trace_at_zero(), sum_b = std::accumulate(s->b.begin(), s->b.end(), 0.0);
+  const std::size_t m = s->theta.size();
+  std::vector<double> wa(m), wb(variance ? m : 0), held;
+  for (std::size_t i = 0; i < m; ++i) wa[i] = kernel ? s->a[i] / tr0 : rho * s->a[i];
+  for (std::size_t i = 0; i < wb.size(); ++i) wb[i] = 2 * rho * rho * s->b[i];
+  double* first = kernel ? kernel : mean;
+  if (!first) {
+    held.resize(n);
+    first = held.data();
   }
+  std::fill(first, first + n, kernel ? s->c_tr / tr0 : rho * s->c_tr);
+  if (variance) std::fill(variance, variance + n, s->fro + rho * rho * (s->c_sq - sum_b));
+  grid = grid && n >= 2 && is_even_grid(lags, n);
+  add_cos_sums(s->theta, wa.data(), variance ? wb.data() : nullptr, lags, n, first, variance, grid);
+  if (kernel && mean)
+    for (std::size_t j = 0; j < n; ++j) mean[j] = rho * tr0 * kernel[j];
   return true;
 }
 

@@ -260,7 +260,6 @@ void fill_held(const PrecisionPlan& plan, double position, HeldArrays& h) {
     case Dtype::bf16: held_tables<Dtype::bf16>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
     case Dtype::fp16: held_tables<Dtype::fp16>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
   }
-  const double a = plan.attention_factor;
   sincos_array(h.exact_hi.data(), s, c, m);
   exact_tables(m, plan.attention_factor, h.exact_lo.data(), s, c, h.exact_cos.data(), h.exact_sin.data());
 }
