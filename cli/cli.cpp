@@ -1,9 +1,11 @@
 #include "cli/cli.hpp"
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <new>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -82,11 +84,35 @@ std::string command_path(const CLI::App& app) {
 }  // namespace
 
 Format parse_format_option(const std::string& command, const std::string& text) {
+  std::optional<Format> f;
   try {
-    return parse_format(text);
+    f = parse_format(text);
   } catch (const InputError&) {
-    throw_bad_value(Where(command), "--format", "'" + text + "'", "one of csv, md, json, latex");
   }
+  if (!f || *f == Format::npy)
+    throw_bad_value(Where(command), "--format", "'" + text + "'",
+                    std::string("one of csv, md, json, latex") +
+                        (f ? " (npy: the tables of kernel, features, frequencies and precision)" : ""));
+  return *f;
+}
+
+Format parse_table_format_option(const std::string& command, const std::string& text, const std::string& out) {
+  const bool npy_name = out.size() > 4 && out.compare(out.size() - 4, 4, ".npy") == 0;
+  Format f = Format::csv;
+  if (!text.empty()) {
+    try {
+      f = parse_format(text);
+    } catch (const InputError&) {
+      throw_bad_value(Where(command), "--format", "'" + text + "'", "one of csv, md, json, latex, npy");
+    }
+  } else if (npy_name) {
+    f = Format::npy;
+  }
+  // Binary bytes on a terminal help nobody; a pipe or a file is fine.
+  if (f == Format::npy && (out.empty() || out == "-") && isatty(STDOUT_FILENO))
+    throw_bad_value(Where(command), "--format", "'npy' to a terminal",
+                    "a file (--out FILE.npy) or a pipe: npy is binary");
+  return f;
 }
 
 CLI::Option* add_integer_option(CLI::App* cmd, const std::string& command, const std::string& name, int& value,

@@ -92,6 +92,13 @@ inline constexpr int kMaxThreads = 1024;
 /// parse_format with the message naming the command and --format.
 enum class Format;
 Format parse_format_option(const std::string& command, const std::string& text);
+/// --format of a command whose output is one table (kernel, features, frequencies, precision): parse_format_option
+/// and "npy"; "" (these commands' default) is npy when `out` ends in ".npy", else csv. npy to a terminal is refused.
+Format parse_table_format_option(const std::string& command, const std::string& text, const std::string& out);
+/// The --format help of those commands.
+inline constexpr const char* kTableFormatHelp =
+    "csv (default), md, json, latex or npy (a NumPy structured array, one field per column; the default when --out "
+    "ends in .npy)";
 
 /// A command group: its registration function and the top-level commands it registers.
 struct CommandGroup {

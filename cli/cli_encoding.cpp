@@ -101,7 +101,7 @@ void write_outputs(const std::string& out, const std::string& table, const std::
 void run_encoding_kernel(const EncodingKernelArgs& a) {
   const std::string command = "ropekit kernel";
   const Where where = Where::options(command);
-  const Format format = parse_format_option(command, a.format);
+  const Format format = parse_table_format_option(command, a.format, a.out);
   // The options bound to the library's request (encodings/kernel_request.hpp), which checks them.
   KernelRequest request;
   request.command = command;
@@ -289,7 +289,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
 void run_encoding_features(const EncodingFeatureArgs& a) {
   const std::string command = "ropekit features";
   const Where where = Where::options(command);
-  const Format format = parse_format_option(command, a.format);
+  const Format format = parse_table_format_option(command, a.format, a.out);
   // The options bound to the library's request (encodings/features_request.hpp), which checks them.
   FeaturesRequest request;
   request.command = command;
@@ -324,7 +324,7 @@ namespace {
 
 struct FrequencyArgs {
   std::vector<std::string> models;
-  std::string encoding, convention = "huggingface", format = "csv", out;
+  std::string encoding, convention = "huggingface", format, out;
   std::optional<double> seq_len;
   bool float32 = false;
 };
@@ -332,7 +332,7 @@ struct FrequencyArgs {
 void run_frequencies(const FrequencyArgs& a) {
   const std::string command = "ropekit frequencies";
   const Where where = Where::options(command);
-  const Format format = parse_format_option(command, a.format);
+  const Format format = parse_table_format_option(command, a.format, a.out);
   // The options bound to the library's request (encodings/frequencies_request.hpp), which checks them.
   FrequenciesRequest request;
   request.command = command;
@@ -511,7 +511,7 @@ void add_encoding_commands(CLI::App& app, const CliContext&) {
     c->add_flag("--float32", a->float32, "add theta_float32: the values a framework computing in float32 gets");
     c->add_option("--convention", a->convention, "huggingface or ggml (llama.cpp; differs for yarn only)")
         ->capture_default_str();
-    c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
+    c->add_option("--format", a->format, kTableFormatHelp);
     c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
     c->callback([a] {
       take_model_encoding("ropekit frequencies", a->models, a->encoding);

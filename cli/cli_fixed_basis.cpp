@@ -46,7 +46,7 @@ struct FitArgs {
 };
 
 struct FeatureArgs {
-  std::string method, encoding, lags = "0:8", format = "csv", out, config, bounded_tau;
+  std::string method, encoding, lags = "0:8", format, out, config, bounded_tau;  // format "": csv, or npy
   std::vector<std::string> models;  // --model FILE[:LAYER_TYPE]: the encoding of one layer type
   BasisParams basis;
   // Explicit basis options, which override --config's values.
@@ -188,7 +188,7 @@ void run_features(const FeatureArgs& a) {
     run_encoding_features(EncodingFeatureArgs{a.encoding, a.lags_opt->count() ? a.lags : "", a.format, a.out});
     return;
   }
-  const Format format = parse_format_option(command, a.format);
+  const Format format = parse_table_format_option(command, a.format, a.out);
   BasisParams p = a.basis;
   if (!a.config.empty()) {
     // The config's basis, with every option given on the command line overriding its value.
@@ -382,7 +382,7 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
         add_integer_option(f, cmd, "--train-context", a->basis.train_context, "L", 1, INT32_MAX)
             ->capture_default_str();
     f->add_option("--bounded-tau", a->bounded_tau, "true or false (default true)");
-    f->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
+    f->add_option("--format", a->format, kTableFormatHelp);
     f->add_option("--out", a->out, "output file (default: stdout)");
     f->callback([a] {
       take_model_encoding("ropekit features", a->models, a->encoding);

@@ -22,12 +22,12 @@ constexpr const char* kDefaultPositions = "0,1,4095,32767,262143,1048575,9999999
 struct PrecisionArgs {
   PrecisionRequest request;
   std::vector<std::string> models;
-  std::string positions = kDefaultPositions, lags, format = "csv", out;
+  std::string positions = kDefaultPositions, lags, format, out;  // format "": csv, or npy for --out FILE.npy
 };
 
 void run_precision(PrecisionArgs& a) {
   const std::string& command = a.request.command;
-  const Format format = parse_format_option(command, a.format);
+  const Format format = parse_table_format_option(command, a.format, a.out);
   check_output_path(a.out);
   take_model_encoding(command, a.models, a.request.encoding);
   if (!a.lags.empty()) {
@@ -124,7 +124,7 @@ void add_precision_command(CLI::App& app, const CliContext&) {
               "back exactly); without it one row per position: phase_error_max (|angle - p theta_exact| wrapped to "
               "[-pi, pi]), its parts inv_freq_part_max (|p (theta_held - theta_exact)|, unwrapped) and "
               "angle_part_max, table_error_max and table_phase_error_max (the phase atan2(sin, cos) carries)");
-  c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
+  c->add_option("--format", a->format, kTableFormatHelp);
   c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
   c->callback([a] { run_precision(*a); });
 }

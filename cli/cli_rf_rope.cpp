@@ -39,7 +39,7 @@ const char* kLagsHelp =
     "lags: k = 1: 0.5,1,2 or start:stop[:step]; k-D: vectors separated by ';', components by ',' (\"1,0;0,2\")";
 
 struct KernelArgs {
-  std::string spectrum, lags, format = "csv", out, plot;  // lags default: default_lag_text(k, 5)
+  std::string spectrum, lags, format, out, plot;  // lags default: default_lag_text(k, 5); format: "" (csv, or npy)
   std::vector<std::string> encodings, models;
   std::vector<ModelLayer> layers;  // empty, or one per encoding (encoding_kernel_args.layers)
   std::optional<double> rho, seq_len, position;
@@ -133,7 +133,7 @@ std::string table_text(const Table& t, Format format, const LagShard& ls, const 
 void run_kernel(const KernelArgs& a) {
   const std::string command = "ropekit kernel";
   const Where where = Where::options(command);
-  const Format format = parse_format_option(command, a.format);
+  const Format format = parse_table_format_option(command, a.format, a.out);
   if (a.families && (!a.spectrum.empty() || !a.encodings.empty() || !a.lags.empty()))
     throw InputError(command + ": --families lists the families; give it without --spectrum, --encoding and --lags");
   if (a.families) {
@@ -572,7 +572,7 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
     add_integer_option(k, "ropekit kernel", "--block-rows", a->block_rows, "rows per streamed block (tests)", 1, 1 << 24)
         ->group("");
     k->add_flag("--families", a->families, "list the spectral families, their frequencies and kernels");
-    k->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
+    k->add_option("--format", a->format, kTableFormatHelp);
     k->add_option("--out", a->out, "output file (default: stdout)");
     auto* model = add_model_option(k, a->models, true);
     model->description(model->get_description() +

@@ -156,6 +156,8 @@ Body split_body(const ShardHeader& h, std::string_view text, const std::string& 
         bad_file(name, "a JSON table not in ropekit's layout", "one row object per ' {' ... ' }' block, as written");
       break;
     }
+    case Format::npy:  // shards are text (fit's --format); a header naming npy is refused where it is read
+      bad_file(name, "an npy table", "a csv, md, json or latex shard");
   }
   if (b.rows.size() != h.rows.size())
     bad_file(name, fmt::format("{} rows", b.rows.size()),

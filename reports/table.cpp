@@ -1,12 +1,14 @@
 #include "reports/table.hpp"
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "reports/npy.hpp"
 #include "reports/output.hpp"
 #include "ropekit/core/enum_text.hpp"
 #include "ropekit/core/error.hpp"
@@ -83,10 +85,11 @@ std::size_t Table::column(std::string_view name) const {
 
 namespace {
 // The first word of each format is its name; "markdown" and "tex" are accepted aliases.
-constexpr EnumTable<Format, 6> kFormats{{{Format::csv, "csv"},
+constexpr EnumTable<Format, 7> kFormats{{{Format::csv, "csv"},
                                          {Format::md, "md"},
                                          {Format::json, "json"},
                                          {Format::latex, "latex"},
+                                         {Format::npy, "npy"},
                                          {Format::md, "markdown"},
                                          {Format::latex, "tex"}}};
 }  // namespace
@@ -95,7 +98,7 @@ std::string_view format_name(Format format) { return to_text(kFormats, format); 
 
 Format parse_format(std::string_view name) {
   if (auto f = from_text(kFormats, name)) return *f;
-  throw_bad_value("ropekit", "format", fmt::format("'{}'", name), "one of csv, md, json, latex");
+  throw_bad_value("ropekit", "format", fmt::format("'{}'", name), "one of csv, md, json, latex, npy");
 }
 
 // Appends a cell's CSV text to `out` without temporaries: a table of 10^4 rows renders in about a millisecond
@@ -208,6 +211,7 @@ std::string render(const Table& t, Format format) {
     case Format::md: return to_markdown(t);
     case Format::json: return to_json(t);
     case Format::latex: return to_latex(t);
+    case Format::npy: return npy_table_bytes(t);
   }
   throw std::logic_error("render: unknown format");
 }
@@ -257,10 +261,13 @@ struct TableStream::State {
   OutputStream out;
   Format format;
   std::vector<std::string> columns;
-  std::string empty;  // render() of the table without rows: its head and foot
+  std::string empty;  // render() of the table without rows: its head and foot (text formats)
   bool any = false;   // a block with rows written
+  std::optional<NpyTableWriter> npy;  // npy: the rows spilled until finish() (the header needs their count)
   State(const std::string& path, Format f, std::vector<std::string> c)
-      : out(path), format(f), columns(std::move(c)), empty(render(Table{columns, {}}, f)) {}
+      : out(path), format(f), columns(std::move(c)), empty(f == Format::npy ? "" : render(Table{columns, {}}, f)) {
+    if (f == Format::npy) npy.emplace(columns);
+  }
 };
 
 TableStream::TableStream(const std::string& path, Format format, std::vector<std::string> columns)
@@ -271,6 +278,7 @@ TableStream::~TableStream() = default;
 void TableStream::add(const Table& block) {
   if (block.rows.empty()) return;
   if (block.columns != state_->columns) throw std::logic_error("TableStream::add: other columns");
+  if (state_->npy) return state_->npy->add(block);
   const std::string text = render(block, state_->format);
   std::string_view piece = text;
   // render() of one block is head + rows + foot: write the head once, the rows always, the foot in finish().
@@ -289,12 +297,17 @@ void TableStream::add(const Table& block) {
       if (state_->any) state_->out.write(",\n");
       else state_->out.write("[\n");
       break;
+    case Format::npy: break;  // spilled above
   }
   state_->out.write(piece);
   state_->any = true;
 }
 
 void TableStream::finish() {
+  if (state_->npy) {
+    state_->npy->finish([&](std::string_view piece) { state_->out.write(piece); });
+    return state_->out.commit();
+  }
   if (!state_->any) state_->out.write(state_->empty);
   else if (state_->format == Format::latex) state_->out.write(kLatexFoot);
   else if (state_->format == Format::json) state_->out.write("\n]\n");

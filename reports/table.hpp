@@ -25,11 +25,12 @@ struct Table {
   std::size_t column(std::string_view name) const;
 };
 
-enum class Format { csv, md, json, latex };
+enum class Format { csv, md, json, latex, npy };
 
-/// Parses "csv", "md" (or "markdown"), "json", "latex" (or "tex"). @throws InputError otherwise.
+/// Parses "csv", "md" (or "markdown"), "json", "latex" (or "tex"), "npy" (a NumPy structured array: reports/npy.hpp,
+/// binary). @throws InputError otherwise.
 Format parse_format(std::string_view name);
-/// The format's name: "csv", "md", "json" or "latex" (what parse_format reads back).
+/// The format's name: "csv", "md", "json", "latex" or "npy" (what parse_format reads back).
 std::string_view format_name(Format format);
 
 struct MarkdownOptions {

@@ -185,6 +185,7 @@ py::tuple py_features(const std::string& text, const py::object& lags_in) {
   FeaturesRequest request;
   request.encoding = text;
   request.lags_given = !lags_in.is_none();
+  request.matrix = true;  // one float64 matrix, no text: the budget counts that
   const FeaturesPlan plan = plan_features(request);
   Lags lags;
   if (lags_in.is_none()) {

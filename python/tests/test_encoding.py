@@ -136,14 +136,22 @@ def test_errors_carry_the_command_line_message(call, args):
 # frequencies' budget is reached on memory only, tests/requests/test_requests.cpp checks it).
 @pytest.mark.parametrize("call, args", [
     (lambda: ropekit.kernel("rope:dim=4194304", "0:5000"), ["kernel", "--encoding", "rope:dim=4194304", "--lags", "0:5000"]),
-    (lambda: ropekit.features("rope:dim=4194304", "0:2000"),
-     ["features", "--encoding", "rope:dim=4194304", "--lags", "0:2000"]),
 ])
 def test_budgets_carry_the_command_line_message(call, args):
     with pytest.raises(ValueError) as e:
         call()
     assert str(e.value) == cli_error(*args)
     assert "must be at most" in str(e.value)
+
+
+def test_features_budget_counts_the_matrix_python_holds():
+    # The module holds one float64 matrix (and the basis's tables), not the command line's text rows: a size the
+    # command line refuses as text can fit, and a size over the memory is refused with the same kind of message.
+    with pytest.raises(ValueError, match=r"^ropekit.features: lags = 2000 lags \(must be at most \d+ lags for "
+                                         r"rope:dim=4194304 .*needs [\d.]+ GB of memory"):
+        ropekit.features("rope:dim=4194304", "0:2000")
+    x, names = ropekit.features("rope:dim=96,base=1e4", "0:200000")  # as text (98 columns with the lag): 2.5 GB
+    assert x.shape == (200000, 97) and names[:2] == ["1", "cos0"]
 
 
 def test_bad_lag_shapes_are_refused():

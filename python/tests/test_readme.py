@@ -8,7 +8,8 @@ Conventions of the pages (each fenced block is one of these; an unmarked block f
 * A ```console block is a shell transcript: each line starting with `$ ` is a command (a line ending in `\\`
   continues on the next), and the lines up to the next command are its output: its stdout, then its stderr. The
   commands of one page run in order in one scratch directory (so a file written in one block is read in a later
-  one) that holds links to the repository's `configs/` and `data/`; `ropekit` is the tested binary;
+  one) that holds links to the repository's `configs/` and `data/`; `ropekit` is the tested binary and `python3`
+  the interpreter running the tests;
   `$ echo $?` prints the previous command's exit code. In the expected output a line `...` stands for any number
   of lines (rows left out of the page). A line `<!-- example-mask REGEX -->` before the block replaces every
   match of REGEX by `<masked>` in both the page and the real output (timings).
@@ -25,6 +26,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 
 import pytest
 
@@ -146,7 +148,8 @@ def test_console_transcripts(page, tmp_path, cli):
         os.symlink(os.path.join(ROOT, name), tmp_path / name)
     # `ropekit` is the tested binary called by its absolute path (a shell function, so pipes and loops see it too;
     # the Ceres module is found beside the binary's path as called).
-    prelude = f"ropekit() {{ {shlex.quote(os.path.abspath(CLI))} \"$@\"; }}; "
+    prelude = (f"ropekit() {{ {shlex.quote(os.path.abspath(CLI))} \"$@\"; }}; "
+               f"python3() {{ {shlex.quote(sys.executable)} \"$@\"; }}; ")  # the interpreter running these tests
     rc = 0
     for line, info, text, markers in blocks(page):
         if info != "console":

@@ -85,6 +85,18 @@ TEST_CASE("kernel, features and frequencies requests: the budgets of the command
                        doctest::Contains("ropekit features: --lags = 2000 lags (must be at most"), InputError);
   f.format = "json";  // costlier cells
   CHECK(features_cost(f, fp, 10).seconds > 4 * features_cost(FeaturesRequest{}, fp, 10).seconds);
+  // A float64 matrix (Python) costs its 8 bytes a cell and the basis's tables, not text: 2^20 lags of a 97-column
+  // basis (issue 23's benchmark, 0.8 GB of result) is 1.6 GB, within any budget of this project's machines, and
+  // 13 GB as text. 2000 lags of n = 2^22 are 134 GB either way.
+  FeaturesRequest m;
+  m.encoding = "rope:dim=96,base=1e4";
+  m.matrix = true;
+  const FeaturesPlan mp = plan_features(m);
+  CHECK(features_cost(m, mp, 1 << 20).bytes == doctest::Approx(16.0 * 98 * (1 << 20)));
+  CHECK(features_cost(FeaturesRequest{.encoding = m.encoding}, mp, 1 << 20).bytes >= 8 * features_cost(m, mp, 1 << 20).bytes);
+  f.matrix = true;
+  CHECK_THROWS_WITH_AS(check_features_budget(f, fp, 2000),
+                       doctest::Contains("ropekit features: --lags = 2000 lags (must be at most"), InputError);
 
   FrequenciesRequest q;
   q.encoding = "rope:dim=8";

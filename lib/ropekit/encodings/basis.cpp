@@ -8,6 +8,7 @@
 
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/finite.hpp"
+#include "ropekit/core/huge_pages.hpp"
 #include "ropekit/encodings/frequencies.hpp"
 #include "ropekit/core/vecmath.hpp"
 #include "ropekit/core/overloaded.hpp"
@@ -23,7 +24,7 @@ constexpr double kLogMax = 709.78 - 4.16;
 // Appends columns left to right; the final count is checked against n_features().
 class ColumnWriter {
  public:
-  ColumnWriter(Eigen::Index rows, int cols) : x_(rows, cols) {}
+  ColumnWriter(Eigen::Index rows, int cols) : x_(huge_matrix(rows, cols)) {}
   void add(const Eigen::ArrayXd& col) { x_.col(j_++) = col.matrix(); }
   void add_ones() { x_.col(j_++).setOnes(); }
   /// Every column of m, each multiplied elementwise by w.
@@ -219,13 +220,20 @@ BasisEvaluator::BasisEvaluator(const BasisParams& params, Eigen::VectorXd lags)
       throw_bad_value("basis evaluation", fmt::format("lag[{}]", i), format_number(lags_[i]),
                       "finite and >= 0 (causal lags)");
   const Eigen::VectorXd w = params_.frequencies();
-  cos_.resize(lags_.size(), w.size());
-  sin_.resize(lags_.size(), w.size());
+  F_ = w.size();
+  table_ = huge_matrix(lags_.size(), 1 + 2 * F_);
+  table_.col(0).setOnes();
   Eigen::VectorXd angle(lags_.size());
-  for (Eigen::Index k = 0; k < w.size(); ++k) {
+  for (Eigen::Index k = 0; k < F_; ++k) {
     angle = w[k] * lags_;
-    sincos_array(angle.data(), sin_.col(k).data(), cos_.col(k).data(), static_cast<std::size_t>(angle.size()));
+    sincos_array(angle.data(), table_.col(1 + F_ + k).data(), table_.col(1 + k).data(),
+                 static_cast<std::size_t>(angle.size()));
   }
+}
+
+Eigen::MatrixXd BasisEvaluator::take_rope_features() && {
+  if (!all_finite(table_)) return features(method::Rope{});  // the overflow message (cos, sin are finite or NaN)
+  return std::move(table_);
 }
 
 Eigen::MatrixXd BasisEvaluator::features(const Method& method) const { return features(method, 0, lags_.size()); }
@@ -236,8 +244,8 @@ Eigen::MatrixXd BasisEvaluator::features(const Method& method, Eigen::Index firs
   const auto& p = params_;
   const double L = std::max(p.train_context, 1);
   const Eigen::ArrayXd d = lags_.segment(first, count).array();
-  const auto cos_ = this->cos_.middleRows(first, count);
-  const auto sin_ = this->sin_.middleRows(first, count);
+  const auto cos_ = table_.middleCols(1, F_).middleRows(first, count);
+  const auto sin_ = table_.middleCols(1 + F_, F_).middleRows(first, count);
   const Eigen::ArrayXd x = d / L;
   // Shear time over L: x/(1+x) = tau(d)/L with tau(d) = d/(1+d/L) when bounded, else x. With a shear rate
   // (Jordan's eta): eta tau(d) with tau(d) = d/(1 + d/L) bounded (Jordan-RoPE's stabilized shear), else eta d.

@@ -78,14 +78,18 @@ class BasisEvaluator {
   /// The rows [first, first + count) of features(method), computed alone (bounded memory for long grids).
   Eigen::MatrixXd features(const Method& method, Eigen::Index first, Eigen::Index count) const;
 
+  /// features(method::Rope{}) without a copy: the table itself (1, cos, sin), the evaluator left without it.
+  Eigen::MatrixXd take_rope_features() &&;
+
   const BasisParams& params() const { return params_; }
   const Eigen::VectorXd& lags() const { return lags_; }
 
  private:
   BasisParams params_;
   Eigen::VectorXd lags_;
-  Eigen::MatrixXd cos_;  ///< rows = lags, cols = F: cos(omega_k d)
-  Eigen::MatrixXd sin_;  ///< rows = lags, cols = F: sin(omega_k d)
+  /// rows = lags, cols = 1 + 2F: 1, cos(omega_k d), sin(omega_k d): plain RoPE's features, in their order.
+  Eigen::MatrixXd table_;
+  Eigen::Index F_ = 0;
 };
 
 /// One-shot convenience: BasisEvaluator(params, lags).features(method).

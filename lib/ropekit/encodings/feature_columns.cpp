@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/huge_pages.hpp"
 #include "ropekit/encoding.hpp"
 
 namespace ropekit {
@@ -35,14 +36,16 @@ BasisParams shear_params(int L, bool bounded, double gamma) {
 
 Features method_features(const Method& m, const BasisParams& p, const Lags& lags) {
   Eigen::VectorXd d = lags.col(0);
-  return {BasisEvaluator(p, std::move(d)).features(m), feature_names(m, p)};
+  BasisEvaluator basis(p, std::move(d));
+  if (std::holds_alternative<method::Rope>(m)) return {std::move(basis).take_rope_features(), feature_names(m, p)};
+  return {basis.features(m), feature_names(m, p)};
 }
 
 Features trig_columns(const Eigen::MatrixXd& w, const Lags& lags, const std::vector<double>& envelope_base,
                       double envelope_scale) {
   const Eigen::Index D = w.rows(), rows = lags.rows();
   Features f;
-  f.values.resize(rows, 1 + 2 * D);
+  f.values = huge_matrix(rows, 1 + 2 * D);
   f.values.col(0).setOnes();
   f.names.push_back("1");
   for (Eigen::Index i = 0; i < D; ++i) f.names.push_back(fmt::format("cos{}", i));

@@ -40,7 +40,10 @@ double features_budget_columns(const FeaturesPlan& p) { return 2 + encoding_size
 
 Cost features_cost(const FeaturesRequest& a, const FeaturesPlan& p, double rows) {
   const double cols = features_budget_columns(p);
+  // Text: the cells rendered (about 120 bytes and 1 us each, twice that as JSON); a matrix: the result and the
+  // basis's cos and sin tables (8 bytes each), at the vector sincos's pace (about 1e8 cells a second here).
   const bool json = a.format == "json";
+  if (a.matrix) return Cost{rows * cols * 16, rows * cols / 1e8};
   const double per_cell = json ? 240 : 120, rate = json ? 2e5 : 1e6;
   return Cost{rows * cols * (8 + per_cell), rows * cols / rate};
 }

@@ -17,6 +17,7 @@ struct FeaturesRequest {
   std::string lags_text;                     ///< "": the default 0:8 (1-D encodings only)
   bool lags_given = false;                   ///< lags given otherwise (as numbers, read in plan.k dimensions)
   std::string format = "csv";                ///< how the rows are rendered (json cells cost more; budgets only)
+  bool matrix = false;  ///< the caller holds the values as one float64 matrix, no text (Python; budgets only)
 };
 
 /// A validated request: the encoding (relative) and its lag dimension.
