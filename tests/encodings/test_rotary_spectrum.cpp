@@ -122,3 +122,59 @@ TEST_CASE("kernel_rows takes the vector path with the same numbers as the blocks
     }
   }
 }
+
+TEST_CASE("grouped kernel: lag-dependent chains on fixed frequencies (jordan, damped, direct sums) against the blocks") {
+  // rotary_kernel's grouped route (S = sum cos, Q = sum cos^2 per frequency table, then the chains' closed forms)
+  // against the block-by-block route in long double. Each cosine within 2^-49 (the grid's products of three 1-ulp
+  // values; 2^-52 scattered), its phase within 2 ulp(t_max theta_max) of the blocks' one product, the F <= 64 terms
+  // of a sum added in order (F 2^-53), then a product by 2 m c_0 and the sum over groups (a few roundings): each
+  // quantity within (2^-48 + 2 ulp + 64 2^-53) of its weight, the sum of its terms' magnitudes (tr G(0) for the
+  // kernel's numerator; ||G||_F^2 + |rho|^2 tr|G(0)^2| for the variance).
+  const char* spellings[] = {"jordan:m=3,dim=64", "damped:dim=64,gamma=0.01", "jordan_m3",
+                             "direct-sum:[jordan(m=2,dim=32),alibi,rope(dim=16)]",
+                             "jordan:m=2,dim=64,base=5e5,gamma=0.001,tau=raw,L=4096,scaling=yarn(factor=8,orig=4096)"};
+  for (const char* text : spellings) {
+    CAPTURE(text);
+    const Encoding e = parse_encoding(text);
+    REQUIRE(!rotary_spectrum(e, std::nullopt).has_value());
+    for (const bool grid : {true, false}) {
+      std::vector<double> t;
+      Rng rng(29, grid, 0);
+      // damped's e^{-gamma Dp} with gamma 0.01: e^{+200} at -2e4 (squared, still finite), e^{-490} at 49000
+      for (int j = 0; j < 3000; ++j) t.push_back(grid ? 40000.0 + 3 * j : -2e4 + rng.uniform() * 1.2e5);
+      std::vector<double> k(t.size()), mean(t.size()), var(t.size());
+      const double rho = 0.75;
+      REQUIRE(rotary_kernel(e, t.data(), t.size(), rho, std::nullopt, k.data(), mean.data(), var.data(), grid));
+      const auto [tr0, sq0] = block_traces(e, 0, std::nullopt);
+      double t_max = 0;
+      for (double x : t) t_max = std::max(t_max, std::abs(x));
+      const double ulp = std::ldexp(1.0, std::ilogb(2 * t_max) - 52);  // theta_max <= 1 here, doubled for cos 2x
+      const double rel = 0x1p-48 + 2 * ulp + 64 * 0x1p-53;
+      for (std::size_t j = 0; j < t.size(); ++j) {
+        const auto [tr, sq] = block_traces(e, t[j], std::nullopt);
+        std::vector<Block> bs;
+        FrequencyCache cache;
+        BlockContext ctx{bs, t[j], std::nullopt, cache};
+        append_blocks(e, ctx);
+        long double fro = 0, weight_tr = 0, weight_sq = 0;
+        for (const Block& b : bs) {
+          fro += frobenius_squared(b);
+          Block unit = b;
+          unit.phase = 0;
+          weight_tr += std::abs(trace(unit));
+          weight_sq += std::abs(trace_of_square(unit));
+        }
+        CAPTURE(t[j]);
+        // (1e-300: where e^{-gamma Dp} underflows, both are 0 up to a subnormal)
+        CHECK(std::abs(k[j] * static_cast<double>(tr0) - static_cast<double>(tr)) <=
+              rel * static_cast<double>(weight_tr) * 2 + 1e-300);
+        CHECK(std::abs(mean[j] - static_cast<double>(rho * tr)) <= rel * static_cast<double>(weight_tr) + 1e-300);
+        CHECK(std::abs(var[j] - static_cast<double>(fro + rho * rho * sq)) <=
+              rel * static_cast<double>(fro + rho * rho * weight_sq) + 1e-300);
+      }
+    }
+  }
+  // Not grouped: xpos's blocks each carry their own decay, rf-rope and k-D encodings take their own routes.
+  std::vector<double> one{1.0}, out(1);
+  CHECK(!rotary_kernel(parse_encoding("xpos:dim=64"), one.data(), 1, 1, std::nullopt, out.data(), nullptr, nullptr));
+}

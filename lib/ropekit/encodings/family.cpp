@@ -234,6 +234,13 @@ const FrequencyTable& BlockContext::table(const FrequencySchedule& f, FrequencyT
 }
 
 void BlockContext::rotary(const FrequencyTable& t, const std::vector<double>& c) const {
+  if (groups && cache.holds(&t)) {
+    if (*groups_used == groups->size()) groups->emplace_back();
+    RotaryGroup& g = (*groups)[(*groups_used)++];
+    g.table = &t;
+    g.c.assign(c.begin(), c.end());
+    return;
+  }
   for (Eigen::Index i = 0; i < t.theta.rows(); ++i) {
     Block b;
     b.phase = -t.theta(i, 0) * lag;

@@ -178,9 +178,22 @@ class FrequencyCache {
     tables_.emplace_back(key, make());
     return tables_.back().second;
   }
+  /// True if t is one of this cache's tables (a table that stays the same at every lag).
+  bool holds(const FrequencyTable* t) const {
+    for (const auto& kt : tables_)
+      if (&kt.second == t) return true;
+    return false;
+  }
 
  private:
   std::deque<std::pair<const void*, FrequencyTable>> tables_;
+};
+
+/// The rotary blocks of one BlockContext::rotary call, kept whole: one per frequency of a cached table (the same at
+/// every lag), all with the coefficients c (which may move with the lag).
+struct RotaryGroup {
+  const FrequencyTable* table = nullptr;
+  std::vector<double> c;
 };
 
 /// Where blocks(e, lag) appends a family's blocks.
@@ -189,6 +202,10 @@ struct BlockContext {
   double lag = 0;
   std::optional<double> seq_len;
   FrequencyCache& cache;
+  /// When set, rotary() of a cached table fills the next RotaryGroup here (groups[groups_used++], reusing its
+  /// storage) instead of appending one block per frequency: rotary_spectrum.cpp's grouped kernel.
+  std::vector<RotaryGroup>* groups = nullptr;
+  std::size_t* groups_used = nullptr;
 
   /// True for dynamic NTK without a given length: the length is the one a causal model has seen, |Dp| + 1.
   bool per_lag(const FrequencySchedule& f) const;

@@ -135,10 +135,120 @@ void spectrum_traces(const RotarySpectrum& s, const double* lags, std::size_t n,
   add_cos_sums(s.theta, s.a.data(), square ? twice_b.data() : nullptr, lags, n, out, square, grid);
 }
 
+namespace {
+
+// A lag's blocks with the rotary ones of cached tables kept as groups (BlockContext::groups), the storage reused
+// from lag to lag.
+struct GroupedBlocks {
+  std::vector<Block> rest;
+  std::vector<RotaryGroup> groups;
+  std::size_t used = 0;
+  void at(const Encoding& e, double lag, std::optional<double> seq_len, FrequencyCache& cache) {
+    rest.clear();
+    used = 0;
+    BlockContext ctx{rest, lag, seq_len, cache, &groups, &used};
+    append_blocks(e, ctx);
+  }
+};
+
+struct Traces {
+  double tr = 0, fro = 0, sq = 0;
+};
+
+// The traces of one lag: the ungrouped blocks' own, and per group of F frequencies with coefficients c (order m),
+// from S = sum_i cos(theta_i Dp) and Q = sum_i cos^2(theta_i Dp) (block.cpp's per-block forms summed over i):
+// tr = 2 m c_0 S, ||.||_F^2 = 2 F sum_p (m - p) c_p^2, tr(.^2) = 2 m c_0^2 sum_i cos(2 theta_i Dp) = 2 m c_0^2 (2 Q - F).
+Traces lag_traces(const GroupedBlocks& b, const double* S, const double* Q) {
+  Traces t;
+  for (const Block& x : b.rest) {
+    t.tr += trace(x);
+    t.fro += frobenius_squared(x);
+    t.sq += trace_of_square(x);
+  }
+  for (std::size_t g = 0; g < b.used; ++g) {
+    const std::vector<double>& c = b.groups[g].c;
+    const double m = static_cast<double>(c.size()), F = static_cast<double>(b.groups[g].table->theta.rows());
+    double chain = 0;
+    for (std::size_t p = 0; p < c.size(); ++p) chain += (m - static_cast<double>(p)) * c[p] * c[p];
+    t.tr += 2 * m * c[0] * S[g];
+    t.fro += 2 * F * chain;
+    t.sq += 2 * m * c[0] * c[0] * (2 * Q[g] - F);
+  }
+  return t;
+}
+
+// Encodings whose rotary blocks come in groups of a fixed frequency table with coefficients that move with the lag
+// (jordan, damped, jordan-scaled, and direct sums with them; rope with a per-lag-free scheme takes rotary_kernel's
+// faster route first): each group's cosine sums S, Q for a block of lags at once through the vector kernels, then
+// per lag the family's coefficients (append_blocks with the groups kept whole: no block per frequency) and the
+// closed forms of lag_traces. False (nothing written) where the encoding has no such group.
+bool grouped_kernel(const Encoding& e, const double* lags, std::size_t n, double rho, std::optional<double> seq_len,
+                    double* kernel, double* mean, double* variance, bool grid) {
+  if (lag_dims(e) != 1 || !is_relative(e) || std::holds_alternative<enc::Nd>(e.value) ||
+      std::holds_alternative<enc::RfRope>(e.value))
+    return false;
+  FrequencyCache cache;
+  GroupedBlocks one, far, cur;
+  one.at(e, 1, seq_len, cache);
+  far.at(e, 1048579, seq_len, cache);
+  if (one.used == 0 || one.used != far.used) return false;
+  const std::size_t G = one.used;
+  for (std::size_t g = 0; g < G; ++g)
+    if (one.groups[g].table != far.groups[g].table) return false;
+  for (std::size_t j = 0; j < n; ++j)
+    if (!std::isfinite(lags[j])) throw InputError(fmt::format("lag = {} (must be finite)", format_number(lags[j])));
+  std::vector<std::vector<double>> theta(G), ones(G);
+  for (std::size_t g = 0; g < G; ++g) {
+    const Eigen::MatrixXd& th = one.groups[g].table->theta;
+    theta[g].assign(th.data(), th.data() + th.rows());
+    ones[g].assign(theta[g].size(), 1.0);
+  }
+  cur.at(e, 0, seq_len, cache);
+  std::vector<double> S0(G), Q0(G);
+  for (std::size_t g = 0; g < G; ++g) S0[g] = Q0[g] = static_cast<double>(theta[g].size());
+  const double tr0 = lag_traces(cur, S0.data(), Q0.data()).tr;
+  grid = grid && n >= 2 && is_even_grid(lags, n);
+  constexpr std::size_t kBlock = 4096;
+  std::vector<double> S(G * kBlock), Q(G * kBlock), s_j(G), q_j(G);
+  for (std::size_t j0 = 0; j0 < n; j0 += kBlock) {
+    const std::size_t c = std::min(kBlock, n - j0);
+    std::fill(S.begin(), S.end(), 0.0);
+    std::fill(Q.begin(), Q.end(), 0.0);
+    for (std::size_t g = 0; g < G; ++g)
+      add_cos_sums(theta[g], ones[g].data(), variance ? ones[g].data() : nullptr, lags + j0, c, S.data() + g * kBlock,
+                   variance ? Q.data() + g * kBlock : nullptr, grid);
+    for (std::size_t j = 0; j < c; ++j) {
+      if (j % 256 == 0) check_cancelled();
+      const double lag = lags[j0 + j];
+      cur.at(e, lag, seq_len, cache);
+      for (std::size_t g = 0; g < cur.used; ++g) {
+        if (g < G && cur.groups[g].table == one.groups[g].table) {
+          s_j[g] = S[g * kBlock + j], q_j[g] = Q[g * kBlock + j];
+          continue;
+        }
+        if (g >= s_j.size()) s_j.resize(g + 1), q_j.resize(g + 1);  // a group the probes did not have: direct
+        s_j[g] = q_j[g] = 0;
+        const Eigen::MatrixXd& th = cur.groups[g].table->theta;
+        for (Eigen::Index i = 0; i < th.rows(); ++i) {
+          const double x = std::cos(th(i, 0) * lag);
+          s_j[g] += x, q_j[g] += x * x;
+        }
+      }
+      const Traces t = lag_traces(cur, s_j.data(), q_j.data());
+      if (kernel) kernel[j0 + j] = t.tr / tr0;
+      if (mean) mean[j0 + j] = rho * t.tr;
+      if (variance) variance[j0 + j] = t.fro + rho * rho * t.sq;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool rotary_kernel(const Encoding& e, const double* lags, std::size_t n, double rho, std::optional<double> seq_len,
                    double* kernel, double* mean, double* variance, bool grid) {
   const auto s = rotary_spectrum(e, seq_len);
-  if (!s) return false;
+  if (!s) return grouped_kernel(e, lags, n, rho, seq_len, kernel, mean, variance, grid);
   for (std::size_t j = 0; j < n; ++j)
     if (!std::isfinite(lags[j])) throw InputError(fmt::format("lag = {} (must be finite)", format_number(lags[j])));
   // The kernel (c_tr + sum a cos) / tr G(0) as c_tr / tr0 + sum (a / tr0) cos, the mean rho tr = (rho tr0) kernel
