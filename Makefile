@@ -10,7 +10,7 @@ FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
 export FUZZ_SECONDS
 
-.PHONY: all deps configure build build-cli run test bench sanitize fuzz clean
+.PHONY: all deps configure build build-cli run test bench install sanitize fuzz clean
 
 all: build
 
@@ -34,6 +34,11 @@ run: build-cli
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The command, its Ceres module, the library, headers and CMake package under PREFIX (default /usr/local).
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench:
 	@ROPEKIT_BENCH_DEPS=1 bash scripts/install-deps.sh

@@ -217,6 +217,11 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     for (Eigen::Index n; (n = next_block()) > 0;) {
       const Lags here = chunk.topRows(n);
       const auto kr = kernel_block(request, plan, j, here);
+      // Plain RoPE's own columns for the block at once (vector sine sums; each lag on its own, as the kernel).
+      std::vector<double> sres(all_plain ? n : 0), cont(sres.size()), csin(sres.size());
+      if (all_plain)
+        rope_kernel_columns(*plain, plain_theta, here.data(), static_cast<std::size_t>(n), sres.data(), cont.data(),
+                            csin.data());
       for (Eigen::Index i = 0; i < n; ++i) {
         const KernelRow& r = kr[static_cast<std::size_t>(i)];
         const Eigen::VectorXd lag = here.row(i).transpose();
@@ -231,8 +236,8 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
           row.push_back(number(r.frequency_variance));
         }
         if (all_plain) {
-          const RopeKernelValues v = rope_kernel(*plain, plain_theta, lag[0]);
-          row.insert(row.end(), {v.sine_residual, v.continuum, v.continuum_sine});
+          const auto u = static_cast<std::size_t>(i);
+          row.insert(row.end(), {sres[u], cont[u], csin[u]});
         }
         const bool hidden = k == 1 && masked(j, lag[0]);
         if (hidden) std::fill(row.begin() + 2, row.end(), Cell());  // every value of a lag the layer cannot see

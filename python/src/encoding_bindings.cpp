@@ -83,6 +83,7 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
   request.lags_given = !lags_in.is_none();
   request.rho = rho;
   request.seq_len = seq_len;
+  request.matrix = true;  // numpy columns, no text: the budget counts those
   const KernelPlan plan = plan_kernel(request);
   const Encoding& e = plan.encodings.front();
   const bool rf = plan.any_rf;
@@ -97,21 +98,32 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
   const Eigen::Index n = flat ? flat->size() : 0;
   py::dict d;
   // A fixed sum of rotations (rotary_spectrum.hpp) writes straight into the returned arrays, only the columns asked
-  // for; one call for every lag, so an even grid of lags takes the grid kernel.
-  if (flat && !rf && !plain) {
+  // for; one call for every lag, so an even grid of lags takes the grid kernel. Plain RoPE's own columns alike
+  // (rope_kernel_columns: the sine sums in the vector kernels).
+  if (flat && !rf) {
     check_kernel_budget(request, plan, n, static_cast<double>(n));
     warn_notes("kernel", e);
-    py::array_t<double> kern_out(wants(names, "kernel") ? n : 0), var_out(wants(names, "content_variance") ? n : 0);
-    double* kp = kern_out.size() ? kern_out.mutable_data() : nullptr;
-    double* vp = var_out.size() ? var_out.mutable_data() : nullptr;
+    auto out = [&](const char* name) { return py::array_t<double>(wants(names, name) ? n : 0); };
+    auto ptr = [](py::array_t<double>& a) { return a.size() ? a.mutable_data() : nullptr; };
+    py::array_t<double> kern_out = out("kernel"), var_out = out("content_variance"), sres_out = out("sine_residual"),
+                        cont_out = out("continuum"), csin_out = out("continuum_sine");
+    double *kp = ptr(kern_out), *vp = ptr(var_out);
     if (n == 0 || interruptible([&] {
-          return rotary_kernel(e, flat->data(), static_cast<std::size_t>(n), rho, seq_len, kp, nullptr, vp, true);
+          if (!rotary_kernel(e, flat->data(), static_cast<std::size_t>(n), rho, seq_len, kp, nullptr, vp, true))
+            return false;
+          if (plain)
+            rope_kernel_columns(*plain, plain->frequencies(), flat->data(), static_cast<std::size_t>(n),
+                                ptr(sres_out), ptr(cont_out), ptr(csin_out), true);
+          return true;
         })) {
       for (const std::string& c : names) {
         if (c == "encoding") d["encoding"] = spelling(e);
         if (c == "lag") d["lag"] = py::array_t<double>(n, flat->data());
         if (c == "kernel") d["kernel"] = kern_out;
         if (c == "content_variance") d["content_variance"] = var_out;
+        if (c == "sine_residual") d["sine_residual"] = sres_out;
+        if (c == "continuum") d["continuum"] = cont_out;
+        if (c == "continuum_sine") d["continuum_sine"] = csin_out;
       }
       return d;
     }
@@ -119,7 +131,7 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
   const Lags lags = held();
   check_kernel_budget(request, plan, lags.rows(), static_cast<double>(lags.rows()));  // all lags held
   check_kernel_lags(request, plan, lags);
-  if (!flat || rf || plain) warn_notes("kernel", e);
+  if (!flat || rf) warn_notes("kernel", e);
   const Eigen::Index rows = lags.rows();
   Eigen::VectorXd kern(rows), var(rows), expected(rf ? rows : 0), fvar(rf ? rows : 0), sres(plain ? rows : 0),
       cont(plain ? rows : 0), csin(plain ? rows : 0);
@@ -131,12 +143,11 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
       kern[i] = r.kernel;
       var[i] = r.content_variance;
       if (rf) expected[i] = r.expected_kernel, fvar[i] = r.frequency_variance;
-      if (plain) {
-        check_cancelled();  // per lag: each is a sum over every pair (Ctrl-C within a huge encoding)
-        const RopeKernelValues v = rope_kernel(*plain, plain_theta, lags(i, 0));
-        sres[i] = v.sine_residual, cont[i] = v.continuum, csin[i] = v.continuum_sine;
-      }
     }
+    // Plain RoPE's own columns as the command line computes them (each lag on its own).
+    if (plain)
+      rope_kernel_columns(*plain, plain_theta, lags.data(), static_cast<std::size_t>(rows), sres.data(), cont.data(),
+                          csin.data());
     return 0;
   });
   for (const std::string& c : names) {

@@ -21,7 +21,16 @@ GENERATED = gen_docs().generate(os.path.abspath(CLI)) if os.access(CLI, os.X_OK)
 
 
 def test_pages_are_generated():
-    assert set(GENERATED) == {"docs/reference/cli.md", "docs/reference/spellings.md", "docs/reference/python-api.md"}
+    assert set(GENERATED) == {"docs/reference/cli.md", "docs/reference/spellings.md", "docs/reference/python-api.md",
+                              "python/ropekit/__init__.pyi"}
+
+
+def test_stub_parses_and_names_every_function():
+    import ast
+    import ropekit
+    tree = ast.parse(GENERATED["python/ropekit/__init__.pyi"])
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert defined == {n for n in ropekit.__all__ if callable(getattr(ropekit, n))}
 
 
 @pytest.mark.parametrize("page", sorted(GENERATED))

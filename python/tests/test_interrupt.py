@@ -8,6 +8,8 @@ import textwrap
 import threading
 import time
 
+import pytest
+
 import ropekit
 
 # A fit of ~10 s on this machine: 2^22 evaluation lags x 2 encodings (streamed in windows of 1024 lags).
@@ -99,3 +101,15 @@ def test_ctrl_c_interrupts_a_fit_on_a_long_training_grid():
     out, seconds = _interrupt_after('ropekit.fit(["rope:dim=256"], ["mixed"], 1 << 18, [1 << 18])', delay=1.5)
     assert out.strip() == "interrupted", out
     assert seconds < 2.0
+
+
+def test_ctrl_c_interrupts_a_long_kernel_of_many_lags():
+    # Issue 24: a 10^8-lag ropekit.kernel ran 11 minutes to 6.7 GB before it was killed. The vector kernel reads the
+    # cancel flag between chunks of 8192 lags: 3e7 scattered lags of a 256-dim encoding (several seconds here) stop
+    # within a second of Ctrl-C. (A spelled range of 10^8 lags is refused up front: at most 2^20 values.)
+    code = 'ropekit.kernel("rope:dim=256,base=1e4", np.random.default_rng(0).uniform(0, 1e6, 3 * 10**7))'
+    out, seconds = _interrupt_after(code, delay=1.5)
+    assert out.strip() == "interrupted", out
+    assert seconds < 1.0
+    with pytest.raises(ValueError, match=r"must be at most 1048576 values"):
+        ropekit.kernel("rope:dim=128,base=1e4", "0:100000000")

@@ -76,6 +76,16 @@ TEST_CASE("kernel, features and frequencies requests: the budgets of the command
                        doctest::Contains("ropekit kernel: --lags = 5000 lags (must be at most"), InputError);
   CHECK(kernel_cost(kp, 5000, 10).seconds == kernel_cost(kp, 5000, 5000).seconds);
   CHECK(kernel_cost(kp, 5000, 10).bytes < kernel_cost(kp, 5000, 5000).bytes);  // a stream holds one block
+  // Python holds float64 columns (8 bytes a cell, and the lag), not text rows (150 bytes a cell): 10^8 lags of a
+  // 256-dim RoPE (7 columns: plain RoPE's three with the four) are 6.4 GB there, 105 GB as text (issue 24: it was
+  // refused as text, or ran out of memory before the budget).
+  KernelRequest py;
+  py.encodings = {"rope:dim=256,base=1e4"};
+  py.matrix = true;
+  const KernelPlan pp = plan_kernel(py);
+  const double block = kernel_cost(pp, 0, 0, true).bytes;
+  CHECK(kernel_cost(pp, 1e8, 1e8, true).bytes - block == doctest::Approx(1e8 * 8 * 8));
+  CHECK(kernel_cost(pp, 1e8, 1e8, false).bytes - block == doctest::Approx(1e8 * 7 * 150));
 
   FeaturesRequest f;
   f.encoding = "rope:dim=4194304";

@@ -136,6 +136,14 @@ CosSumsGrid::CosSumsGrid(double h, const double* w, std::size_t n)
   path_->cos_sums_grid_tables(h, w, n, tables_.data());
 }
 
+void sin_sums(const double* t, std::size_t count, const double* w, const double* a, std::size_t n, double* out) {
+  active().sin_sums(t, count, w, a, n, out);
+}
+
+void CosSumsGrid::add_sin(const double* t, std::size_t count, const double* a, double* out) {
+  path_->sin_sums_grid(t, count, w_, a, n_, tables_.data(), out, work_.data());
+}
+
 void CosSumsGrid::add(const double* t, std::size_t count, const double* a, const double* b, double* out_a,
                       double* out_b) {
   path_->cos_sums_grid(t, count, w_, a, b, n_, tables_.data(), out_a, out_b, work_.data());

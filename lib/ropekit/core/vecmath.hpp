@@ -16,7 +16,7 @@
 //   log_array                              glibc, 1 ulp        SLEEF u10, 1.0 ulp
 //   sincospi_array                         2 ulp (see below)   SLEEF u05, 0.506 ulp
 //   sincos_array_fast, the fused kernels   glibc, 1 ulp        SLEEF u35, 3.5 ulp
-//   cos_sums                               glibc, 1 ulp        ropekit's cosine: 2 ulp, 2^-52 absolute (below)
+//   cos_sums, sin_sums                     glibc, 1 ulp        ropekit's cos, sin: 2 ulp, 2^-52 absolute (below)
 //   CosSumsGrid's tables and anchors       glibc, 1 ulp        SLEEF u10, 1.0 ulp
 //
 // The fused kernels use SLEEF's 3.5-ulp sincos: a Monte Carlo mean over 20000 trials has a relative
@@ -29,9 +29,9 @@
 //
 // cos_sums (the kernel of a sum of rotations at scattered lags) is the exception: SLEEF's cosine is a call, which
 // spills every vector register each term, and the AVX2 path stayed at 2.2x numpy (issue 23 asks 3x); an inline
-// cosine (vecmath_cos_sums.hpp: odd-multiple pi/2 reduction by FMA, Taylor sine to r^23) gives 3.7x. Measured against
-// long double (2^20 random angles per range, |x| <= 1, 4, ..., 1e14): at most 1.99 ulp for |x| <= 1e9, and at most
-// 2.3e-16 absolute everywhere (near the zeros of huge angles the reduction's rounding, 1e-19 absolute, dominates the
+// cosine (vecmath_cos_sums.hpp: odd-multiple pi/2 reduction by FMA, Taylor sine to r^23) gives 3.7x; the sine
+// (even multiples) alike. Measured against long double (2^20 random angles per range, |x| <= 1, 4, ..., 1e14): at
+// most 1.99 ulp (cos) and 1.93 ulp (sin) for |x| <= 1e9, and at most 2.22e-16 absolute everywhere (near the zeros of huge angles the reduction's rounding, 1e-19 absolute, dominates the
 // tiny result); the kernel sums need the absolute bound.
 
 #include <cstddef>
@@ -107,6 +107,9 @@ constexpr std::size_t kAnchor = 32;
 void cos_sums(const double* t, std::size_t count, const double* w, const double* a, const double* b, std::size_t n,
               double* out_a, double* out_b);
 
+/// out[m] += sum_i a[i] sin(t[m] w[i]): cos_sums' route with the sine (the same reduction: even multiples of pi/2).
+void sin_sums(const double* t, std::size_t count, const double* w, const double* a, std::size_t n, double* out);
+
 /// cos_sums on an exact even grid t[m] = t[0] + m h (is_even_grid), by angle addition from tables made once for
 /// (h, w): the lags in tiles of 4 registers (32 lags on AVX-512, 16 on AVX2, 4 scalar), each tile's anchor
 /// (cos, sin)(w t_a) a 1-ulp sincos of w t[first lag] every 16 tiles rotated by the table's (cos, sin)(w r tile h), and
@@ -120,6 +123,8 @@ class CosSumsGrid {
   /// out_a, out_b as cos_sums for count lags of the grid (t[1] - t[0] == h unless count < 2), with the weights a, b
   /// of the frequencies given at construction.
   void add(const double* t, std::size_t count, const double* a, const double* b, double* out_a, double* out_b);
+  /// out[m] += sum_i a[i] sin(t[m] w[i]) on the grid (the term sin(w t_a) C_j + cos(w t_a) S_j).
+  void add_sin(const double* t, std::size_t count, const double* a, double* out);
 
  private:
   const detail::VecKernels* path_;

@@ -225,12 +225,14 @@ struct Avx2 {
   static reg round(reg x) { return _mm256_round_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static reg floor(reg x) { return _mm256_floor_pd(x); }
   static reg cos(reg x) { return poly_cos<Avx2>(x); }
+  static reg sin(reg x) { return poly_sin<Avx2>(x); }
 };
 
 }  // namespace
 
 const VecKernels kAvx2Kernels = {"avx2",      4,              sincos256, cos256,   log256,
                                  sincospi256, sincos_fast256, dot_t256, dot_u256, grid256,
-                                 cos_sums_v<Avx2>, grid_tables<Avx2>, cos_sums_grid_v<Avx2>};
+                                 cos_sums_v<Avx2>, grid_tables<Avx2>, cos_sums_grid_v<Avx2>,
+    sin_sums_v<Avx2>, sin_sums_grid_v<Avx2>};
 
 }  // namespace ropekit::detail

@@ -197,12 +197,14 @@ struct Avx512 {
   static reg round(reg x) { return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static reg floor(reg x) { return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
   static reg cos(reg x) { return poly_cos<Avx512>(x); }
+  static reg sin(reg x) { return poly_sin<Avx512>(x); }
 };
 
 }  // namespace
 
 const VecKernels kAvx512Kernels = {"avx512",    8,          sincos512,      cos512,   log512,
                                    sincospi512, sincos_fast512, dot_t512, dot_u512, grid512,
-                                   cos_sums_v<Avx512>, grid_tables<Avx512>, cos_sums_grid_v<Avx512>};
+                                   cos_sums_v<Avx512>, grid_tables<Avx512>, cos_sums_grid_v<Avx512>,
+    sin_sums_v<Avx512>, sin_sums_grid_v<Avx512>};
 
 }  // namespace ropekit::detail

@@ -8,7 +8,7 @@
 // V provides: reg, W (doubles per register), kGroup / kGroupSquares (tiles per pass of the grid kernel, as its
 // registers allow), set1, zero, load, load_n / store_n (the first k < W lanes; others read 0, never written),
 // store, mul, fma (a b + c), fnma (c - a b), fms (a b - c), round (to nearest), floor, sincos (accurate: the 2 pi
-// reduction then a 1-ulp sincos) and cos (poly_cos below on the vector paths, glibc's on the scalar one).
+// reduction then a 1-ulp sincos), cos and sin (poly_cos, poly_sin below on the vector paths, glibc's on the scalar).
 
 #include <cstddef>
 
@@ -34,21 +34,13 @@ inline std::size_t lanes_left(std::size_t count, std::size_t m, std::size_t w) {
   return m >= count ? 0 : (count - m < w ? count - m : w);
 }
 
-// cos x for the kernel sums, inline (a library call spills every vector register; the AVX2 path ran at 2.2x numpy on
-// SLEEF's u35 cosine): x = r + q pi/2 for the odd q nearest x 2/pi (q = 2k + 1, k = rint(x/pi - 1/2)), r by two FMA
-// steps of pi/2 = P1 + P2 (q P_j exact inside the FMA; the rest of pi/2, 1e-33, times |q| <= 1e14 is below 1e-19),
-// so |r| <= pi/2 (a rounding of k aside); then cos x = (-1)^(k+1) sin r, sin r by its Taylor polynomial to r^23
-// (truncation (pi/2)^25 / 25! < 1e-20). For |x| <= 1e14 (cos_sums' callers' range).
+// sin r for |r| <= pi/2 (a rounding beyond): its Taylor polynomial to r^23 (truncation (pi/2)^25 / 25! < 1e-20).
 template <class V>
-inline typename V::reg poly_cos(typename V::reg x) {
+inline typename V::reg taylor_sin(typename V::reg r) {
   using reg = typename V::reg;
-  const reg k = V::round(V::fms(x, V::set1(0x1.45f306dc9c883p-2), V::set1(0.5)));  // rint(x / pi - 1/2)
-  const reg q = V::fma(V::set1(2.0), k, V::set1(1.0));
-  reg r = V::fnma(q, V::set1(0x1.921fb54442d18p+0), x);
-  r = V::fnma(q, V::set1(0x1.1a62633145c07p-54), r);
   const reg z = V::mul(r, r);
   // sin r = r - r^3 P(z), P(z) = sum_j (-1)^j z^j / (2j+3)! for j = 10 .. 0 (Horner, highest first).
-  reg p = V::set1(1.0 / 25852016738884976640000.0);       // 1/23!
+  reg p = V::set1(1.0 / 25852016738884976640000.0);         // 1/23!
   p = V::fma(p, z, V::set1(-1.0 / 51090942171709440000.0));  // -1/21!
   p = V::fma(p, z, V::set1(1.0 / 121645100408832000.0));     // 1/19!
   p = V::fma(p, z, V::set1(-1.0 / 355687428096000.0));       // -1/17!
@@ -59,14 +51,41 @@ inline typename V::reg poly_cos(typename V::reg x) {
   p = V::fma(p, z, V::set1(1.0 / 5040.0));                   // 1/7!
   p = V::fma(p, z, V::set1(-1.0 / 120.0));                   // -1/5!
   p = V::fma(p, z, V::set1(1.0 / 6.0));                      // 1/3!
-  const reg sin_r = V::fnma(V::mul(r, z), p, r);             // r - r^3 (1/3! - ...)
-  // (-1)^(k+1) = 2 (k mod 2) - 1, k mod 2 = k - 2 floor(k / 2).
+  return V::fnma(V::mul(r, z), p, r);                        // r - r^3 (1/3! - ...)
+}
+
+// x = r + q pi/2 for the integer q of a given parity nearest x 2/pi, r by two FMA steps of pi/2 = P1 + P2 (q P_j
+// exact inside the FMA; the rest of pi/2, 1e-33, times |q| <= 1e14 is below 1e-19), so |r| <= pi/2 (a rounding of
+// k aside): cos(r + q pi/2) = (-1)^(k+1) sin r for odd q = 2k + 1, sin(r + q pi/2) = (-1)^k sin r for even q = 2k.
+// For |x| <= 1e14 (the kernel sums' callers' range). Inline: a library call (SLEEF's) spills every vector
+// register, and the AVX2 path ran at 2.2x numpy on SLEEF's u35 cosine.
+template <class V, bool Odd>
+inline typename V::reg reduced_sin(typename V::reg x) {
+  using reg = typename V::reg;
+  // k = rint(x/pi - 1/2) for the odd q, rint(x/pi) for the even one.
+  const reg k = Odd ? V::round(V::fms(x, V::set1(0x1.45f306dc9c883p-2), V::set1(0.5)))
+                    : V::round(V::mul(x, V::set1(0x1.45f306dc9c883p-2)));
+  const reg q = Odd ? V::fma(V::set1(2.0), k, V::set1(1.0)) : V::mul(V::set1(2.0), k);
+  reg r = V::fnma(q, V::set1(0x1.921fb54442d18p+0), x);
+  r = V::fnma(q, V::set1(0x1.1a62633145c07p-54), r);
+  // (-1)^k = 1 - 2 (k mod 2), k mod 2 = k - 2 floor(k / 2); the cosine's sign is its opposite.
   const reg parity = V::fnma(V::set1(2.0), V::floor(V::mul(k, V::set1(0.5))), k);
-  return V::mul(V::fma(V::set1(2.0), parity, V::set1(-1.0)), sin_r);
+  const reg sign = Odd ? V::fma(V::set1(2.0), parity, V::set1(-1.0)) : V::fnma(V::set1(2.0), parity, V::set1(1.0));
+  return V::mul(sign, taylor_sin<V>(r));
+}
+
+template <class V>
+inline typename V::reg poly_cos(typename V::reg x) {
+  return reduced_sin<V, true>(x);
+}
+template <class V>
+inline typename V::reg poly_sin(typename V::reg x) {
+  return reduced_sin<V, false>(x);
 }
 
 // out_a[m] += sum_i a_i cos(t_m w_i), and with Squares out_b[m] += sum_i b_i cos^2(t_m w_i): W lags at a time.
-template <class V, bool Squares>
+// With Sine, sin for cos (no squares).
+template <class V, bool Squares, bool Sine = false>
 void cos_sums_lags(const double* t, std::size_t count, const double* w, const double* a, const double* b,
                    std::size_t n, double* out_a, double* out_b) {
   for (std::size_t m = 0; m < count; m += V::W) {
@@ -80,7 +99,10 @@ void cos_sums_lags(const double* t, std::size_t count, const double* w, const do
     for (std::size_t i0 = 0; i0 < n; i0 += kBatch) {
       const std::size_t nb = n - i0 < kBatch ? n - i0 : kBatch;
       typename V::reg c[kBatch];
-      for (std::size_t p = 0; p < nb; ++p) c[p] = V::cos(V::mul(vt, V::set1(w[i0 + p])));
+      for (std::size_t p = 0; p < nb; ++p) {
+        const typename V::reg x = V::mul(vt, V::set1(w[i0 + p]));
+        c[p] = Sine ? V::sin(x) : V::cos(x);
+      }
       for (std::size_t p = 0; p < nb; ++p) {
         acc_a = V::fma(V::set1(a[i0 + p]), c[p], acc_a);
         if constexpr (Squares) acc_b = V::fma(V::set1(b[i0 + p]), V::mul(c[p], c[p]), acc_b);
@@ -135,7 +157,7 @@ void grid_tables(double h, const double* w, std::size_t n, double* tables) {
 // G tiles from tile q: per pair, the anchors (cos, sin)(w_i t_a) of each tile broadcast and the pair's offset table
 // loaded once for all G; the term of lag t_a + j h is c_a C_j - s_a S_j (angle addition). Without Squares the
 // anchors carry the weight a_i already.
-template <class V, bool Squares, std::size_t G>
+template <class V, bool Squares, std::size_t G, bool Sine = false>
 void grid_pass(std::size_t q, std::size_t count, const double* a, const double* b, std::size_t n,
                const double* tables, const double* anchors, double* out_a, double* out_b) {
   constexpr std::size_t T = tile<V>();
@@ -167,6 +189,8 @@ void grid_pass(std::size_t q, std::size_t count, const double* a, const double* 
           const reg x = V::fms(ac[g], cv, V::mul(as[g], sv));
           acc_a[g][v] = V::fma(V::set1(a[i]), x, acc_a[g][v]);
           acc_b[g][v] = V::fma(V::mul(V::set1(b[i]), x), x, acc_b[g][v]);
+        } else if constexpr (Sine) {
+          acc_a[g][v] = V::fma(as[g], cv, V::fma(ac[g], sv, acc_a[g][v]));  // sin(x + y) = s_a C + c_a S
         } else {
           acc_a[g][v] = V::fnma(as[g], sv, V::fma(ac[g], cv, acc_a[g][v]));
         }
@@ -186,7 +210,7 @@ void grid_pass(std::size_t q, std::size_t count, const double* a, const double* 
 // The sums over an exact even grid t_m = t_0 + m h (tables from grid_tables with this h): each tile's anchor is
 // a sincos at every kGridSuper-th tile (of w_i t at its first lag) rotated by the table's (r tile h) rotation.
 // `work` holds 2 n (1 + max G) doubles.
-template <class V, bool Squares>
+template <class V, bool Squares, bool Sine = false>
 void cos_sums_tiles(const double* t, std::size_t count, const double* a, const double* b, std::size_t n,
                     const double* w, const double* tables, double* out_a, double* out_b, double* work) {
   constexpr std::size_t T = tile<V>();
@@ -223,9 +247,9 @@ void cos_sums_tiles(const double* t, std::size_t count, const double* a, const d
       });
     }
     if (g_count == G) {
-      grid_pass<V, Squares, G>(q, count, a, b, n, tables, anchors, out_a, out_b);
+      grid_pass<V, Squares, G, Sine>(q, count, a, b, n, tables, anchors, out_a, out_b);
     } else {
-      grid_pass<V, Squares, 1>(q, count, a, b, n, tables, anchors, out_a, out_b);
+      grid_pass<V, Squares, 1, Sine>(q, count, a, b, n, tables, anchors, out_a, out_b);
     }
   }
 }
@@ -238,6 +262,17 @@ void cos_sums_grid_v(const double* t, std::size_t count, const double* w, const 
   } else {
     cos_sums_tiles<V, false>(t, count, a, b, n, w, tables, out_a, out_b, work);
   }
+}
+
+// out[m] += sum_i a_i sin(t_m w_i): scattered lags, and an exact even grid with its tables.
+template <class V>
+void sin_sums_v(const double* t, std::size_t count, const double* w, const double* a, std::size_t n, double* out) {
+  cos_sums_lags<V, false, true>(t, count, w, a, nullptr, n, out, nullptr);
+}
+template <class V>
+void sin_sums_grid_v(const double* t, std::size_t count, const double* w, const double* a, std::size_t n,
+                     const double* tables, double* out, double* work) {
+  cos_sums_tiles<V, false, true>(t, count, a, nullptr, n, w, tables, out, nullptr, work);
 }
 
 template <class V>

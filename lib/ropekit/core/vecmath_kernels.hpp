@@ -31,6 +31,9 @@ struct VecKernels {
   void (*cos_sums_grid_tables)(double h, const double* w, std::size_t n, double* tables);
   void (*cos_sums_grid)(const double* t, std::size_t count, const double* w, const double* a, const double* b,
                         std::size_t n, const double* tables, double* out_a, double* out_b, double* work);
+  void (*sin_sums)(const double* t, std::size_t count, const double* w, const double* a, std::size_t n, double* out);
+  void (*sin_sums_grid)(const double* t, std::size_t count, const double* w, const double* a, std::size_t n,
+                        const double* tables, double* out, double* work);
 };
 
 extern const VecKernels kScalarKernels;  // vecmath_scalar.cpp: baseline x86-64 flags, glibc

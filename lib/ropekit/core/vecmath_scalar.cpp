@@ -125,12 +125,14 @@ struct Scalar1 {
   static reg round(reg x) { return std::nearbyint(x); }
   static reg floor(reg x) { return std::floor(x); }
   static reg cos(reg x) { return std::cos(x); }
+  static reg sin(reg x) { return std::sin(x); }
 };
 
 }  // namespace
 
 const VecKernels kScalarKernels = {"scalar",        1,           sincos_scalar, cos_scalar,  log_scalar,
                                    sincospi_scalar, sincos_scalar, dot_t_scalar, dot_u_scalar, grid_scalar,
-                                   cos_sums_v<Scalar1>, grid_tables<Scalar1>, cos_sums_grid_v<Scalar1>};
+                                   cos_sums_v<Scalar1>, grid_tables<Scalar1>, cos_sums_grid_v<Scalar1>,
+    sin_sums_v<Scalar1>, sin_sums_grid_v<Scalar1>};
 
 }  // namespace ropekit::detail

@@ -81,7 +81,7 @@ double lag_seconds(const Encoding& e, const EncodingSize& z, double columns) {
 }
 }  // namespace
 
-Cost kernel_cost(const KernelPlan& p, double rows, double held) {
+Cost kernel_cost(const KernelPlan& p, double rows, double held, bool matrix) {
   const double columns = 4.0 + (p.any_rf ? 2 : 0) + (p.all_plain ? 3 : 0);
   double seconds_per_lag = 0, blocks = 0;
   for (const auto& e : p.encodings) {
@@ -90,7 +90,9 @@ Cost kernel_cost(const KernelPlan& p, double rows, double held) {
     seconds_per_lag += lag_seconds(e, z, columns);
   }
   const double E = static_cast<double>(p.encodings.size());
-  return Cost{blocks + std::min(rows, held) * E * columns * 150.0, rows * seconds_per_lag};
+  // A held row: its cells as text (about 150 bytes each), or as float64 plus a copy of the lag (Python).
+  const double per_row = matrix ? (columns + 1) * 8.0 : columns * 150.0;
+  return Cost{blocks + std::min(rows, held) * E * per_row, rows * seconds_per_lag};
 }
 
 Cost encoding_kernel_cost(const Encoding& e, double rows) {
@@ -112,11 +114,11 @@ void check_kernel_budget(const KernelRequest& a, const KernelPlan& p, std::int64
   // direct-sum:[20 x jordan(m=32,dim=2^24)] was accepted and ran out of 24 GB).
   for (std::size_t j = 0; j < p.encodings.size(); ++j)
     check_encoding_blocks(Where::options(a.command), "encoding", a.encodings[j], p.encodings[j]);
-  const Cost cost = kernel_cost(p, static_cast<double>(count), held);
+  const Cost cost = kernel_cost(p, static_cast<double>(count), held, a.matrix);
   if (cost.fits()) return;
   check_cost(Where::options(a.command), "lags", fmt::format("{} lags", count), cost,
              fmt::format("{} lags", largest_fitting(1, count, [&](std::int64_t r) {
-                           return kernel_cost(p, static_cast<double>(r), held).fits();
+                           return kernel_cost(p, static_cast<double>(r), held, a.matrix).fits();
                          })),
              fmt::format("for {}", fmt::join(a.encodings, " and ")));
 }

@@ -21,6 +21,7 @@ struct KernelRequest {
   bool lags_given = false;                 ///< lags given otherwise (as numbers, read in plan.k dimensions)
   double rho = 1;                          ///< content correlation, in [-1, 1]
   std::optional<double> seq_len;           ///< > 0: the sequence length of dynamic and longrope schemes
+  bool matrix = false;  ///< the caller holds float64 columns, no text rows (Python; budgets only)
 };
 
 /// A validated request: the encodings parsed (relative, of one lag dimension k) and what their columns hold.
@@ -44,7 +45,8 @@ void check_kernel_lags(const KernelRequest& request, const KernelPlan& plan, con
 
 /// The estimated cost of `rows` lags of every encoding of the plan, at most `held` rows held at once (the command
 /// line streams 1-D lags one block at a time; Python holds them all).
-Cost kernel_cost(const KernelPlan& plan, double rows, double held);
+/// `matrix`: the held rows are float64 columns (8 bytes a cell and the lag), not the command line's rows of text.
+Cost kernel_cost(const KernelPlan& plan, double rows, double held, bool matrix = false);
 /// The estimated cost of kernel(e, lags) at `rows` lags (design's and fit-params' kernel:ENCODING inputs; issue 20
 /// item 11: they were sized as if n = 128).
 Cost encoding_kernel_cost(const Encoding& e, double rows);

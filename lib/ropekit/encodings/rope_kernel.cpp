@@ -1,8 +1,12 @@
 #include "ropekit/encodings/rope_kernel.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
+#include "ropekit/core/cancel.hpp"
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/vecmath.hpp"
 #include "ropekit/encodings/frequencies.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/core/trig_integrals.hpp"
@@ -39,6 +43,43 @@ RopeKernelValues rope_kernel(const RopeGrid& grid, const std::vector<double>& th
   v.continuum = 1 - (cin(lag) - cin(lag / grid.base)) / lnB;
   v.continuum_sine = (si(lag) - si(lag / grid.base)) / lnB;
   return v;
+}
+
+void rope_kernel_columns(const RopeGrid& grid, const std::vector<double>& theta, const double* lags, std::size_t n,
+                         double* sine_residual, double* continuum, double* continuum_sine, bool use_grid) {
+  grid.validate();
+  for (std::size_t j = 0; j < n; ++j) check_finite("RoPE kernel", "lag", lags[j]);
+  const double D = static_cast<double>(theta.size()), lnB = std::log(grid.base);
+  if (sine_residual) {
+    // (1/D) sum_i sin(theta_i Dm) with the weight 1/D folded in; phases past 1e14 rad by glibc, lag by lag.
+    const std::vector<double> w(theta.size(), 1 / D);
+    const double theta_max = theta.empty() ? 0 : *std::max_element(theta.begin(), theta.end());
+    const bool even = use_grid && n >= 2 && is_even_grid(lags, n);
+    std::optional<CosSumsGrid> tables;
+    if (even) tables.emplace(lags[1] - lags[0], theta.data(), theta.size());
+    std::fill(sine_residual, sine_residual + n, 0.0);
+    constexpr std::size_t kLags = 8192;
+    for (std::size_t j0 = 0; j0 < n; j0 += kLags) {
+      check_cancelled();
+      const std::size_t c = std::min(kLags, n - j0);
+      double t_max = 0;
+      for (std::size_t j = j0; j < j0 + c; ++j) t_max = std::max(t_max, std::abs(lags[j]));
+      if (!(theta_max * t_max <= 1e14)) {
+        for (std::size_t j = j0; j < j0 + c; ++j)
+          for (const double t : theta) sine_residual[j] = std::fma(1 / D, std::sin(t * lags[j]), sine_residual[j]);
+      } else if (tables) {
+        tables->add_sin(lags + j0, c, w.data(), sine_residual + j0);
+      } else {
+        sin_sums(lags + j0, c, theta.data(), w.data(), theta.size(), sine_residual + j0);
+      }
+    }
+  }
+  for (std::size_t j = 0; j < n && (continuum || continuum_sine); ++j) {
+    if (j % 4096 == 0) check_cancelled();
+    const double lag = lags[j];
+    if (continuum) continuum[j] = 1 - (cin(lag) - cin(lag / grid.base)) / lnB;
+    if (continuum_sine) continuum_sine[j] = (si(lag) - si(lag / grid.base)) / lnB;
+  }
 }
 
 }  // namespace ropekit

@@ -36,4 +36,11 @@ RopeKernelValues rope_kernel(const RopeGrid& grid, double lag);
 /// The same with the grid's frequencies given (grid.frequencies(), computed once for many lags).
 RopeKernelValues rope_kernel(const RopeGrid& grid, const std::vector<double>& theta, double lag);
 
+/// The sine residual, continuum and continuum sine (any of them null: not computed) of n lags at once: the sine sums
+/// through the vector kernels (vecmath.hpp's sin_sums; an exact even grid of lags by CosSumsGrid when `grid`, as
+/// rotary_kernel does), the continuum pair per lag (Cin, Si). Interruptible.
+/// @throws InputError for an invalid grid or a non-finite lag.
+void rope_kernel_columns(const RopeGrid& grid, const std::vector<double>& theta, const double* lags, std::size_t n,
+                         double* sine_residual, double* continuum, double* continuum_sine, bool use_grid = false);
+
 }  // namespace ropekit

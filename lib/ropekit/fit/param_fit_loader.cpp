@@ -69,7 +69,12 @@ const ParamFitModule& load_module() {
     const std::string beside = dir + "/" + kModuleName;
     void* handle = dlopen(beside.c_str(), RTLD_NOW | RTLD_LOCAL);
     std::string error = handle != nullptr ? "" : std::string(dlerror());
-    if (handle == nullptr) handle = dlopen(kModuleName, RTLD_NOW | RTLD_LOCAL);  // an installed copy
+#ifdef ROPEKIT_MODULE_FROM_BIN
+    // An installed command: <prefix>/bin/ropekit and <prefix>/lib/ropekit/libropekit_ceres.so (cmake --install).
+    if (handle == nullptr)
+      handle = dlopen((dir + "/" + ROPEKIT_MODULE_FROM_BIN + "/" + kModuleName).c_str(), RTLD_NOW | RTLD_LOCAL);
+#endif
+    if (handle == nullptr) handle = dlopen(kModuleName, RTLD_NOW | RTLD_LOCAL);  // on the library search path
     if (handle == nullptr)
       throw std::runtime_error(fmt::format("cannot load the Ceres module {} (needed by fit-params and the tuning "
                                            "probe; it is built beside the ropekit executable): {}",
