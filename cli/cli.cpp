@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -82,6 +83,38 @@ std::string command_path(const CLI::App& app) {
 }
 
 }  // namespace
+
+namespace {
+
+// Levenshtein distance (insertions, deletions, substitutions), for "did you mean".
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string nearest_word(std::string_view typed, const std::vector<std::string>& words) {
+  std::string best;
+  std::size_t best_d = std::string::npos;
+  for (const auto& w : words) {
+    const std::size_t d = edit_distance(typed, w);
+    if (d < best_d) best_d = d, best = w;
+  }
+  // Close: at most 2 edits, and fewer than a third of the longer word's letters (so "x" is not "fit").
+  const std::size_t longer = std::max(typed.size(), best.size());
+  return best_d <= 2 && 3 * best_d < longer ? best : "";
+}
 
 Format parse_format_option(const std::string& command, const std::string& text) {
   std::optional<Format> f;
@@ -252,6 +285,31 @@ int run_cli(int argc, char** argv) {
     }
   }
 
+  // A mistyped command word: refused with the nearest command ("ropekit kernal": did you mean 'kernel'?) rather than
+  // CLI11's "A subcommand is required".
+  {
+    const CLI::App* at = &app;
+    std::string path = "ropekit";
+    for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+      const auto subs = at->get_subcommands([](const CLI::App*) { return true; });
+      if (subs.empty()) break;  // the words from here are the command's own arguments
+      const CLI::App* next = nullptr;
+      std::vector<std::string> names;
+      for (const CLI::App* sub : subs) {
+        names.push_back(sub->get_name());
+        if (sub->get_name() == argv[i]) next = sub;
+      }
+      if (!next) {
+        const std::string near = nearest_word(argv[i], names);
+        std::cerr << "error: " << path << ": " << quote(bounded(argv[i])) << " is not a command"
+                  << (near.empty() ? "" : " (did you mean '" + near + "'?)") << " (see " << path << " --help)\n";
+        return 2;
+      }
+      at = next;
+      path += " " + next->get_name();
+    }
+  }
+
   try {
     // ROPEKIT_SIMD (vecmath.hpp) is read here, so a bad value fails every command, not only those with sincos.
     (void)simd_path();
@@ -265,8 +323,21 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // Name the (sub)command being parsed: "error: ropekit fit: --config is required (see ropekit fit --help)".
     const std::string path = command_path(app);
-    std::cerr << "error: " << (path == "ropekit" ? "" : path + ": ") << bounded_words(e.what()) << " (see " << path
-              << " --help)\n";
+    // A mistyped option: the nearest of the command's own ("--encodng": did you mean --encoding?).
+    std::string hint;
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+      const CLI::App* at = &app;
+      for (auto subs = at->get_subcommands(); !subs.empty(); subs = at->get_subcommands()) at = subs.front();
+      std::vector<std::string> options;
+      for (const CLI::Option* o : at->get_options())
+        for (const auto& n : o->get_lnames()) options.push_back("--" + n);
+      for (const std::string& extra : at->remaining())
+        if (extra.rfind("--", 0) == 0 && hint.empty())
+          if (const std::string near = nearest_word(extra.substr(0, extra.find('=')), options); !near.empty())
+            hint = " (did you mean " + near + "?)";
+    }
+    std::cerr << "error: " << (path == "ropekit" ? "" : path + ": ") << bounded_words(e.what()) << hint << " (see "
+              << path << " --help)\n";
     return 2;
   } catch (const ChecksFailed&) {
     return finish(3);

@@ -92,6 +92,8 @@ inline constexpr int kMaxThreads = 1024;
 /// parse_format with the message naming the command and --format.
 enum class Format;
 Format parse_format_option(const std::string& command, const std::string& text);
+/// The word of `words` nearest `typed` when it is close (at most 2 edits, under a third of its letters), else "".
+std::string nearest_word(std::string_view typed, const std::vector<std::string>& words);
 /// --format of a command whose output is one table (kernel, features, frequencies, precision): parse_format_option
 /// and "npy"; "" (these commands' default) is npy when `out` ends in ".npy", else csv. npy to a terminal is refused.
 Format parse_table_format_option(const std::string& command, const std::string& text, const std::string& out);

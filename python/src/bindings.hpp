@@ -103,7 +103,7 @@ py::array lag_column(const Lags& lags);
 
 // The bound functions, one file per concept; module.cpp names their arguments and docstrings.
 // encoding_bindings.cpp
-py::dict py_kernel(const std::string& text, const py::object& lags_in, double rho, std::optional<double> seq_len,
+py::dict py_kernel(const py::object& encoding, const py::object& lags_in, double rho, std::optional<double> seq_len,
                    const std::optional<std::vector<std::string>>& columns);
 py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, bool float32,
                         const std::string& convention_text);

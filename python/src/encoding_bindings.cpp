@@ -65,7 +65,7 @@ std::vector<std::string> kernel_columns(const std::optional<std::vector<std::str
   if (!columns) return all;
   for (const std::string& c : *columns)
     if (std::find(all.begin(), all.end(), c) == all.end())
-      bad("ropekit.kernel", "columns", fmt::format("'{}'", c),
+      bad("ropekit kernel", "--columns", fmt::format("'{}'", c),
           fmt::format("columns of this encoding's kernel: {}", fmt::join(all, ", ")));
   return *columns;
 }
@@ -76,8 +76,91 @@ bool wants(const std::vector<std::string>& columns, const char* name) {
 
 }  // namespace
 
-py::dict py_kernel(const std::string& text, const py::object& lags_in, double rho, std::optional<double> seq_len,
+namespace {
+
+py::dict kernel_one(const std::string& text, const py::object& lags_in, double rho, std::optional<double> seq_len,
+                    const std::optional<std::vector<std::string>>& columns);
+
+}  // namespace
+
+py::dict py_kernel(const py::object& encoding, const py::object& lags_in, double rho, std::optional<double> seq_len,
                    const std::optional<std::vector<std::string>>& columns) {
+  if (py::isinstance<py::str>(encoding)) return kernel_one(encoding.cast<std::string>(), lags_in, rho, seq_len, columns);
+  // Several encodings: their rows one after another, as the command line's --encoding E1 E2, in one set of columns
+  // (the union, in the command line's order; NaN where a column does not apply to an encoding's rows), "encoding"
+  // a list of str with one spelling per row (pandas.DataFrame(d) is the command line's table).
+  std::vector<std::string> texts;
+  try {
+    texts = encoding.cast<std::vector<std::string>>();
+  } catch (const py::cast_error&) {
+    bad("ropekit kernel", "--encoding", short_repr(encoding), "a spelling or a list of spellings");
+  }
+  if (texts.empty()) bad("ropekit kernel", "--encoding", "[]", "at least one spelling");
+  static const std::vector<std::string> order = {"encoding", "lag", "kernel", "content_variance", "expected_kernel",
+                                                 "frequency_variance", "sine_residual", "continuum", "continuum_sine"};
+  std::vector<py::dict> parts;
+  for (const std::string& t : texts) {
+    std::optional<std::vector<std::string>> own;  // each encoding's share of the columns asked for
+    if (columns) {
+      KernelRequest one;
+      one.encodings = {t};
+      one.lags_given = true;
+      const KernelPlan plan = plan_kernel(one);
+      const auto all = kernel_columns(std::nullopt, plan.any_rf, plain_rope(plan.encodings.front()).has_value());
+      own.emplace();
+      for (const std::string& c : *columns) {
+        if (std::find(order.begin(), order.end(), c) == order.end())
+          bad("ropekit kernel", "--columns", fmt::format("'{}'", c), fmt::format("columns of kernel: {}",
+                                                                               fmt::join(order, ", ")));
+        if (std::find(all.begin(), all.end(), c) != all.end()) own->push_back(c);
+      }
+    }
+    parts.push_back(kernel_one(t, lags_in, rho, seq_len, own));
+  }
+  std::vector<std::string> names;
+  for (const std::string& c : columns ? *columns : order)
+    for (const auto& p : parts)
+      if (p.contains(c)) {
+        names.push_back(c);
+        break;
+      }
+  py::dict d;
+  for (const std::string& c : names) {
+    if (c == "encoding") {
+      py::list enc;
+      for (std::size_t k = 0; k < parts.size(); ++k) {
+        const py::object lag = parts[k].contains("lag") ? parts[k]["lag"] : py::object(parts[k][names.back().c_str()]);
+        const py::ssize_t rows = py::len(lag);
+        const py::object text = parts[k]["encoding"];
+        for (py::ssize_t r = 0; r < rows; ++r) enc.append(text);
+      }
+      d["encoding"] = enc;
+      continue;
+    }
+    py::list pieces;
+    for (const auto& p : parts) {
+      if (p.contains(c)) {
+        pieces.append(p[c.c_str()]);
+        continue;
+      }
+      // The rows of an encoding without this column: NaN (rows counted from any of its columns).
+      py::ssize_t rows = 0;
+      for (const auto& kv : p)
+        if (kv.first.cast<std::string>() != "encoding") rows = py::len(kv.second);
+      py::array_t<double> nan(rows);
+      std::fill(nan.mutable_data(), nan.mutable_data() + rows, std::numeric_limits<double>::quiet_NaN());
+      pieces.append(nan);
+    }
+    const auto lag_shape = py::array(pieces[0]).ndim();
+    d[c.c_str()] = py::module_::import("numpy").attr(lag_shape == 2 ? "vstack" : "concatenate")(pieces);
+  }
+  return d;
+}
+
+namespace {
+
+py::dict kernel_one(const std::string& text, const py::object& lags_in, double rho, std::optional<double> seq_len,
+                    const std::optional<std::vector<std::string>>& columns) {
   KernelRequest request;
   request.encodings = {text};
   request.lags_given = !lags_in.is_none();
@@ -163,6 +246,8 @@ py::dict py_kernel(const std::string& text, const py::object& lags_in, double rh
   }
   return d;
 }
+
+}  // namespace
 
 py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, bool float32,
                         const std::string& convention_text) {

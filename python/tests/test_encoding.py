@@ -171,3 +171,27 @@ def test_complex_arrays_are_refused_not_cast():
         ropekit.lie_check(np.zeros((1, 2, 2), dtype=complex))
     # A real array of another dtype is still read (as the command line reads its numbers).
     np.testing.assert_array_equal(ropekit.kernel("rope:dim=8", np.array([0, 1], dtype=np.float32))["lag"], [0, 1])
+
+
+def test_kernel_of_several_encodings_is_one_tidy_table():
+    # Issue 24: one encoding per call. A list gives their rows one after another, as `kernel --encoding E1 E2`
+    # prints them (the same numbers), in the union of their columns: NaN where a column does not apply.
+    import pandas as pd
+    encs = ["rope:dim=8,base=100", "jordan:m=2,dim=8", "alibi"]
+    lags = "0,1,10,1000"
+    d = ropekit.kernel(encs, lags, rho=0.5)
+    assert list(d) == ["encoding", "lag", "kernel", "content_variance", "sine_residual", "continuum", "continuum_sine"]
+    want = cli_csv("kernel", "--encoding", *encs, "--lags", lags, "--rho", "0.5")
+    assert d["encoding"] == want["encoding"]
+    for col in ("lag", "kernel", "content_variance"):
+        np.testing.assert_array_equal(d[col], numbers(want[col]), err_msg=col)
+    single = ropekit.kernel(encs[0], lags)
+    np.testing.assert_array_equal(d["sine_residual"][:4], single["sine_residual"])
+    assert np.isnan(d["sine_residual"][4:]).all()
+    assert pd.DataFrame(d).shape == (12, 7)
+    only = ropekit.kernel(encs, np.arange(3.0), columns=["kernel"])
+    assert list(only) == ["kernel"] and len(only["kernel"]) == 9
+    with pytest.raises(ValueError, match=r"^ropekit.kernel: encoding = \[\] \(must be at least one spelling\)$"):
+        ropekit.kernel([], "1")
+    with pytest.raises(ValueError, match=r"^ropekit.kernel: columns = 'kernal' \(must be columns of kernel: "):
+        ropekit.kernel(encs, "1", columns=["kernal"])

@@ -110,6 +110,6 @@ def test_ctrl_c_interrupts_a_long_kernel_of_many_lags():
     code = 'ropekit.kernel("rope:dim=256,base=1e4", np.random.default_rng(0).uniform(0, 1e6, 3 * 10**7))'
     out, seconds = _interrupt_after(code, delay=1.5)
     assert out.strip() == "interrupted", out
-    assert seconds < 1.0
+    assert seconds < 2.0  # 0.1 s here when the machine is idle (chunks of 8192 lags); slack for a loaded runner
     with pytest.raises(ValueError, match=r"must be at most 1048576 values"):
         ropekit.kernel("rope:dim=128,base=1e4", "0:100000000")

@@ -25,6 +25,26 @@ TEST_CASE("an unknown subcommand or option is exit 2 with error:") {
   CHECK(r.err.rfind("error: ", 0) == 0);
 }
 
+TEST_CASE("a mistyped command or option: the nearest one is suggested, a far one is not (issue 24)") {
+  // Before: "ropekit kernal" said "A subcommand is required".
+  auto r = run_ropekit("kernal --encoding rope");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "error: ropekit: 'kernal' is not a command (did you mean 'kernel'?) (see ropekit --help)\n");
+  r = run_ropekit("lie chek");
+  CHECK(r.err == "error: ropekit lie: 'chek' is not a command (did you mean 'check'?) (see ropekit lie --help)\n");
+  r = run_ropekit("frobnicate");
+  CHECK(r.err == "error: ropekit: 'frobnicate' is not a command (see ropekit --help)\n");
+  r = run_ropekit("kernel --encodng rope");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("(did you mean --encoding?)") != std::string::npos);
+  r = run_ropekit("precision --encoding rope:dim=8 --dtpe=bf16");
+  CHECK(r.err.find("(did you mean --dtype?)") != std::string::npos);
+  r = run_ropekit("kernel --zzzzzz 1");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("did you mean") == std::string::npos);
+}
+
 #include <cmath>
 
 #include "probes/paper_cells.hpp"
