@@ -23,12 +23,40 @@ std::string_view trim(std::string_view s) {
 
 }  // namespace
 
-KernelTable parse_kernel_table(std::string_view text, std::string_view source, std::string_view where) {
+namespace {
+
+// The fields of one CSV record (RFC 4180: quoted fields may hold commas and doubled quotes; no newlines here).
+std::vector<std::string> csv_fields(std::string_view line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
+      else if (c == '"') quoted = false;
+      else out.back() += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  for (auto& f : out) f = std::string(trim(f));
+  return out;
+}
+
+}  // namespace
+
+KernelTable parse_kernel_table(std::string_view text, std::string_view source, std::string_view where,
+                               const TableSelect& select) {
   KernelTable t;
   t.source = std::string(source);
   std::vector<double> lags, values;
-  bool header = false;
-  std::size_t line_no = 0;
+  std::vector<std::string> header;
+  std::size_t lag_col = 0, value_col = 1, enc_col = std::string::npos, line_no = 0;
+  std::vector<std::string> encodings_seen;
   auto fail = [&](const std::string& what) {
     throw InputError(fmt::format("{}: {} line {}: {}", where, bounded(std::string(source)), line_no, what));
   };
@@ -38,18 +66,48 @@ KernelTable parse_kernel_table(std::string_view text, std::string_view source, s
     text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
     ++line_no;
     if (line.empty() || line.front() == '#') continue;
-    const auto comma = line.find(',');
-    if (comma == std::string_view::npos || line.find(',', comma + 1) != std::string_view::npos)
-      fail(fmt::format("{} (must be two comma-separated fields{})", quote(line), header ? "" : ": lag,value"));
-    const auto a = trim(line.substr(0, comma)), b = trim(line.substr(comma + 1));
-    if (!header) {
-      if (a != "lag" || b != "value") fail(fmt::format("header = {} (must be lag,value)", quote(line)));
-      header = true;
+    const std::vector<std::string> f = csv_fields(line);
+    if (header.empty()) {
+      header = f;
+      auto find = [&](std::string_view name) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        return it == header.end() ? std::string::npos : static_cast<std::size_t>(it - header.begin());
+      };
+      if (header.size() < 2 || find("lag") == std::string::npos)
+        fail(fmt::format("header = {} (must be lag,value, or a table with a lag column such as ropekit kernel's)",
+                         quote(line)));
+      lag_col = find("lag");
+      const std::string want = !select.column.empty() ? select.column
+                               : find("value") != std::string::npos ? "value"
+                                                                     : "kernel";
+      value_col = find(want);
+      if (value_col == std::string::npos || value_col == lag_col)
+        fail(fmt::format("header = {} (must have the column '{}'{})", quote(line), want,
+                         select.column.empty() ? ": value, or kernel; FILE#column=NAME picks another" : ""));
+      enc_col = find("encoding");
+      if (!select.encoding.empty() && enc_col == std::string::npos)
+        fail(fmt::format("header = {} (must have an encoding column: encoding={} was asked for)", quote(line),
+                         select.encoding));
       continue;
     }
+    if (f.size() != header.size())
+      fail(fmt::format("{} (must be {} comma-separated fields, as the header{})", quote(line), header.size(),
+                       header.size() == 2 ? ": lag,value" : ""));
+    if (enc_col != std::string::npos) {
+      const std::string& e = f[enc_col];
+      if (!select.encoding.empty() && e != select.encoding) continue;
+      if (std::find(encodings_seen.begin(), encodings_seen.end(), e) == encodings_seen.end())
+        encodings_seen.push_back(e);
+      if (encodings_seen.size() > 1)
+        fail(fmt::format("encoding = {} after {} (must be one encoding's rows: FILE#encoding=SPELLING picks them)",
+                         quote(bounded(e)), quote(bounded(encodings_seen.front()))));
+    }
+    const std::string_view a = f[lag_col], b = f[value_col];
+    if (b.empty() && header.size() > 2) continue;  // a lag the layer's window masks: no kernel value there
     const auto lag = parse_double(a), value = parse_double(b);
     if (!lag || !std::isfinite(*lag) || *lag < 0) fail(fmt::format("lag = {} (must be a finite number >= 0)", quote(a)));
-    if (!value || !std::isfinite(*value)) fail(fmt::format("value = {} (must be a finite number)", quote(b)));
+    if (!value || !std::isfinite(*value))
+      fail(fmt::format("{} = {} (must be a finite number)", header[value_col], quote(b)));
     if (!(std::abs(*value) <= kMaxTableValue))
       fail(fmt::format("value = {} (must be at most {} in magnitude: the fits square and sum the values)",
                        format_number(*value), format_number(kMaxTableValue)));
@@ -59,10 +117,11 @@ KernelTable parse_kernel_table(std::string_view text, std::string_view source, s
     lags.push_back(*lag);
     values.push_back(*value);
   }
-  if (!header)
+  if (header.empty())
     throw InputError(fmt::format("{}: {}: header = none (must be lag,value, then the rows)", where, bounded(source)));
   if (lags.empty())
-    throw InputError(fmt::format("{}: {}: rows = 0 (must be at least one after the header)", where, bounded(source)));
+    throw InputError(fmt::format("{}: {}: rows = 0 (must be at least one after the header{})", where, bounded(source),
+                                 select.encoding.empty() ? "" : " with encoding " + select.encoding));
   t.lag = Eigen::Map<Eigen::VectorXd>(lags.data(), static_cast<Eigen::Index>(lags.size()));
   t.value = Eigen::Map<Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
   return t;
@@ -74,7 +133,30 @@ KernelTable read_kernel_table(const std::string& path, std::string_view where) {
     throw InputError(fmt::format("{}: path = '{}\\x00...' (must be a path without NUL characters: the system reads "
                                  "only the part before one)",
                                  where, path.substr(0, std::min<std::size_t>(nul, 200))));
-  return parse_kernel_table(read_file(path, "kernel table"), path, where);
+  // FILE#column=NAME,encoding=SPELLING: the selection after the last '#' that starts with one of the keys (a
+  // spelling holds commas, so encoding= takes the rest of the text).
+  std::string file = path;
+  TableSelect select;
+  const auto hash = path.rfind('#');
+  if (hash != std::string::npos) {
+    std::string_view rest = std::string_view(path).substr(hash + 1);
+    if (rest.rfind("column=", 0) == 0 || rest.rfind("encoding=", 0) == 0) {
+      file = path.substr(0, hash);
+      while (!rest.empty()) {
+        if (rest.rfind("encoding=", 0) == 0) {
+          select.encoding = std::string(rest.substr(9));
+          break;
+        }
+        if (rest.rfind("column=", 0) != 0)
+          throw InputError(fmt::format("{}: {} (must be FILE#column=NAME[,encoding=SPELLING])", where,
+                                       quote(bounded(path))));
+        const auto comma = rest.find(',');
+        select.column = std::string(rest.substr(7, comma == std::string_view::npos ? rest.npos : comma - 7));
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+      }
+    }
+  }
+  return parse_kernel_table(read_file(file, "kernel table"), file, where, select);
 }
 
 }  // namespace ropekit

@@ -135,7 +135,7 @@ TEST_CASE("fit-params refuses bad input with one line, exit code 2 and no output
   check_rejected(base + "--target data:" + header_only, "rows = 0 (must be at least one after the header)");
   check_rejected(base + "--target data:" + backwards, "lags are strictly increasing)");
   check_rejected(base + "--target data:" + nan, "value = 'nan' (must be a finite number)");
-  check_rejected(base + "--target data:" + noheader, "header = '0,1' (must be lag,value)");
+  check_rejected(base + "--target data:" + noheader, "header = '0,1' (must be lag,value, or a table with a lag column");
   check_rejected(base + "--target data:" + dir.file("missing.csv"), "kernel table = '");
   check_rejected("fit-params --encoding 'damped:dim=8' --free eta", "--free = 'eta' (must be a parameter of damped");
   check_rejected("fit-params --encoding 'rope:dim=8' --free theta --ridge 0", "--ridge = 0");

@@ -367,11 +367,11 @@ TEST_CASE("kernel_grid: a good table, and every refusal names the value and the 
   // The reader's refusals (targets/kernel_table), then the grid's.
   refused("", "header = none (must be lag,value");
   refused("lag,value\n", "rows = 0 (must be at least one");
-  refused("x,y\n0,1\n", "(must be lag,value)");
+  refused("x,y\n0,1\n", "(must be lag,value, or a table with a lag column");
   refused("lag,value\n0,1\n1,nan\n", "line 3: value = 'nan' (must be a finite number)");
   refused("lag,value\n0,1\n1,abc\n", "a finite number");
   refused("lag,value\n0,1\n2,0.5\n1,0.2\n", "strictly increasing");
-  refused("lag,value\n0,1,2\n", "two comma-separated fields");
+  refused("lag,value\n0,1,2\n", "(must be 2 comma-separated fields, as the header: lag,value)");
   refused("lag,value\n1,1\n2,0.5\n", "data:t.csv = first lag 1 (must be 0");
   refused("lag,value\n0,0.9\n1,0.5\n", "Phi(0) 0.9 (must be 1 to within 1e-09");
   refused("lag,value\n0,1\n1,0.5\n2.5,0.2\n", "an even grid");

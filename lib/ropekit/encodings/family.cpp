@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/cancel.hpp"
 #include "ropekit/core/echo.hpp"
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/encoding.hpp"
@@ -242,6 +243,7 @@ void BlockContext::rotary(const FrequencyTable& t, const std::vector<double>& c)
     return;
   }
   for (Eigen::Index i = 0; i < t.theta.rows(); ++i) {
+    if (i % 65536 == 65535) check_cancelled();  // Ctrl-C within the blocks of a huge encoding (millions of them)
     Block b;
     b.phase = -t.theta(i, 0) * lag;
     b.c = c;
