@@ -40,6 +40,7 @@ struct FitArgs {
   int freq_index = 3, second_freq_index = 5;
   double ridge = 1e-4;
   std::string tau, shard;
+  bool summary = false;  // one row per target and eval length: the best method and the runner-up
   std::vector<std::string> eval_contexts, seeds;
   std::vector<CLI::Option*> run_options;  // refused with --config, which sets them
   CLI::Option *train_context = nullptr, *eval_contexts_option = nullptr;
@@ -153,6 +154,9 @@ void run_fit(const FitArgs& a, const CliContext& ctx) {
     config = load_fit_config(a.config, o);  // validates, sizes included (FitConfig::cost)
   }
   check_output_path(a.out);
+  if (shard && a.summary)
+    throw_bad_value("ropekit fit", "--summary", "given with --shard",
+                    "absent: a shard holds part of the rows (merge the shards, then summarize the merged rows)");
   if (shard) {
     run_fit_shard(config, *shard, format, a, ctx);
     return;
@@ -164,7 +168,8 @@ void run_fit(const FitArgs& a, const CliContext& ctx) {
   announce("ropekit fit", fmt::format("{} x {} targets, lengths up to {}", what, config.targets.size(),
                                       config.max_length()),
            config.cost().seconds);
-  emit(a.out, render(fit_rows_table(run_fixed_basis(config, a.threads)), format));
+  const std::vector<FitRow> rows = run_fixed_basis(config, a.threads);
+  emit(a.out, render(a.summary ? fit_summary_table(summarize_fit(rows)) : fit_rows_table(rows), format));
 }
 
 void run_features(const FeatureArgs& a) {
@@ -345,6 +350,9 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
         add_integer_option(fit, cmd, "--target-freq-index", a->freq_index, "targets' idx (3)", 0, INT32_MAX),
         add_integer_option(fit, cmd, "--second-freq-index", a->second_freq_index, "targets' idx2 (5)", 0, INT32_MAX),
     };
+    fit->add_flag("--summary", a->summary,
+                  "one row per target and eval length instead of the fit rows: the method with the lowest eval MSE "
+                  "(mean over seeds), the runner-up and their ratio");
     fit->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     fit->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
     add_integer_option(fit, "ropekit fit", "--threads", a->threads,

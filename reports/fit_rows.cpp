@@ -65,4 +65,16 @@ std::vector<FitRow> read_fit_rows(const CsvData& csv, std::string_view source) {
   return rows;
 }
 
+Table fit_summary_table(const std::vector<FitSummaryRow>& rows) {
+  Table t;
+  t.columns = {"target", "context", "best", "best_mse", "runner_up", "runner_up_mse", "ratio", "methods", "seeds"};
+  for (const FitSummaryRow& r : rows) {
+    const bool second = !r.runner_up.empty();
+    t.add_row({r.target, std::int64_t{r.context}, r.best, r.best_mse, second ? Cell{r.runner_up} : Cell{},
+               second ? Cell{r.runner_up_mse} : Cell{}, second ? Cell{r.runner_up_mse / r.best_mse} : Cell{},
+               std::int64_t{r.methods}, std::int64_t{r.seeds}});
+  }
+  return t;
+}
+
 }  // namespace ropekit

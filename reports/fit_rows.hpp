@@ -6,11 +6,16 @@
 
 #include "reports/table.hpp"
 #include "ropekit/fit/fit_run.hpp"
+#include "ropekit/fit/fit_summary.hpp"
 
 namespace ropekit {
 
 /// Columns: seed,target,method,context,split,n_features,n_train,mse,r2,cond,rank.
 Table fit_rows_table(const std::vector<FitRow>& rows);
+
+/// Columns: target,context,best,best_mse,runner_up,runner_up_mse,ratio (runner_up_mse / best_mse),methods,seeds;
+/// empty cells where there is no runner-up.
+Table fit_summary_table(const std::vector<FitSummaryRow>& rows);
 
 /// Reads rows back from CSV (ropekit's own, or the reference's `task`/`benchmark` spelling of the
 /// target column; missing optional columns stay 0). @throws InputError on a missing column or bad number.

@@ -113,7 +113,7 @@ py::dict py_list_encodings();
 py::dict py_fit(const py::object& encodings, const py::object& targets, int train_context,
                 const std::vector<int>& eval_contexts, double ridge, const py::object& methods,
                 const std::vector<std::int64_t>& seeds, int num_freqs, int head_dim, double theta, double gamma,
-                const std::string& tau, int target_freq_index, int second_freq_index, int threads);
+                const std::string& tau, int target_freq_index, int second_freq_index, int threads, bool summary);
 py::tuple py_fit_params(const std::string& encoding_text, const py::object& free_in, const py::object& targets_in,
                         int train_context, const std::vector<int>& eval_contexts, double ridge, int starts,
                         std::uint64_t seed, int max_iterations, int head_dim, int num_freqs, double theta, double gamma,

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <future>
+#include <limits>
 #include <numbers>
 #include <optional>
 #include <regex>
@@ -18,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "ropekit/core/cancel.hpp"
+#include "ropekit/fit/fit_summary.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/lags.hpp"
 #include "ropekit/core/overloaded.hpp"
@@ -74,6 +76,36 @@ FitConfig fit_config(const FitRun& a) {
   return ropekit::fit_config(o);
 }
 
+// The summary's columns as `ropekit fit --summary` prints them (reports/fit_rows.hpp's fit_summary_table): NaN
+// where there is no runner-up.
+py::dict fit_summary_dict(const std::vector<FitSummaryRow>& rows) {
+  std::vector<std::string> target, best, runner_up;
+  std::vector<std::int64_t> context, methods, seeds;
+  std::vector<double> best_mse, runner_up_mse, ratio;
+  for (const auto& r : rows) {
+    target.push_back(r.target);
+    context.push_back(r.context);
+    best.push_back(r.best);
+    best_mse.push_back(r.best_mse);
+    runner_up.push_back(r.runner_up);
+    runner_up_mse.push_back(r.runner_up_mse);
+    ratio.push_back(r.runner_up_mse / r.best_mse);
+    methods.push_back(r.methods);
+    seeds.push_back(r.seeds);
+  }
+  py::dict d;
+  d["target"] = target;
+  d["context"] = int_column(context);
+  d["best"] = best;
+  d["best_mse"] = column(std::move(best_mse));
+  d["runner_up"] = runner_up;
+  d["runner_up_mse"] = column(std::move(runner_up_mse));
+  d["ratio"] = column(std::move(ratio));
+  d["methods"] = int_column(methods);
+  d["seeds"] = int_column(seeds);
+  return d;
+}
+
 py::dict fit_rows_dict(const std::vector<FitRow>& rows) {
   std::vector<std::int64_t> seed, context, n_features, n_train, rank;
   std::vector<std::string> target, method, split;
@@ -109,7 +141,7 @@ py::dict fit_rows_dict(const std::vector<FitRow>& rows) {
 py::dict py_fit(const py::object& encodings, const py::object& targets, int train_context,
                 const std::vector<int>& eval_contexts, double ridge, const py::object& methods,
                 const std::vector<std::int64_t>& seeds, int num_freqs, int head_dim, double theta, double gamma,
-                const std::string& tau, int target_freq_index, int second_freq_index, int threads) {
+                const std::string& tau, int target_freq_index, int second_freq_index, int threads, bool summary) {
   FitRun a;
   a.encodings = encodings.is_none() ? std::vector<std::string>{} : to_strings(encodings, "ropekit fit", "encodings");
   a.targets = targets.is_none() ? std::vector<std::string>{} : to_strings(targets, "ropekit fit", "targets");
@@ -130,6 +162,7 @@ py::dict py_fit(const py::object& encodings, const py::object& targets, int trai
     const FitConfig c = fit_config(a);
     return run_fixed_basis(c, a.threads);
   });
+  if (summary) return fit_summary_dict(summarize_fit(rows));
   return fit_rows_dict(rows);
 }
 

@@ -76,7 +76,8 @@ PYBIND11_MODULE(_ropekit, m) {
   m.def("fit", named("fit", &py_fit), doc_fit, "encodings"_a, "targets"_a = py::none(), "train_context"_a,
         "eval_contexts"_a, "ridge"_a = 1e-4, py::kw_only(), "methods"_a = py::none(),
         "seeds"_a = std::vector<std::int64_t>{0}, "num_freqs"_a = 16, "head_dim"_a = 64, "theta"_a = 1e4,
-        "gamma"_a = 1e-4, "tau"_a = "bounded", "target_freq_index"_a = 3, "second_freq_index"_a = 5, "threads"_a = 0);
+        "gamma"_a = 1e-4, "tau"_a = "bounded", "target_freq_index"_a = 3, "second_freq_index"_a = 5, "threads"_a = 0,
+        "summary"_a = false);
   m.def("fit_params", named("fit_params", &py_fit_params), doc_fit_params, "encoding"_a, "free"_a,
         "targets"_a = py::none(), "train_context"_a = 1024,
         "eval_contexts"_a = std::vector<int>{1024, 2048, 4096, 8192}, "ridge"_a = 1e-4, py::kw_only(), "starts"_a = 3,

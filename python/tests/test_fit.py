@@ -210,3 +210,22 @@ def test_fit_spectrum_notes_a_parameter_the_data_do_not_bound():
     assert params["parameter"] == ["nu", "l"]
     assert params["std_error"][0] > 1e4
     assert params["note"][1] == ""
+
+
+def test_fit_summary_is_the_rows_best_per_target_and_length():
+    # Issue 24: fit printed long tables but no summary. summary=True (ropekit fit --summary) against pandas' own
+    # group-by of the rows: the method with the lowest mean eval MSE over seeds, and the runner-up.
+    import pandas as pd
+    args = (["rope:dim=32", "jordan:m=2,dim=32", "alibi"], ["mixed", "phase"], 256, [256, 1024])
+    rows = pd.DataFrame(ropekit.fit(*args, seeds=[0, 1]))
+    s = pd.DataFrame(ropekit.fit(*args, seeds=[0, 1], summary=True))
+    means = rows[rows.split == "eval"].groupby(["target", "context", "method"], sort=False).mse.mean()
+    assert len(s) == 4
+    for _, r in s.iterrows():
+        m = means.loc[(r.target, r.context)].sort_values(kind="stable")
+        assert r.best == m.index[0] and r.best_mse == m.iloc[0]
+        assert r.runner_up == m.index[1] and r.runner_up_mse == m.iloc[1]
+        assert r.ratio == m.iloc[1] / m.iloc[0] and r.methods == 3 and r.seeds == 2
+    cli = cli_csv("fit", "--encoding", *args[0], "--targets", "mixed", "phase", "--train-context", "256",
+                  "--eval-contexts", "256,1024", "--seed", "0,1", "--summary")
+    assert cli["best"] == list(s.best) and numbers(cli["best_mse"]) == list(s.best_mse)

@@ -105,9 +105,9 @@ def test_ctrl_c_interrupts_a_fit_on_a_long_training_grid():
 
 def test_ctrl_c_interrupts_a_long_kernel_of_many_lags():
     # Issue 24: a 10^8-lag ropekit.kernel ran 11 minutes to 6.7 GB before it was killed. The vector kernel reads the
-    # cancel flag between chunks of 8192 lags: 3e7 scattered lags of a 256-dim encoding (several seconds here) stop
-    # within a second of Ctrl-C. (A spelled range of 10^8 lags is refused up front: at most 2^20 values.)
-    code = 'ropekit.kernel("rope:dim=256,base=1e4", np.random.default_rng(0).uniform(0, 1e6, 3 * 10**7))'
+    # cancel flag between chunks of 8192 lags: 10^7 scattered lags of a 2048-dim encoding (20 s here) stop within a
+    # second of Ctrl-C. (A spelled range of 10^8 lags is refused up front: at most 2^20 values.)
+    code = 'ropekit.kernel("rope:dim=2048,base=1e4", np.random.default_rng(0).uniform(0, 1e6, 10**7))'
     out, seconds = _interrupt_after(code, delay=1.5)
     assert out.strip() == "interrupted", out
     assert seconds < 2.0  # 0.1 s here when the machine is idle (chunks of 8192 lags); slack for a loaded runner
