@@ -157,3 +157,20 @@ TEST_CASE("family keys: a value at each end of an integer rule's range is accept
     }
   }
 }
+
+TEST_CASE("scaling=default is transformers' rope_type for no scaling: none (the default() error's hint parses)") {
+  // Issue 24: `scaling=default()` was refused with "write default alone", and `scaling=default` then refused too.
+  const Encoding a = parse_encoding("rope:dim=64,base=1e4,scaling=default");
+  const Encoding b = parse_encoding("rope:dim=64,base=1e4");
+  CHECK(spelling(a) == spelling(b));
+  Lags lags(3, 1);
+  lags << 0, 7, 1000;
+  CHECK(kernel(a, lags) == kernel(b, lags));
+  try {
+    (void)parse_encoding("rope:dim=64,scaling=default()");
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    REQUIRE(what.find("write default alone") != std::string::npos);
+  }
+}

@@ -226,6 +226,8 @@ std::string scheme_names(std::index_sequence<I...>) {
 }  // namespace
 
 Scaling parse_scaling(std::string_view name, const std::map<std::string, std::string>& keys, const Where& where) {
+  // "default" is transformers' rope_type for no scaling (and the word the `default()` error suggests): none.
+  if (name == "default") name = "none";
   if (auto s = parse_alternative(name, keys, where)) return *s;
   throw_bad_value(where, "scaling", std::string(name),
                   "one of " + scheme_names(std::make_index_sequence<std::variant_size_v<Scaling>>()));
