@@ -16,23 +16,39 @@
 
 namespace ropekit {
 
+namespace {
+
+void put_le(std::string& out, std::uint64_t v, int bytes) {
+  for (int b = 0; b < bytes; ++b) out += static_cast<char>((v >> (8 * b)) & 0xff);
+}
+
+void put_f8(std::string& out, double x) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, 8);
+  put_le(out, bits, 8);
+}
+
+// The file's start for the header dict `dict`: magic, version, the header's length, the dict padded with spaces
+// and ended by '\n' so that the data starts at a multiple of 64 bytes (numpy's alignment); format 1.0 (a 2-byte
+// length), 2.0 (4 bytes) when the header would pass 65535 bytes.
+std::string npy_header(std::string dict) {
+  const bool v2 = dict.size() + 12 + 64 > 65535;
+  const std::size_t lead = v2 ? 12 : 10;
+  dict.append((64 - (lead + dict.size() + 1) % 64) % 64, ' ');
+  dict += '\n';
+  std::string out("\x93NUMPY", 6);
+  out += static_cast<char>(v2 ? 2 : 1);
+  out += '\0';
+  put_le(out, dict.size(), v2 ? 4 : 2);
+  return out + dict;
+}
+
+}  // namespace
+
 std::string npy_bytes(const Eigen::VectorXd& v) {
-  std::string header = fmt::format("{{'descr': '<f8', 'fortran_order': False, 'shape': ({},), }}", v.size());
-  // magic (6) + version (2) + length (2) + header + '\n' is a multiple of 64 (numpy's alignment).
-  const std::size_t unpadded = 10 + header.size() + 1;
-  header.append((64 - unpadded % 64) % 64, ' ');
-  header += '\n';
-  std::string out("\x93NUMPY\x01\x00", 8);
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>((header.size() >> 8) & 0xff);
-  out += header;
+  std::string out = npy_header(fmt::format("{{'descr': '<f8', 'fortran_order': False, 'shape': ({},), }}", v.size()));
   out.reserve(out.size() + 8 * static_cast<std::size_t>(v.size()));
-  for (Eigen::Index i = 0; i < v.size(); ++i) {
-    std::uint64_t bits;
-    const double x = v[i];
-    std::memcpy(&bits, &x, 8);
-    for (int b = 0; b < 8; ++b) out += static_cast<char>((bits >> (8 * b)) & 0xff);
-  }
+  for (Eigen::Index i = 0; i < v.size(); ++i) put_f8(out, v[i]);
   return out;
 }
 
@@ -68,10 +84,6 @@ std::string py_literal(std::string_view s) {
     out += c;
   }
   return out + "'";
-}
-
-void put_le(std::string& out, std::uint64_t v, int bytes) {
-  for (int b = 0; b < bytes; ++b) out += static_cast<char>((v >> (8 * b)) & 0xff);
 }
 
 }  // namespace
@@ -164,17 +176,17 @@ void NpyTableWriter::finish(const std::function<void(std::string_view)>& sink) {
       field[j] = Field::f8;  // reals, mixed numbers, or empty cells (NaN)
     }
   }
-  // Numbers in a text column are written as CSV writes them: their texts' widths are needed before the header,
-  // so a first pass over the spill measures them.
+  // Numbers in a text column are written as CSV writes them (table.hpp's csv_text): their texts' widths are needed
+  // before the header, so a first pass over the spill measures them.
   auto number_text = [](Spilled c) -> std::string {
     switch (c.kind) {
       case Kind::real: {
         double v;
         std::memcpy(&v, &c.bits, 8);
-        return std::isfinite(v) ? fmt::format("{}", v) : format_number(v);
+        return csv_text(Cell{v});
       }
-      case Kind::integer: return fmt::format("{}", static_cast<std::int64_t>(c.bits));
-      case Kind::boolean: return c.bits ? "true" : "false";
+      case Kind::integer: return csv_text(Cell{static_cast<std::int64_t>(c.bits)});
+      case Kind::boolean: return csv_text(Cell{c.bits != 0});
       default: return "";
     }
   };
@@ -218,18 +230,7 @@ void NpyTableWriter::finish(const std::function<void(std::string_view)>& sink) {
     descr += fmt::format("{}({}, {})", j ? ", " : "", py_literal(s.columns[j]), type);
   }
   descr += "]";
-  std::string header =
-      fmt::format("{{'descr': {}, 'fortran_order': False, 'shape': ({},), }}", descr, s.rows);
-  // magic (6) + version (2) + length (2 in 1.0, 4 in 2.0) + header + '\n': a multiple of 64.
-  const bool v2 = header.size() + 12 + 64 > 65535;
-  const std::size_t lead = v2 ? 12 : 10;
-  header.append((64 - (lead + header.size() + 1) % 64) % 64, ' ');
-  header += '\n';
-  std::string out("\x93NUMPY", 6);
-  out += static_cast<char>(v2 ? 2 : 1);
-  out += '\0';
-  put_le(out, header.size(), v2 ? 4 : 2);
-  out += header;
+  std::string out = npy_header(fmt::format("{{'descr': {}, 'fortran_order': False, 'shape': ({},), }}", descr, s.rows));
   sink(out);
   out.clear();
   // The texts' records (UTF-8 bytes, NUL-padded to the field's width), once per distinct text.
@@ -260,9 +261,7 @@ void NpyTableWriter::finish(const std::function<void(std::string_view)>& sink) {
             if (c.kind == Kind::real) std::memcpy(&v, &c.bits, 8);
             if (c.kind == Kind::integer) v = static_cast<double>(static_cast<std::int64_t>(c.bits));
             if (c.kind == Kind::boolean) v = static_cast<double>(c.bits);
-            std::uint64_t bits;
-            std::memcpy(&bits, &v, 8);
-            put_le(out, bits, 8);
+            put_f8(out, v);
             break;
           }
         }

@@ -128,6 +128,12 @@ void append_csv_cell(fmt::memory_buffer& out, const Cell& c) {
              c);
 }
 
+std::string csv_text(const Cell& c) {
+  fmt::memory_buffer out;
+  append_csv_cell(out, c);
+  return fmt::to_string(out);
+}
+
 std::string to_csv(const Table& t) {
   fmt::memory_buffer out;
   for (std::size_t i = 0; i < t.columns.size(); ++i) {

@@ -38,6 +38,8 @@ struct MarkdownOptions {
 };
 
 std::string to_csv(const Table& t);
+/// One cell as to_csv writes it (a number's shortest round-trip text; text quoted where it needs it).
+std::string csv_text(const Cell& c);
 std::string to_markdown(const Table& t, const MarkdownOptions& options = {});
 std::string to_json(const Table& t);
 std::string to_latex(const Table& t, const MarkdownOptions& options = {});

@@ -114,6 +114,7 @@ py::dict py_kernel(const py::object& encoding, const py::object& lags_in, double
                                                                                fmt::join(order, ", ")));
         if (std::find(all.begin(), all.end(), c) != all.end()) own->push_back(c);
       }
+      if (!wants(*own, "lag")) own->push_back("lag");  // counts the rows (left out of the result unless asked)
     }
     parts.push_back(kernel_one(t, lags_in, rho, seq_len, own));
   }
@@ -124,31 +125,25 @@ py::dict py_kernel(const py::object& encoding, const py::object& lags_in, double
         names.push_back(c);
         break;
       }
+  std::vector<py::ssize_t> rows;  // each part's, from its lag column
+  for (const auto& p : parts) rows.push_back(py::len(p["lag"]));
   py::dict d;
   for (const std::string& c : names) {
     if (c == "encoding") {
       py::list enc;
-      for (std::size_t k = 0; k < parts.size(); ++k) {
-        const py::object lag = parts[k].contains("lag") ? parts[k]["lag"] : py::object(parts[k][names.back().c_str()]);
-        const py::ssize_t rows = py::len(lag);
-        const py::object text = parts[k]["encoding"];
-        for (py::ssize_t r = 0; r < rows; ++r) enc.append(text);
-      }
+      for (std::size_t k = 0; k < parts.size(); ++k)
+        for (py::ssize_t r = 0; r < rows[k]; ++r) enc.append(parts[k]["encoding"]);
       d["encoding"] = enc;
       continue;
     }
     py::list pieces;
-    for (const auto& p : parts) {
-      if (p.contains(c)) {
-        pieces.append(p[c.c_str()]);
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      if (parts[k].contains(c)) {
+        pieces.append(parts[k][c.c_str()]);
         continue;
       }
-      // The rows of an encoding without this column: NaN (rows counted from any of its columns).
-      py::ssize_t rows = 0;
-      for (const auto& kv : p)
-        if (kv.first.cast<std::string>() != "encoding") rows = py::len(kv.second);
-      py::array_t<double> nan(rows);
-      std::fill(nan.mutable_data(), nan.mutable_data() + rows, std::numeric_limits<double>::quiet_NaN());
+      py::array_t<double> nan(rows[k]);  // an encoding without this column: NaN on its rows
+      std::fill(nan.mutable_data(), nan.mutable_data() + rows[k], std::numeric_limits<double>::quiet_NaN());
       pieces.append(nan);
     }
     const auto lag_shape = py::array(pieces[0]).ndim();

@@ -191,6 +191,8 @@ def test_kernel_of_several_encodings_is_one_tidy_table():
     assert pd.DataFrame(d).shape == (12, 7)
     only = ropekit.kernel(encs, np.arange(3.0), columns=["kernel"])
     assert list(only) == ["kernel"] and len(only["kernel"]) == 9
+    assert ropekit.kernel(encs, np.arange(3.0), columns=["encoding"])["encoding"] == [e for e in d["encoding"][::4]
+                                                                                     for _ in range(3)]
     with pytest.raises(ValueError, match=r"^ropekit.kernel: encoding = \[\] \(must be at least one spelling\)$"):
         ropekit.kernel([], "1")
     with pytest.raises(ValueError, match=r"^ropekit.kernel: columns = 'kernal' \(must be columns of kernel: "):

@@ -80,8 +80,10 @@ def _interrupt_after(code, delay=0.5):
 
 def test_ctrl_c_interrupts_the_kernel_of_a_big_encoding():
     # Issue 20 item 11: kernel_rows did not look at the cancel flag, so Ctrl-C waited for every lag (rope of dim 2^22:
-    # ~0.3 s a lag here, 200 lags). It is read between lags and every 65536 blocks.
-    out, seconds = _interrupt_after('ropekit.kernel("rope:dim=4194304", np.arange(200.0))', delay=1.5)
+    # ~0.3 s a lag then). It is read every 65536 blocks while the 2^21 pairs are read off the blocks, and between
+    # chunks of 1024 pairs and 8192 lags in the vector sums: 4000 lags (the budget's limit is 4291) take about 4 s here
+    # (200 took 1.3 s, most of it the blocks, so the signal came after the end).
+    out, seconds = _interrupt_after('ropekit.kernel("rope:dim=4194304", np.arange(4000.0))', delay=1.5)
     assert out.strip() == "interrupted", out
     assert seconds < 2.0
 

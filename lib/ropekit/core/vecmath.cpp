@@ -2,11 +2,14 @@
 // the CPU's best path or ROPEKIT_SIMD's, decided on the first kernel call; the public functions forward.
 #include "ropekit/core/vecmath.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
+#include "ropekit/core/cancel.hpp"
 #include "ropekit/core/enum_text.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/vecmath_kernels.hpp"
@@ -147,6 +150,59 @@ void CosSumsGrid::add_sin(const double* t, std::size_t count, const double* a, d
 void CosSumsGrid::add(const double* t, std::size_t count, const double* a, const double* b, double* out_a,
                       double* out_b) {
   path_->cos_sums_grid(t, count, w_, a, b, n_, tables_.data(), out_a, out_b, work_.data());
+}
+
+namespace {
+
+// Lag by lag in glibc, for phases past the vector kernels' range (|w t| > 1e14): adds as cos_sums / sin_sums do.
+void add_trig_far(TrigSum f, const double* t, std::size_t count, const double* w, const double* a, const double* b,
+                  std::size_t n, double* out_a, double* out_b) {
+  for (std::size_t j = 0; j < count; ++j) {
+    double sa = out_a[j], sb = out_b ? out_b[j] : 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double x = w[i] * t[j];
+      const double c = f == TrigSum::sin ? std::sin(x) : std::cos(x);
+      sa = std::fma(a[i], c, sa);
+      if (out_b) sb = std::fma(b[i], c * c, sb);
+    }
+    out_a[j] = sa;
+    if (out_b) out_b[j] = sb;
+  }
+}
+
+}  // namespace
+
+void add_trig_sums(TrigSum f, const double* t, std::size_t count, const double* w, const double* a, const double* b,
+                   std::size_t n, double* out_a, double* out_b, bool grid) {
+  constexpr std::size_t kLags = 8192, kPairs = 1024;
+  if (f == TrigSum::sin) b = nullptr, out_b = nullptr;
+  // The largest |t| of each lag chunk, once (the pair chunks revisit the lag chunks).
+  std::vector<double> t_max((count + kLags - 1) / kLags, 0.0);
+  for (std::size_t j = 0; j < count; ++j) t_max[j / kLags] = std::max(t_max[j / kLags], std::abs(t[j]));
+  for (std::size_t i0 = 0; i0 < n; i0 += kPairs) {
+    check_cancelled();
+    const std::size_t k = std::min(kPairs, n - i0);
+    const double *wi = w + i0, *ai = a + i0, *bi = b ? b + i0 : nullptr;
+    double w_max = 0;
+    for (std::size_t i = 0; i < k; ++i) w_max = std::max(w_max, std::abs(wi[i]));
+    std::optional<CosSumsGrid> tables;
+    if (grid) tables.emplace(t[1] - t[0], wi, k);
+    for (std::size_t j0 = 0; j0 < count; j0 += kLags) {
+      check_cancelled();
+      const std::size_t c = std::min(kLags, count - j0);
+      double* oa = out_a + j0;
+      double* ob = out_b ? out_b + j0 : nullptr;
+      if (!(w_max * t_max[j0 / kLags] <= 1e14)) {
+        add_trig_far(f, t + j0, c, wi, ai, bi, k, oa, ob);
+      } else if (f == TrigSum::sin) {
+        if (tables) tables->add_sin(t + j0, c, ai, oa);
+        else sin_sums(t + j0, c, wi, ai, k, oa);
+      } else {
+        if (tables) tables->add(t + j0, c, ai, bi, oa, ob);
+        else cos_sums(t + j0, c, wi, ai, bi, k, oa, ob);
+      }
+    }
+  }
 }
 
 bool is_even_grid(const double* t, std::size_t count) {

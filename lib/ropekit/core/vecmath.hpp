@@ -133,6 +133,17 @@ class CosSumsGrid {
   std::vector<double> tables_, work_;
 };
 
+/// Which function trig_sums adds.
+enum class TrigSum { cos, sin };
+
+/// The kernels' sums for any number of lags and pairs, as the encodings call them: out_a[j] += sum_i a[i] f(w[i] t[j])
+/// (f cos or sin) and, for cos where b is not null, out_b[j] += sum_i b[i] cos^2(w[i] t[j]). Chunks of 1024 pairs
+/// (an even grid's CosSumsGrid tables made once per chunk) and of 8192 lags, Ctrl-C (cancel.hpp) seen between them;
+/// a lag chunk whose phases pass 1e14 rad lag by lag in glibc (which reduces any double exactly), the others by
+/// sin_sums / cos_sums, or CosSumsGrid when `grid` (the lags are then an exact even grid: is_even_grid).
+void add_trig_sums(TrigSum f, const double* t, std::size_t count, const double* w, const double* a, const double* b,
+                   std::size_t n, double* out_a, double* out_b, bool grid);
+
 /// True if count >= 2 and every t[m] equals t[0] + m (t[1] - t[0]) exactly, with t[1] != t[0].
 bool is_even_grid(const double* t, std::size_t count);
 

@@ -192,14 +192,6 @@ void grid256(const double* t, std::size_t count, const double* w, const double* 
     out[m] = reduce8(_mm256_loadu_pd(scratch + 8 * m), _mm256_loadu_pd(scratch + 8 * m + 4));
 }
 
-// x - 2 pi k nearest 0 for |x| <= 1e14, as the AVX-512 path's reduce_2pi8 (exact but for the C2 product's rounding).
-inline __m256d reduce_2pi4(__m256d x) {
-  const __m256d k = _mm256_round_pd(_mm256_mul_pd(x, _mm256_set1_pd(0.15915494309189535)),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(6.283185307179586), x);
-  return _mm256_fnmadd_pd(k, _mm256_set1_pd(2.4492935982947064e-16), r);
-}
-
 // cos_sums' register type (vecmath_cos_sums.hpp): four doubles; two tiles per pass for the kernel alone, one with
 // the squares (sixteen registers).
 struct Avx2 {
@@ -218,7 +210,7 @@ struct Avx2 {
   static reg fnma(reg a, reg b, reg c) { return _mm256_fnmadd_pd(a, b, c); }
   static reg fms(reg a, reg b, reg c) { return _mm256_fmsub_pd(a, b, c); }
   static void sincos(reg x, reg& s, reg& c) {
-    const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(reduce_2pi4(x));
+    const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(reduce_2pi<Avx2>(x));
     s = r.x;
     c = r.y;
   }

@@ -165,16 +165,6 @@ void grid512(const double* t, std::size_t count, const double* w, const double* 
   for (std::size_t m = 0; m < count; ++m) out[m] = _mm512_reduce_add_pd(_mm512_loadu_pd(scratch + 8 * m));
 }
 
-// x - 2 pi k, k the integer nearest x / 2 pi, for |x| <= 1e14 (cos_sums' callers' range): k C1 is exact in the FMA
-// and x - k C1 needs at most 53 bits (|.| < 8, C1's last bit 2^-50), so the only roundings are the C2 product's
-// and half an ulp; the next term of 2 pi (1e-32 k) is below 2e-19. SLEEF's sincos then takes its |x| <= pi path.
-inline __m512d reduce_2pi8(__m512d x) {
-  const __m512d k = _mm512_roundscale_pd(_mm512_mul_pd(x, _mm512_set1_pd(0.15915494309189535)),
-                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(6.283185307179586), x);
-  return _mm512_fnmadd_pd(k, _mm512_set1_pd(2.4492935982947064e-16), r);
-}
-
 // cos_sums' register type (vecmath_cos_sums.hpp): eight doubles, two tiles per pass.
 struct Avx512 {
   using reg = __m512d;
@@ -190,7 +180,7 @@ struct Avx512 {
   static reg fnma(reg a, reg b, reg c) { return _mm512_fnmadd_pd(a, b, c); }
   static reg fms(reg a, reg b, reg c) { return _mm512_fmsub_pd(a, b, c); }
   static void sincos(reg x, reg& s, reg& c) {
-    const Sleef___m512d_2 r = Sleef_sincosd8_u10avx512f(reduce_2pi8(x));
+    const Sleef___m512d_2 r = Sleef_sincosd8_u10avx512f(reduce_2pi<Avx512>(x));
     s = r.x;
     c = r.y;
   }

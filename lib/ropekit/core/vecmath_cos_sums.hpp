@@ -34,6 +34,17 @@ inline std::size_t lanes_left(std::size_t count, std::size_t m, std::size_t w) {
   return m >= count ? 0 : (count - m < w ? count - m : w);
 }
 
+// x - 2 pi k, k the integer nearest x / 2 pi, for |x| <= 1e14 (the kernel sums' callers' range): k C1 is exact in
+// the FMA and x - k C1 needs at most 53 bits (|.| < 8, C1's last bit 2^-50), so the only roundings are the C2
+// product's and half an ulp; the next term of 2 pi (1e-32 k) is below 2e-19. SLEEF's sincos (V::sincos) then takes
+// its |x| <= pi path.
+template <class V>
+inline typename V::reg reduce_2pi(typename V::reg x) {
+  const typename V::reg k = V::round(V::mul(x, V::set1(0.15915494309189535)));
+  const typename V::reg r = V::fnma(k, V::set1(6.283185307179586), x);
+  return V::fnma(k, V::set1(2.4492935982947064e-16), r);
+}
+
 // sin r for |r| <= pi/2 (a rounding beyond): its Taylor polynomial to r^23 (truncation (pi/2)^25 / 25! < 1e-20).
 template <class V>
 inline typename V::reg taylor_sin(typename V::reg r) {
@@ -93,20 +104,11 @@ void cos_sums_lags(const double* t, std::size_t count, const double* w, const do
     const typename V::reg vt = load_k<V>(t + m, k);
     typename V::reg acc_a = load_k<V>(out_a + m, k), acc_b = V::zero();
     if constexpr (Squares) acc_b = load_k<V>(out_b + m, k);
-    // The cosines of a batch of pairs first, then their sums: the accumulators' chain then never waits across the
-    // cosine's call (which spills every vector register).
-    constexpr std::size_t kBatch = 8;
-    for (std::size_t i0 = 0; i0 < n; i0 += kBatch) {
-      const std::size_t nb = n - i0 < kBatch ? n - i0 : kBatch;
-      typename V::reg c[kBatch];
-      for (std::size_t p = 0; p < nb; ++p) {
-        const typename V::reg x = V::mul(vt, V::set1(w[i0 + p]));
-        c[p] = Sine ? V::sin(x) : V::cos(x);
-      }
-      for (std::size_t p = 0; p < nb; ++p) {
-        acc_a = V::fma(V::set1(a[i0 + p]), c[p], acc_a);
-        if constexpr (Squares) acc_b = V::fma(V::set1(b[i0 + p]), V::mul(c[p], c[p]), acc_b);
-      }
+    for (std::size_t i = 0; i < n; ++i) {
+      const typename V::reg x = V::mul(vt, V::set1(w[i]));
+      const typename V::reg c = Sine ? V::sin(x) : V::cos(x);
+      acc_a = V::fma(V::set1(a[i]), c, acc_a);
+      if constexpr (Squares) acc_b = V::fma(V::set1(b[i]), V::mul(c, c), acc_b);
     }
     store_k<V>(out_a + m, acc_a, k);
     if constexpr (Squares) store_k<V>(out_b + m, acc_b, k);

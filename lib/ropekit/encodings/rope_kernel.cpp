@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 #include "ropekit/core/cancel.hpp"
 #include "ropekit/core/error.hpp"
@@ -51,35 +50,11 @@ void rope_kernel_columns(const RopeGrid& grid, const std::vector<double>& theta,
   for (std::size_t j = 0; j < n; ++j) check_finite("RoPE kernel", "lag", lags[j]);
   const double D = static_cast<double>(theta.size()), lnB = std::log(grid.base);
   if (sine_residual) {
-    // (1/D) sum_i sin(theta_i Dm) with the weight 1/D folded in; phases past 1e14 rad by glibc, lag by lag.
+    // (1/D) sum_i sin(theta_i Dm) with the weight 1/D folded in.
     const std::vector<double> w(theta.size(), 1 / D);
-    const double theta_max = theta.empty() ? 0 : *std::max_element(theta.begin(), theta.end());
-    const bool even = use_grid && n >= 2 && is_even_grid(lags, n);
     std::fill(sine_residual, sine_residual + n, 0.0);
-    // Chunks of pairs (the grid's tables once per chunk) and of lags, Ctrl-C seen between them (a 2^22-dim RoPE has
-    // 2^21 pairs per lag).
-    constexpr std::size_t kLags = 8192, kPairs = 1024;
-    for (std::size_t i0 = 0; i0 < theta.size(); i0 += kPairs) {
-      const std::size_t k = std::min(kPairs, theta.size() - i0);
-      const double* th = theta.data() + i0;
-      std::optional<CosSumsGrid> tables;
-      if (even) tables.emplace(lags[1] - lags[0], th, k);
-      for (std::size_t j0 = 0; j0 < n; j0 += kLags) {
-        check_cancelled();
-        const std::size_t c = std::min(kLags, n - j0);
-        double t_max = 0;
-        for (std::size_t j = j0; j < j0 + c; ++j) t_max = std::max(t_max, std::abs(lags[j]));
-        if (!(theta_max * t_max <= 1e14)) {
-          for (std::size_t j = j0; j < j0 + c; ++j)
-            for (std::size_t i = 0; i < k; ++i)
-              sine_residual[j] = std::fma(1 / D, std::sin(th[i] * lags[j]), sine_residual[j]);
-        } else if (tables) {
-          tables->add_sin(lags + j0, c, w.data(), sine_residual + j0);
-        } else {
-          sin_sums(lags + j0, c, th, w.data(), k, sine_residual + j0);
-        }
-      }
-    }
+    add_trig_sums(TrigSum::sin, lags, n, theta.data(), w.data(), nullptr, theta.size(), sine_residual, nullptr,
+                  use_grid && n >= 2 && is_even_grid(lags, n));
   }
   for (std::size_t j = 0; j < n && (continuum || continuum_sine); ++j) {
     if (j % 4096 == 0) check_cancelled();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -69,60 +70,6 @@ std::optional<RotarySpectrum> rotary_spectrum(const Encoding& e, std::optional<d
   return s;
 }
 
-namespace {
-
-// Lag by lag in scalar libm, for lags whose phases pass SLEEF's accurate range (|theta t| > 1e14): glibc's cos reduces
-// any double exactly. Adds as cos_sums does.
-void add_far(const double* theta, const double* a, const double* b, std::size_t pairs, const double* t, std::size_t n,
-             double* out_a, double* out_b) {
-  for (std::size_t j = 0; j < n; ++j) {
-    double sa = out_a[j], sb = out_b ? out_b[j] : 0;
-    for (std::size_t i = 0; i < pairs; ++i) {
-      const double c = std::cos(theta[i] * t[j]);
-      sa = std::fma(a[i], c, sa);
-      if (out_b) sb = std::fma(b[i], c * c, sb);
-    }
-    out_a[j] = sa;
-    if (out_b) out_b[j] = sb;
-  }
-}
-
-// out_a[j] += sum_i a_i cos(theta_i t_j) and, where b is given, out_b[j] += sum_i b_i cos^2(theta_i t_j): chunks of
-// pairs (the grid's tables made once per chunk) and of lags (Ctrl-C between them); a lag chunk whose phases pass
-// 1e14 by add_far, the others by the vector kernels (the grid's when `grid`: the lags are then an exact even grid).
-void add_cos_sums(const std::vector<double>& theta, const double* a, const double* b, const double* lags,
-                  std::size_t n, double* out_a, double* out_b, bool grid) {
-  constexpr std::size_t kLags = 8192, kPairs = 1024;
-  const std::size_t m = theta.size();
-  for (std::size_t i0 = 0; i0 < m; i0 += kPairs) {
-    check_cancelled();
-    const std::size_t k = std::min(kPairs, m - i0);
-    const double *w = theta.data() + i0, *ai = a + i0, *bi = b ? b + i0 : nullptr;
-    double w_max = 0;
-    for (std::size_t i = 0; i < k; ++i) w_max = std::max(w_max, std::abs(w[i]));
-    std::optional<CosSumsGrid> tables;
-    if (grid) tables.emplace(lags[1] - lags[0], w, k);
-    for (std::size_t j0 = 0; j0 < n; j0 += kLags) {
-      check_cancelled();
-      const std::size_t c = std::min(kLags, n - j0);
-      const double* t = lags + j0;
-      double t_max = 0;
-      for (std::size_t j = 0; j < c; ++j) t_max = std::max(t_max, std::abs(t[j]));
-      double* oa = out_a + j0;
-      double* ob = out_b ? out_b + j0 : nullptr;
-      if (!(w_max * t_max <= 1e14)) {
-        add_far(w, ai, bi, k, t, c, oa, ob);
-      } else if (tables) {
-        tables->add(t, c, ai, bi, oa, ob);
-      } else {
-        cos_sums(t, c, w, ai, bi, k, oa, ob);
-      }
-    }
-  }
-}
-
-}  // namespace
-
 void spectrum_traces(const RotarySpectrum& s, const double* lags, std::size_t n, double* out, double* square,
                      bool use_grid) {
   // tr G^2 = c_sq + sum b cos 2x = c_sq - sum b + sum 2b cos^2 x: both sums from one cosine per term.
@@ -132,7 +79,8 @@ void spectrum_traces(const RotarySpectrum& s, const double* lags, std::size_t n,
   std::fill(out, out + n, s.c_tr);
   if (square) std::fill(square, square + n, s.c_sq - sum_b);
   const bool grid = use_grid && n >= 2 && is_even_grid(lags, n);
-  add_cos_sums(s.theta, s.a.data(), square ? twice_b.data() : nullptr, lags, n, out, square, grid);
+  add_trig_sums(TrigSum::cos, lags, n, s.theta.data(), s.a.data(), square ? twice_b.data() : nullptr, s.theta.size(),
+                out, square, grid);
 }
 
 namespace {
@@ -195,8 +143,6 @@ bool grouped_kernel(const Encoding& e, const double* lags, std::size_t n, double
   const std::size_t G = one.used;
   for (std::size_t g = 0; g < G; ++g)
     if (one.groups[g].table != far.groups[g].table) return false;
-  for (std::size_t j = 0; j < n; ++j)
-    if (!std::isfinite(lags[j])) throw InputError(fmt::format("lag = {} (must be finite)", format_number(lags[j])));
   std::vector<std::vector<double>> theta(G), ones(G);
   for (std::size_t g = 0; g < G; ++g) {
     const Eigen::MatrixXd& th = one.groups[g].table->theta;
@@ -208,32 +154,24 @@ bool grouped_kernel(const Encoding& e, const double* lags, std::size_t n, double
   for (std::size_t g = 0; g < G; ++g) S0[g] = Q0[g] = static_cast<double>(theta[g].size());
   const double tr0 = lag_traces(cur, S0.data(), Q0.data()).tr;
   grid = grid && n >= 2 && is_even_grid(lags, n);
-  constexpr std::size_t kBlock = 4096;
+  // Blocks of lags long enough that a grid's tables (remade per add_trig_sums call) are a small part of the work.
+  constexpr std::size_t kBlock = 65536;
   std::vector<double> S(G * kBlock), Q(G * kBlock), s_j(G), q_j(G);
   for (std::size_t j0 = 0; j0 < n; j0 += kBlock) {
     const std::size_t c = std::min(kBlock, n - j0);
     std::fill(S.begin(), S.end(), 0.0);
     std::fill(Q.begin(), Q.end(), 0.0);
     for (std::size_t g = 0; g < G; ++g)
-      add_cos_sums(theta[g], ones[g].data(), variance ? ones[g].data() : nullptr, lags + j0, c, S.data() + g * kBlock,
-                   variance ? Q.data() + g * kBlock : nullptr, grid);
+      add_trig_sums(TrigSum::cos, lags + j0, c, theta[g].data(), ones[g].data(), variance ? ones[g].data() : nullptr,
+                    theta[g].size(), S.data() + g * kBlock, variance ? Q.data() + g * kBlock : nullptr, grid);
     for (std::size_t j = 0; j < c; ++j) {
       if (j % 256 == 0) check_cancelled();
       const double lag = lags[j0 + j];
       cur.at(e, lag, seq_len, cache);
-      for (std::size_t g = 0; g < cur.used; ++g) {
-        if (g < G && cur.groups[g].table == one.groups[g].table) {
-          s_j[g] = S[g * kBlock + j], q_j[g] = Q[g * kBlock + j];
-          continue;
-        }
-        if (g >= s_j.size()) s_j.resize(g + 1), q_j.resize(g + 1);  // a group the probes did not have: direct
-        s_j[g] = q_j[g] = 0;
-        const Eigen::MatrixXd& th = cur.groups[g].table->theta;
-        for (Eigen::Index i = 0; i < th.rows(); ++i) {
-          const double x = std::cos(th(i, 0) * lag);
-          s_j[g] += x, q_j[g] += x * x;
-        }
-      }
+      // The groups are the probes' at every lag: the same cached tables in the same order (a per-lag scheme's
+      // table is not cached, so its blocks come as ungrouped ones).
+      if (cur.used != G) throw std::logic_error("grouped_kernel: the rotary groups changed with the lag");
+      for (std::size_t g = 0; g < G; ++g) s_j[g] = S[g * kBlock + j], q_j[g] = Q[g * kBlock + j];
       const Traces t = lag_traces(cur, s_j.data(), q_j.data());
       if (kernel) kernel[j0 + j] = t.tr / tr0;
       if (mean) mean[j0 + j] = rho * t.tr;
@@ -247,10 +185,10 @@ bool grouped_kernel(const Encoding& e, const double* lags, std::size_t n, double
 
 bool rotary_kernel(const Encoding& e, const double* lags, std::size_t n, double rho, std::optional<double> seq_len,
                    double* kernel, double* mean, double* variance, bool grid) {
-  const auto s = rotary_spectrum(e, seq_len);
-  if (!s) return grouped_kernel(e, lags, n, rho, seq_len, kernel, mean, variance, grid);
   for (std::size_t j = 0; j < n; ++j)
     if (!std::isfinite(lags[j])) throw InputError(fmt::format("lag = {} (must be finite)", format_number(lags[j])));
+  const auto s = rotary_spectrum(e, seq_len);
+  if (!s) return grouped_kernel(e, lags, n, rho, seq_len, kernel, mean, variance, grid);
   // The kernel (c_tr + sum a cos) / tr G(0) as c_tr / tr0 + sum (a / tr0) cos, the mean rho tr = (rho tr0) kernel
   // (rho c_tr + sum rho a cos without a kernel), the variance fro + rho^2 (c_sq - sum b) + sum 2 rho^2 b cos^2: each
   // output filled with its constant, then the sums added into it.
@@ -267,7 +205,8 @@ bool rotary_kernel(const Encoding& e, const double* lags, std::size_t n, double 
   std::fill(first, first + n, kernel ? s->c_tr / tr0 : rho * s->c_tr);
   if (variance) std::fill(variance, variance + n, s->fro + rho * rho * (s->c_sq - sum_b));
   grid = grid && n >= 2 && is_even_grid(lags, n);
-  add_cos_sums(s->theta, wa.data(), variance ? wb.data() : nullptr, lags, n, first, variance, grid);
+  add_trig_sums(TrigSum::cos, lags, n, s->theta.data(), wa.data(), variance ? wb.data() : nullptr, m, first, variance,
+                grid);
   if (kernel && mean)
     for (std::size_t j = 0; j < n; ++j) mean[j] = rho * tr0 * kernel[j];
   return true;
