@@ -21,7 +21,7 @@
 
 #include "cli/cli.hpp"
 #include "reports/output.hpp"
-#include "reports/plot.hpp"
+#include "reports/kernel_plot.hpp"
 #include "reports/progress.hpp"
 #include "reports/table.hpp"
 #include "ropekit/core/budget.hpp"
@@ -85,12 +85,24 @@ std::optional<double> checked_seq_len(const Where& where, const std::optional<do
   return seq_len;
 }
 
-// One rendered table and optionally its SVG plot, landing together (a failed write leaves neither).
-void write_outputs(const std::string& out, const std::string& table, const std::string& plot, const std::string& svg) {
-  OutputBatch batch;
-  if (!plot.empty()) write_file_atomic(plot, svg);
-  emit(out, table);
-  batch.commit();
+// The --plot-* options bound to the figure's spec (each value checked; the columns against the table by KernelPlot).
+KernelPlotSpec kernel_plot_spec(const KernelPlotArgs& a, const Where& where) {
+  KernelPlotSpec s;
+  if (!a.columns.empty()) s.columns = a.columns;
+  s.title = a.title;
+  if (!a.size.empty()) std::tie(s.width, s.height) = parse_plot_size(a.size, where, "plot_size");
+  if (!a.x_scale.empty()) s.x_scale = a.x_scale;
+  if (!a.xrange.empty()) std::tie(s.xmin, s.xmax) = parse_plot_range(a.xrange, where, "plot_xrange");
+  for (const auto& text : a.yrange) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos && s.columns.size() != 1)
+      throw_bad_value(where, "plot_yrange", text, "COLUMN=LO:HI with several panels (e.g. kernel=-0.2:1)");
+    const std::string column = eq == std::string::npos ? s.columns.front() : text.substr(0, eq);
+    if (s.yrange.count(column)) throw_bad_value(where, "plot_yrange", text, "given once per column");
+    s.yrange[column] = parse_plot_range(eq == std::string::npos ? text : text.substr(eq + 1), where, "plot_yrange");
+  }
+  s.log_y = a.log_y;
+  return s;
 }
 
 }  // namespace
@@ -112,11 +124,11 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   const KernelPlan plan = plan_kernel(request);
   const std::vector<Encoding>& encs = plan.encodings;
   const int k = plan.k;
-  // 1-D lags without a plot are streamed block by block (any number of them, memory of one block); a plot holds
-  // every point, and k-D lags are written out in full: those are held (parse_lags, at most 2^20).
+  // 1-D lags are streamed block by block (any number of them, memory of one block; a plot keeps per-pixel
+  // envelopes); k-D lags are written out in full: those are held (parse_lags, at most 2^20).
   std::optional<LagStream> stream;
   Lags lags;
-  if (k == 1 && a.plot.empty()) stream.emplace(plan.lag_text, where, "--lags");
+  if (k == 1) stream.emplace(plan.lag_text, where, "--lags");
   else lags = kernel_lags(request, plan);
   const std::size_t block = static_cast<std::size_t>(a.block_rows);
   Lags chunk(stream ? static_cast<Eigen::Index>(block) : 0, 1);
@@ -133,7 +145,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     if (stream) stream->rewind();
     held_next = 0;
   };
-  const bool any_rf = plan.any_rf, all_plain = plan.all_plain;
+  const bool any_rf = plan.any_rf;
   const std::int64_t lag_count = stream ? stream->count() : static_cast<std::int64_t>(lags.rows());  // exact
   if (!a.layers.empty() && a.layers.size() != encs.size())
     throw std::logic_error("run_encoding_kernel: one layer type per encoding");
@@ -144,6 +156,8 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   auto masked = [&](std::size_t j, double lag) {
     return !a.layers.empty() && a.layers[j].span && std::abs(lag) >= static_cast<double>(*a.layers[j].span);
   };
+  if (a.plot.empty() && a.plot_options.any())
+    throw InputError("ropekit kernel: --plot-* options are given with --plot FILE.svg only");
   if (!a.plot.empty() && k != 1)
     throw_bad_value(where, "plot", a.plot, fmt::format("given with 1-D lags only (these encodings take {}-D lags)", k));
   if (!a.plot.empty() && a.plot == a.out)
@@ -158,16 +172,30 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     for (Eigen::Index n; (n = next_block()) > 0;) check_kernel_lags(request, plan, chunk.topRows(n));
     rewind();
   }
+  // Every column whatever the encodings (a cell a family does not have is empty); Markdown and LaTeX, for reading,
+  // leave out the columns no encoding here fills.
+  const bool any_plain = plan.any_plain, readable = format == Format::md || format == Format::latex;
+  Table t;
+  t.columns = {"encoding", "lag", "kernel", "content_variance"};
+  if (!a.layers.empty()) t.columns.insert(t.columns.begin(), "layer_type");
+  const bool rf_columns = any_rf || !readable, plain_columns = any_plain || !readable;
+  if (rf_columns) t.columns.insert(t.columns.end(), {"expected_kernel", "frequency_variance"});
+  if (plain_columns) t.columns.insert(t.columns.end(), {"sine_residual", "continuum", "continuum_sine"});
+
   // Rows go out block by block, so a lag where G overflows must be found before the first row (458,753 rows
   // reached stdout before the error at lag 515685 of alibi:slope=2.6e148, issue 20): every family's kernel and
   // content variance grow with |lag| or stay bounded, so the smallest and largest lags overflow first.
   std::vector<std::string> masked_notes;
+  std::optional<KernelPlot> plot;
   if (k == 1 && lag_count > 0) {
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo, nearest = lo;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo, nearest = lo, lo_positive = lo;
     for (Eigen::Index n; (n = next_block()) > 0;) {
-      lo = std::min(lo, chunk.col(0).head(n).minCoeff());
-      hi = std::max(hi, chunk.col(0).head(n).maxCoeff());
-      nearest = std::min(nearest, chunk.col(0).head(n).cwiseAbs().minCoeff());
+      const auto c = chunk.col(0).head(n);
+      lo = std::min(lo, c.minCoeff());
+      hi = std::max(hi, c.maxCoeff());
+      nearest = std::min(nearest, c.cwiseAbs().minCoeff());
+      for (Eigen::Index i = 0; i < n; ++i)
+        if (c[i] > 0) lo_positive = std::min(lo_positive, c[i]);
     }
     rewind();
     Lags extremes(2, 1);
@@ -178,12 +206,23 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
         masked_notes.push_back(fmt::format("{}: {} hides |lag| >= {}: masked there (empty cells, null in JSON), not "
                                            "kernel values",
                                            a.layers[j].label, a.layers[j].window, *a.layers[j].span));
-    // A plot shows the lags some layer type sees (a series whose every lag is masked is left out of it).
+    // A plot shows the lags some layer type sees (a curve whose every lag is masked is left out of it).
     bool any_seen = false;
     for (std::size_t j = 0; j < encs.size(); ++j) any_seen = any_seen || !masked(j, nearest);
     if (!a.plot.empty() && !any_seen)
       throw_bad_value(where, "plot", a.plot, "given with lags some layer type sees (its window masks every lag here)");
+    if (!a.plot.empty()) {
+      std::vector<std::string> labels;
+      for (std::size_t j = 0; j < encs.size(); ++j)
+        labels.push_back(a.layers.empty() || a.layers[j].label.empty() ? spelling(encs[j])
+                                                                        : a.layers[j].label + ": " + spelling(encs[j]));
+      std::vector<std::string> available = {"kernel", "content_variance"};
+      if (any_rf) available.insert(available.end(), {"expected_kernel", "frequency_variance"});
+      if (any_plain) available.insert(available.end(), {"sine_residual", "continuum", "continuum_sine"});
+      plot.emplace(kernel_plot_spec(a.plot_options, where), std::move(labels), available, lo, hi, lo_positive, where);
+    }
   }
+  if (!a.plot.empty() && !plot) throw_bad_value(where, "lags", quote(plan.lag_text), "a lag to plot (--plot)");
   if (a.position && !(*a.position >= 0))
     throw_bad_value(where, "position", format_number(*a.position), "a query position >= 0");
   for (std::size_t j = 0; j < a.layers.size(); ++j)
@@ -198,94 +237,68 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   announce(command, fmt::format("{} lags of {} encoding(s)", lag_count, encs.size()),
            kernel_cost(plan, static_cast<double>(lag_count), held_rows).seconds);
 
-  Table t;
-  t.columns = {"encoding", "lag", "kernel", "content_variance"};
-  if (!a.layers.empty()) t.columns.insert(t.columns.begin(), "layer_type");
-  if (any_rf) t.columns.insert(t.columns.end(), {"expected_kernel", "frequency_variance"});
-  if (all_plain) t.columns.insert(t.columns.end(), {"sine_residual", "continuum", "continuum_sine"});
-  std::vector<PlotSeries> series;
-  std::optional<TableStream> streamed;  // without --plot the rows go out block by block
-  if (a.plot.empty()) streamed.emplace(a.out, format, t.columns);
+  // The plot's panels as indices into a row's values (kernel, content variance, rf, plain columns).
+  std::vector<std::size_t> panel_value;
+  if (plot)
+    for (const auto& c : plot->columns()) {
+      const auto& all = plottable_kernel_columns();
+      panel_value.push_back(static_cast<std::size_t>(
+          std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.first == c; }) - all.begin()));
+    }
+  TableStream streamed(a.out, format, t.columns);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
   for (std::size_t j = 0; j < encs.size(); ++j) {
     const Encoding& e = encs[j];
     const std::string name = spelling(e);
-    PlotSeries s;
-    s.label = a.layers.empty() || a.layers[j].label.empty() ? name : a.layers[j].label + ": " + name;
-    const auto plain = all_plain ? plain_rope(e) : std::nullopt;
+    const auto plain = plain_columns ? plain_rope(e) : std::nullopt;
     const std::vector<double> plain_theta = plain ? plain->frequencies() : std::vector<double>{};  // once, not per lag
     rewind();
     for (Eigen::Index n; (n = next_block()) > 0;) {
       const Lags here = chunk.topRows(n);
       const auto kr = kernel_block(request, plan, j, here);
       // Plain RoPE's own columns for the block at once (vector sine sums; each lag on its own, as the kernel).
-      std::vector<double> sres(all_plain ? n : 0), cont(sres.size()), csin(sres.size());
-      if (all_plain)
+      std::vector<double> sres(plain ? n : 0), cont(sres.size()), csin(sres.size());
+      if (plain)
         rope_kernel_columns(*plain, plain_theta, here.data(), static_cast<std::size_t>(n), sres.data(), cont.data(),
                             csin.data());
       for (Eigen::Index i = 0; i < n; ++i) {
         const KernelRow& r = kr[static_cast<std::size_t>(i)];
+        const auto u = static_cast<std::size_t>(i);
         const Eigen::VectorXd lag = here.row(i).transpose();
         const std::span<const double> l(lag.data(), static_cast<std::size_t>(lag.size()));
         // Llama 4's query temperature: the score at query position p (default |lag|) is scaled by s(p).
         const double s_p = !a.layers.empty() && a.layers[j].temperature
                                ? query_scale(*a.layers[j].temperature, a.position.value_or(std::abs(lag[0])))
                                : 1.0;
-        std::vector<Cell> row = {name, lag_cell(l), r.kernel * s_p, r.content_variance * s_p * s_p};
-        if (any_rf) {
-          row.push_back(number(r.expected_kernel));
-          row.push_back(number(r.frequency_variance));
-        }
-        if (all_plain) {
-          const auto u = static_cast<std::size_t>(i);
-          row.insert(row.end(), {sres[u], cont[u], csin[u]});
-        }
         const bool hidden = k == 1 && masked(j, lag[0]);
+        // The row's values in plottable_kernel_columns' order; NaN where the family has none (an empty cell).
+        const double v[7] = {r.kernel * s_p,
+                             r.content_variance * s_p * s_p,
+                             r.expected_kernel,
+                             r.frequency_variance,
+                             plain ? sres[u] : nan,
+                             plain ? cont[u] : nan,
+                             plain ? csin[u] : nan};
+        std::vector<Cell> row = {name, lag_cell(l), v[0], v[1]};
+        if (rf_columns) row.insert(row.end(), {number(v[2]), number(v[3])});
+        if (plain_columns) row.insert(row.end(), {number(v[4]), number(v[5]), number(v[6])});
         if (hidden) std::fill(row.begin() + 2, row.end(), Cell());  // every value of a lag the layer cannot see
         if (!a.layers.empty()) row.insert(row.begin(), a.layers[j].label);
         t.add_row(std::move(row));
-        if (!a.plot.empty() && !hidden) {
-          s.x.push_back(here(i, 0));
-          s.y.push_back(r.kernel * s_p);
-        }
+        if (plot)
+          for (std::size_t c = 0; c < panel_value.size(); ++c) plot->add(j, c, lag[0], hidden ? nan : v[panel_value[c]]);
       }
-      if (streamed) {
-        streamed->add(t);
-        t.rows.clear();
-      }
-    }
-    if (!s.x.empty() || a.layers.empty()) series.push_back(std::move(s));
-  }
-  if (streamed) {
-    streamed->finish();
-    return;
-  }
-  std::string svg;
-  if (!a.plot.empty()) {
-    // Points in lag order; a log lag axis when the positive lags span more than two decades (lag 0 and
-    // negative lags are then left out of the plot, not of the table).
-    double lo = INFINITY, hi = 0;
-    for (Eigen::Index i = 0; i < lags.rows(); ++i)
-      if (lags(i, 0) > 0) lo = std::min(lo, lags(i, 0)), hi = std::max(hi, lags(i, 0));
-    PlotOptions o;
-    o.log_x = hi > 100 * lo;
-    o.title = "Kernel Phi(Dp) = tr G(Dp) / tr G(0)";
-    o.xlabel = o.log_x ? "lag Dp (log scale)" : "lag Dp";
-    o.ylabel = "Phi(Dp)";
-    for (auto& s : series) {
-      std::vector<std::size_t> order(s.x.size());
-      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t p, std::size_t q) { return s.x[p] < s.x[q]; });
-      PlotSeries sorted{s.label, {}, {}, "", 1.6, false};
-      for (std::size_t i : order) sorted.x.push_back(s.x[i]), sorted.y.push_back(s.y[i]);
-      s = std::move(sorted);
-    }
-    try {
-      svg = svg_line_plot(series, o);
-    } catch (const std::invalid_argument&) {
-      throw_bad_value(where, "plot", a.plot, "given with lags the plot can show (a positive lag on a log axis)");
+      streamed.add(t);
+      t.rows.clear();
     }
   }
-  write_outputs(a.out, render(t, format), a.plot, svg);
+  // The figure, written before the table lands (a failure leaves neither file; stdout rows are already out).
+  if (plot) {
+    const Figure fig = plot->finish();
+    for (const auto& note : fig.notes) std::cerr << command << ": note: --plot: " << note << "\n";
+    write_file_atomic(a.plot, fig.svg);
+  }
+  streamed.finish();
 }
 
 // ---------------------------------------------------------------------------------------------

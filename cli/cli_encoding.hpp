@@ -11,6 +11,16 @@
 
 namespace ropekit {
 
+/// The --plot-* options as typed (bound to reports/kernel_plot.hpp's KernelPlotSpec by run_encoding_kernel).
+struct KernelPlotArgs {
+  std::vector<std::string> columns;  ///< empty: kernel, content_variance
+  std::optional<std::string> title;
+  std::string size, x_scale, xrange;  ///< "" : defaults
+  std::vector<std::string> yrange;    ///< [COLUMN=]LO:HI each
+  std::vector<std::string> log_y;
+  bool any() const { return !columns.empty() || title || !size.empty() || !x_scale.empty() || !xrange.empty() || !yrange.empty() || !log_y.empty(); }
+};
+
 struct EncodingKernelArgs {
   std::vector<std::string> encodings;  ///< spellings as typed (several: side by side)
   std::string lags;                    ///< "" : 0,1,10,100,1000 for 1-D encodings; k-D encodings need it
@@ -21,6 +31,7 @@ struct EncodingKernelArgs {
   /// Empty, or one per encoding: the model layer type it stands for (label "" for an --encoding). Given any, rows
   /// start with a layer_type column, and a lag the layer's window hides (|lag| >= span) is masked: empty cells.
   std::vector<ModelLayer> layers;
+  KernelPlotArgs plot_options;
 };
 /// ropekit kernel --encoding E [E...]: encoding,lag,kernel,content_variance (+ rf-rope and plain-RoPE columns).
 void run_encoding_kernel(const EncodingKernelArgs& a);

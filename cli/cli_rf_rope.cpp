@@ -43,6 +43,7 @@ struct KernelArgs {
   std::vector<std::string> encodings, models;
   std::vector<ModelLayer> layers;  // empty, or one per encoding (encoding_kernel_args.layers)
   std::optional<double> rho, seq_len, position;
+  KernelPlotArgs plot_options;
   bool families = false;
   int block_rows = 1 << 16;  // rows evaluated and written at a time (memory: ~1 KB each)
 };
@@ -149,13 +150,15 @@ void run_kernel(const KernelArgs& a) {
     throw InputError("ropekit kernel: give exactly one of --spectrum SPEC and --encoding ENCODING...");
   if (!a.encodings.empty()) {
     run_encoding_kernel(
-        EncodingKernelArgs{a.encodings, a.lags, a.rho, a.seq_len, a.position, a.format, a.out, a.plot, a.block_rows, a.layers});
+        EncodingKernelArgs{a.encodings, a.lags,       a.rho,        a.seq_len, a.position,
+                           a.format,    a.out,        a.plot,       a.block_rows, a.layers, a.plot_options});
     return;
   }
   // Options of the --encoding path only: refused rather than ignored.
   if (a.rho) throw_bad_value(where, "rho", format_number(*a.rho), "given with --encoding only");
   if (a.seq_len) throw_bad_value(where, "seq_len", format_number(*a.seq_len), "given with --encoding only");
   if (!a.plot.empty()) throw_bad_value(where, "plot", a.plot, "given with --encoding only");
+  if (a.plot_options.any()) throw InputError("ropekit kernel: --plot-* options are given with --encoding and --plot only");
   const Spectrum s = parse_spectrum(a.spectrum);
   check_output_path(a.out);
   const int k = dims(s);
@@ -568,7 +571,24 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
                     "--model: the query position p for a layer type with a query temperature (Llama 4's NoPE layers "
                     "scale the score by s(p), so kernel and content variance include s(p) and s(p)^2); default: |Dp| "
                     "(the query at Dp, the key at 0)");
-    k->add_option("--plot", a->plot, "--encoding: also write the kernels over the lags as an SVG plot to this file");
+    k->add_option("--plot", a->plot,
+                  "--encoding: also write an SVG figure of the kernels over the lags to this file: a panel per column "
+                  "(--plot-columns), each curve's min-max envelope per pixel column and the line through its means");
+    auto& po = a->plot_options;
+    k->add_option("--plot-columns", po.columns,
+                  "--plot's panels, top to bottom (default: kernel content_variance; also expected_kernel, "
+                  "frequency_variance, sine_residual, continuum, continuum_sine where the encodings have them)")
+        ->delimiter(',');
+    k->add_option("--plot-title", po.title, "--plot's title ('' for none; default: the panels' quantities)");
+    k->add_option("--plot-size", po.size, "--plot's size WIDTHxHEIGHT in pixels (default: 900 wide, 300 per panel)");
+    k->add_option("--plot-x", po.x_scale,
+                  "--plot's lag axis: auto (log when the positive lags span more than two decades), linear or log");
+    k->add_option("--plot-xrange", po.xrange, "--plot's lag range LO:HI (either may be left out; default: the lags')");
+    k->add_option("--plot-yrange", po.yrange,
+                  "a panel's y range COLUMN=LO:HI (LO:HI alone with one panel; either end may be left out); values "
+                  "beyond it are marked on the frame and noted");
+    k->add_option("--plot-log-y", po.log_y, "columns whose panel has a log y axis (values <= 0 are noted, not drawn)")
+        ->delimiter(',');
     add_integer_option(k, "ropekit kernel", "--block-rows", a->block_rows, "rows per streamed block (tests)", 1, 1 << 24)
         ->group("");
     k->add_flag("--families", a->families, "list the spectral families, their frequencies and kernels");

@@ -135,6 +135,16 @@ def python_page():
             import inspect
             doc = f"{name}{inspect.signature(obj)}\n\n" + inspect.cleandoc(doc)
         out += ["\n", f"## {name}\n", "\n", NOT_RUN, "```text\n", doc + "\n", "```\n"]
+    # ropekit.plot: figures on matplotlib (imported only when a function draws, so this page needs none).
+    import inspect
+    import ropekit.plot
+    out += ["\n", "## ropekit.plot\n", "\n", NOT_RUN, "```text\n", inspect.cleandoc(ropekit.plot.__doc__) + "\n", "```\n"]
+    for name in ropekit.plot.__all__:
+        obj = getattr(ropekit.plot, name)
+        if not callable(obj):
+            continue
+        doc = f"{name}{inspect.signature(obj)}\n\n" + inspect.cleandoc(obj.__doc__ or "")
+        out += ["\n", f"### ropekit.plot.{name}\n", "\n", NOT_RUN, "```text\n", doc + "\n", "```\n"]
     return "".join(out)
 
 

@@ -10,6 +10,8 @@ packages=(
   # The Python module (pybind11), its tests (pytest, pandas, Dask's distributed) and pip install from the checkout.
   python3-dev pybind11-dev python3-numpy python3-pytest python3-pandas python3-distributed python3-setuptools
   python3-pip
+  # Figures: ropekit.plot draws on matplotlib; the tests render the command line's SVG to PNG with rsvg-convert.
+  python3-matplotlib librsvg2-bin
   # The locale sources, from which a test compiles de_DE (a decimal comma) to check numbers ignore LC_NUMERIC.
   locales
 )

@@ -97,6 +97,8 @@ PYBIND11_MODULE(_ropekit, m) {
   m.def("lie_check", named("lie_check", &py_lie_check), doc_lie_check, "generators"_a, "mixing"_a = py::none(),
         py::kw_only(), "window"_a = 32, "pairs"_a = 256, "max_exp"_a = 2048, "seed"_a = std::uint64_t{0x5EED},
         "route"_a = "auto");
+  m.def("envelope", named("envelope", &py_envelope), doc_envelope, "x"_a, "y"_a, "columns"_a = 800, "lo"_a = py::none(),
+        "hi"_a = py::none(), "log"_a = false);
   m.def("list_encodings", named("list_encodings", &py_list_encodings), doc_list_encodings);
   m.def("list_targets", named("list_targets", &py_list_targets), doc_list_targets);
   m.def("list_spectra", named("list_spectra", &py_list_spectra), doc_list_spectra);

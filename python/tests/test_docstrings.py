@@ -8,7 +8,7 @@ import pytest
 import ropekit
 
 FUNCTIONS = ["kernel", "frequencies", "features", "fit", "fit_params", "fit_spectrum", "spectrum_kernel",
-             "verify_master", "design", "lie_check", "model", "list_encodings", "list_targets", "list_spectra", "sweep"]
+             "verify_master", "design", "lie_check", "model", "envelope", "list_encodings", "list_targets", "list_spectra", "sweep"]
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)
@@ -19,6 +19,17 @@ def test_docstring_example_runs(name):
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert runner.failures == 0, f"{name}'s example failed (output above)"
+
+
+def test_plot_module_docstring_example_runs():
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    import ropekit.plot
+    test = doctest.DocTestParser().get_doctest(ropekit.plot.__doc__, {}, "ropekit.plot", None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert test.examples and runner.failures == 0
+    mpl.pyplot.close("all")
 
 
 def test_package_docstring_example_runs():

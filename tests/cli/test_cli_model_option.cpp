@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support.hpp"
+#include "svg_support.hpp"
 
 using namespace ropekit::test;
 
@@ -130,8 +131,9 @@ TEST_CASE("kernel --model: lags a sliding window hides are masked, the rest are 
   CHECK(r.err.find("note: sliding_attention: sliding 1024 hides |lag| >= 1024: masked there") != std::string::npos);
   // CSV: the masked cells are empty.
   const auto csv = run_ropekit("kernel --model '" + gemma() + "' --lags 1024");
-  CHECK(csv.out.rfind("layer_type,encoding,lag,kernel,content_variance\n"
-                      "sliding_attention,\"" + kSliding + "\",1024,,\nfull_attention,",
+  CHECK(csv.out.rfind("layer_type,encoding,lag,kernel,content_variance,expected_kernel,frequency_variance,"
+                      "sine_residual,continuum,continuum_sine\n"
+                      "sliding_attention,\"" + kSliding + "\",1024,,,,,,,\nfull_attention,",
                       0) == 0);
   // Without masked lags there is no note; --encoding alone keeps its columns (no layer_type).
   CHECK(run_ropekit("kernel --model '" + gemma() + "' --lags 0,1023").err.empty());
@@ -168,6 +170,14 @@ TEST_CASE("kernel --model --plot: the lags each layer type sees, refused where i
   // Lags 1000..1020 are seen by both layer types, 1030.. by the full layers only: both series, labelled by type.
   CHECK(plot.find("sliding_attention: " + kSliding) != std::string::npos);
   CHECK(plot.find("full_attention: rope:dim=256,base=1000000") != std::string::npos);
+  // The sliding curve ends at its window: no column of it past lag 1023 (drawn columns' mean x are lags it sees).
+  const auto frame = svg_elements(plot, "<rect class=\"frame\"").at(0);
+  const double x0 = svg_number(frame, "x"), w = svg_number(frame, "width");
+  const auto groups = svg_elements(plot, "<g class=\"series\"");
+  REQUIRE(svg_attr(groups.at(0), "data-label").rfind("sliding_attention: ", 0) == 0);  // the first curve of a panel
+  const auto mean = svg_path(svg_attr(svg_elements(plot, "<path class=\"mean\"").at(0), "d"));
+  REQUIRE_FALSE(mean.points.empty());
+  CHECK(std::abs(mean.points.back().first - (x0 + w * (1020.0 - 1000) / 90)) <= 0.051);  // linear axis 1000..1090
   // Lags past the window only: the sliding series is left out of the plot; with it alone, nothing to plot.
   REQUIRE(run_ropekit("kernel --model '" + gemma() + "' --lags 2000:2010 --plot '" + svg + "' --out '" + csv + "'")
               .exit_code == 0);

@@ -53,15 +53,15 @@ TEST_CASE("ropekit kernel --encoding rope prints the deterministic kernel, sine 
   const auto r = run_ropekit("kernel --encoding rope:dim=128,base=1e4 --lags 0,1,10,100,1000");
   REQUIRE(r.exit_code == 0);
   const auto t = csv(r.out);
-  // Since issue 7 any encoding: the canonical spelling and the content variance first, then (every encoding a
-  // rope without scaling) RoPE's sine residual and continuum columns as before.
-  CHECK(t.columns == std::vector<std::string>{"encoding", "lag", "kernel", "content_variance", "sine_residual",
-                                              "continuum", "continuum_sine"});
+  // Since issue 7 any encoding: the canonical spelling and the content variance first; since issue 24 every column
+  // whatever the encodings (rf-rope's two empty here), then RoPE's sine residual and continuum columns as before.
+  CHECK(t.columns == std::vector<std::string>{"encoding", "lag", "kernel", "content_variance", "expected_kernel",
+                                              "frequency_variance", "sine_residual", "continuum", "continuum_sine"});
   REQUIRE(t.rows.size() == 5);
   CHECK(t.rows[0][0] == "rope:dim=128,base=10000,F=64");
   CHECK(num(t.rows[0][2]) == 1.0);
   CHECK(std::abs(num(t.rows[3][2]) - 0.477) <= 5e-4);  // spec section 3, three decimals
-  CHECK(std::abs(num(t.rows[3][5]) - 0.437) <= 5e-4);
+  CHECK(std::abs(num(t.rows[3][7]) - 0.437) <= 5e-4);
   CHECK(run_ropekit("kernel --families --format md").exit_code == 0);
 }
 

@@ -1,19 +1,51 @@
-// SVG line plots: one path per series, ticks at 1-2-5 steps, log axes skip non-positive values.
+// SVG figures: envelopes that show every extreme (the band's pixels against the data's min and max mapped through
+// the frame read back from the SVG), a size bounded by the pixel columns whatever the point count, 10^k ticks,
+// legends and notes outside the data, values beyond a given range marked and noted, layouts that do not fit refused.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "reports/plot.hpp"
+#include "tests/support.hpp"
+#include "tests/svg_support.hpp"
 
 using namespace ropekit;
+using namespace ropekit::test;
 
 namespace {
+
 std::size_t count(const std::string& s, const std::string& what) {
   std::size_t n = 0;
   for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
   return n;
 }
+
+struct Frame {
+  double x, y, w, h;
+};
+Frame frame(const std::string& svg, std::size_t k = 0) {
+  const auto e = svg_elements(svg, "<rect class=\"frame\"").at(k);
+  return {svg_number(e, "x"), svg_number(e, "y"), svg_number(e, "width"), svg_number(e, "height")};
+}
+
+// n points of sin(x / 7) over [0, 1000].
+PlotSeries sine(const std::string& label, int n) {
+  PlotSeries s;
+  s.label = label;
+  for (int i = 0; i < n; ++i) {
+    const double x = 1000.0 * i / (n - 1);
+    s.x.push_back(x);
+    s.y.push_back(std::sin(x / 7));
+  }
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("nice ticks step by 1 - 2 or 5 times a power of ten and cover the range") {
@@ -22,44 +54,206 @@ TEST_CASE("nice ticks step by 1 - 2 or 5 times a power of ten and cover the rang
   CHECK(nice_ticks(0.3, 0.3).size() == 1);
 }
 
-TEST_CASE("a plot has one path per series and escapes its labels") {
-  PlotSeries a{"a<b", {0, 1, 2}, {1, 2, 3}, "", 1.5, false};
-  PlotSeries b{"log & skip", {0, 1, 2}, {1e-3, -1, 10}, "#000", 2, true};  // -1 is not drawable on a log axis
-  PlotOptions o;
-  o.title = "t";
-  o.log_y = true;
-  o.vlines = {1};
-  const std::string svg = svg_line_plot({a, b}, o);
-  CHECK(svg.rfind("<svg", 0) == 0);
-  CHECK(svg.find("</svg>") != std::string::npos);
-  CHECK(count(svg, "<path ") == 2);
-  CHECK(svg.find("a&lt;b") != std::string::npos);
-  CHECK(svg.find("log &amp; skip") != std::string::npos);
-  CHECK(svg.find("1e-3") != std::string::npos);  // a log tick label
-  // The second series breaks at the undrawable point: two moves, no line between them.
-  const auto p = svg.find("stroke=\"#000\"");
-  const auto d0 = svg.rfind("<path d=\"", p);
-  CHECK(svg.substr(d0, p - d0).find(" M") != std::string::npos);
+TEST_CASE("the envelope band reaches the data's extremes: min and max mapped through the frame, to the 0.1 px printed") {
+  const PlotSeries s = sine("sin", 100000);
+  const double lo = *std::min_element(s.y.begin(), s.y.end()), hi = *std::max_element(s.y.begin(), s.y.end());
+  const std::string svg = svg_line_plot({s}, PlotOptions{});
+  const Frame f = frame(svg);
+  // The automatic range pads the data's by 4% of its span on each side.
+  const double ylo = lo - 0.04 * (hi - lo), yhi = hi + 0.04 * (hi - lo);
+  auto py = [&](double v) { return f.y + (1 - (v - ylo) / (yhi - ylo)) * f.h; };
+  const auto bands = svg_elements(svg, "<path class=\"envelope\"");
+  REQUIRE(bands.size() == 1);
+  const auto band = svg_path(svg_attr(bands[0], "d"));
+  double top = INFINITY, bottom = -INFINITY;
+  for (const auto& [x, y] : band.points) top = std::min(top, y), bottom = std::max(bottom, y);
+  CHECK(std::abs(top - py(hi)) <= 0.051);  // coordinates are printed with one decimal
+  CHECK(std::abs(bottom - py(lo)) <= 0.051);
+  // The band spans the frame's width: first and last columns' mean x at the data's ends (within a column).
+  const auto mean = svg_path(svg_attr(svg_elements(svg, "<path class=\"mean\"").at(0), "d"));
+  CHECK(mean.moves == 1);
+  CHECK(mean.points.size() == static_cast<std::size_t>(plot_columns(900)));  // one vertex per pixel column
+  CHECK(mean.points.front().first >= f.x);
+  CHECK(mean.points.front().first <= f.x + 1);
+  CHECK(mean.points.back().first >= f.x + f.w - 1);
+  CHECK(mean.points.back().first <= f.x + f.w);
 }
 
-TEST_CASE("plots reject mismatched series and empty data") {
+TEST_CASE("a figure's size is bounded by its pixel columns, not its points: three curves of 10^6 points under 1 MB") {
+  auto figure = [](int n) {
+    std::vector<PlotSeries> v = {sine("a", n), sine("b", n), sine("c", n)};
+    for (auto& y : v[1].y) y *= 0.5;
+    for (auto& y : v[2].y) y = y * y;
+    return svg_line_plot(v, PlotOptions{});
+  };
+  const std::string small = figure(10000), large = figure(1000000);
+  CHECK(large.size() < 1000000);
+  // Same columns filled either way: the sizes agree to a few percent (numbers of the same lengths).
+  CHECK(static_cast<double>(large.size()) <= 1.05 * static_cast<double>(small.size()));
+}
+
+TEST_CASE("sparse points (at most one per column) are drawn exactly: the line through them, no band") {
+  PlotSeries s{"few", {0, 1, 2, 3}, {0, 1, 0.5, 1}, "", 1.5, false};
+  const std::string svg = svg_line_plot({s}, PlotOptions{});
+  CHECK(svg_elements(svg, "<path class=\"envelope\"").empty());
+  const auto mean = svg_path(svg_attr(svg_elements(svg, "<path class=\"mean\"").at(0), "d"));
+  REQUIRE(mean.points.size() == 4);
+  const Frame f = frame(svg);
+  for (int i = 0; i < 4; ++i) CHECK(std::abs(mean.points[static_cast<std::size_t>(i)].first - (f.x + f.w * i / 3)) <= 0.051);
+}
+
+TEST_CASE("a non-finite value breaks the curve; a lone column is a dot") {
+  PlotSeries s{"gap", {0, 1, 2, 3, 4, 5}, {1, 2, std::nan(""), 2, 1, 2}, "", 1.5, false};
+  PlotSeries dot{"dot", {0, 2.5, 5}, {std::nan(""), 3, std::nan("")}, "", 1.5, false};
+  const std::string svg = svg_line_plot({s, dot}, PlotOptions{});
+  CHECK(svg_path(svg_attr(svg_elements(svg, "<path class=\"mean\"").at(0), "d")).moves == 2);
+  CHECK(count(svg, "<circle ") == 1);
+}
+
+TEST_CASE("ticks: 10^k on log axes, decimals as the step needs and a true minus sign on linear ones") {
+  PlotSeries s{"s", {1, 10, 100, 1000, 1e4, 1e5}, {1e-3, 1e-2, 0.1, 1, 10, 100}, "", 1.5, false};
+  PlotOptions o;
+  o.log_x = o.log_y = true;
+  const std::string svg = svg_line_plot({s}, o);
+  for (const char* t : {"10^0", "10^1", "10^2", "10^3", "10^4", "10^5"}) {
+    const auto x = svg_texts(svg, "xtick");
+    CHECK(std::find(x.begin(), x.end(), t) != x.end());
+  }
+  const auto y = svg_texts(svg, "ytick");
+  CHECK(std::find(y.begin(), y.end(), "10^\u22122") != y.end());  // 10^-2 with U+2212
+  CHECK(svg.find("1e") == std::string::npos);                      // no 1e3-style label anywhere
+  PlotSeries lin{"lin", {0, 1}, {-1, 1}, "", 1.5, false};
+  const auto t = svg_texts(svg_line_plot({lin}, PlotOptions{}), "ytick");
+  CHECK(std::find(t.begin(), t.end(), "\u22120.5") != t.end());
+  CHECK(std::find(t.begin(), t.end(), "0.5") != t.end());
+  CHECK(std::find(t.begin(), t.end(), "0.0") != t.end());  // as many decimals as the step, zero too
+  // Large linear values: m x 10^k.
+  PlotSeries big{"big", {0, 1}, {0, 4e6}, "", 1.5, false};
+  const auto b = svg_texts(svg_line_plot({big}, PlotOptions{}), "ytick");
+  CHECK(std::find(b.begin(), b.end(), "2\u00d710^6") != b.end());
+}
+
+TEST_CASE("values beyond a given y range are marked on the frame and noted, never dropped silently") {
+  const PlotSeries s = sine("sin", 20000);
+  PlotOptions o;
+  o.ymax = 0.5;
+  const std::string svg = svg_line_plot({s}, o);
+  const auto marks = svg_elements(svg, "<g class=\"clipped\"");
+  REQUIRE(marks.size() == 1);
+  CHECK(svg_attr(marks[0], "data-side") == "above");
+  const auto notes = svg_texts(svg, "note");
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("sin goes above the y range (up to 1;") != std::string::npos);
+  // The automatic range shows everything: no mark, no note.
+  const std::string all = svg_line_plot({s}, PlotOptions{});
+  CHECK(svg_elements(all, "<g class=\"clipped\"").empty());
+  CHECK(svg_texts(all, "note").empty());
+}
+
+TEST_CASE("a log y axis notes the values <= 0 it cannot draw, with their count; off-axis x are noted too") {
+  PlotSeries s{"mixed", {}, {}, "", 1.5, false};
+  int nonpositive = 0;
+  for (int i = 0; i < 1000; ++i) {
+    s.x.push_back(i);
+    s.y.push_back(std::cos(i * 0.05) + 0.3);
+    nonpositive += s.y.back() <= 0;
+  }
+  REQUIRE(nonpositive > 0);
+  PlotOptions o;
+  o.log_y = true;
+  o.ylabel = "Y";
+  o.xmin = 100;
+  std::size_t outside = 0;
+  for (double x : s.x) outside += x < 100;
+  const auto notes = svg_texts(svg_line_plot({s}, o), "note");
+  std::int64_t nonpositive_shown = 0;
+  for (std::size_t i = 100; i < s.y.size(); ++i) nonpositive_shown += s.y[i] <= 0;
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[0] == fmt::format("{} point(s) of mixed outside the x range [100, 999] not drawn", outside));
+  CHECK(notes[1] == fmt::format("Y (log axis): {} value(s) &lt;= 0 of mixed not drawn", nonpositive_shown));
+}
+
+TEST_CASE("panels share the x axis; the legend and notes sit below the last panel, one row per label") {
+  const XAxis x{0, 1000, false};
+  const int columns = plot_columns(900);
+  auto series = [&](const std::string& label, double scale) {
+    EnvelopeSeries e{label, SeriesEnvelope(x, columns), "", 1.6, false};
+    for (int i = 0; i <= 5000; ++i) e.envelope.add(i / 5.0, scale * std::sin(i / 35.0));
+    return e;
+  };
+  PlotPanel top{"kernel", {series("a", 1), series("b<&>", 2)}, false, {}, {}};
+  PlotPanel bottom{"variance", {series("a", 3), series("b<&>", 4)}, false, {}, 1.0};
+  FigureOptions o;
+  o.title = "T";
+  const Figure fig = svg_figure(x, {top, bottom}, o);
+  CHECK(count(fig.svg, "<g class=\"panel\"") == 2);
+  CHECK(count(fig.svg, "<g class=\"series\"") == 4);
+  CHECK(svg_texts(fig.svg, "legend-label") == std::vector<std::string>{"a", "b&lt;&amp;&gt;"});  // escaped, once each
+  CHECK(svg_texts(fig.svg, "xtick").size() >= 3);  // under the last panel only
+  REQUIRE(fig.notes.size() == 2);                  // both curves beyond the second panel's ymax = 1
+  const Frame f0 = frame(fig.svg, 0), f1 = frame(fig.svg, 1);
+  CHECK(f1.y > f0.y + f0.h);
+  CHECK(f0.x == f1.x);
+  CHECK(f0.w == f1.w);
+  for (const auto& cls : {"<text class=\"legend-label\"", "<text class=\"note\""})
+    for (const auto& e : svg_elements(fig.svg, cls)) CHECK(svg_number(e, "y") > f1.y + f1.h + 20);  // below the ticks
+  // The same label has the same colour in both panels.
+  const auto bands = svg_elements(fig.svg, "<path class=\"envelope\"");
+  REQUIRE(bands.size() == 4);
+  CHECK(svg_attr(bands[0], "fill") == svg_attr(bands[2], "fill"));
+  CHECK(svg_attr(bands[0], "fill") != svg_attr(bands[1], "fill"));
+}
+
+TEST_CASE("layouts that do not fit, curves off the figure's axis and bad limits are refused; empty panels noted") {
+  const XAxis x{0, 1, false};
+  PlotPanel p{"y", {EnvelopeSeries{"a", SeriesEnvelope(x, plot_columns(900)), "", 1, false}}, false, {}, {}};
+  p.series[0].envelope.add(0.5, 1);
+  FigureOptions small;
+  small.height = 150;
+  CHECK_THROWS_WITH_AS(svg_figure(x, {p, p}, small), doctest::Contains("px per panel"), std::invalid_argument);
+  FigureOptions narrow;
+  narrow.width = 150;
+  CHECK_THROWS_WITH_AS(check_figure_layout(narrow, 1, {"a"}), doctest::Contains("width 150 px"), std::invalid_argument);
+  CHECK_THROWS_AS(svg_figure(XAxis{0, 2, false}, {p}, FigureOptions{}), std::invalid_argument);  // other axis
+  CHECK_THROWS_AS(svg_figure(x, {}, FigureOptions{}), std::invalid_argument);
+  PlotPanel bad = p;
+  bad.log_y = true;
+  bad.ymin = -1;
+  CHECK_THROWS_AS(svg_figure(x, {bad}, FigureOptions{}), std::invalid_argument);
+  PlotPanel empty = p;
+  empty.log_y = true;
+  empty.series[0].envelope = SeriesEnvelope(x, plot_columns(900));
+  empty.series[0].envelope.add(0.5, -1);
+  const Figure f = svg_figure(x, {empty}, FigureOptions{});
+  CHECK(std::find(f.notes.begin(), f.notes.end(), "y: nothing to draw (a log axis draws values > 0 only)") != f.notes.end());
   CHECK_THROWS_AS(svg_line_plot({PlotSeries{"x", {0, 1}, {1}, "", 1, false}}, PlotOptions{}), std::invalid_argument);
   CHECK_THROWS_AS(svg_line_plot({PlotSeries{"x", {0}, {std::nan("")}, "", 1, false}}, PlotOptions{}),
                   std::invalid_argument);
 }
 
-TEST_CASE("a log x axis: decade ticks, non-positive x breaks the line, a long label widens the legend") {
-  PlotSeries a{"a", {0, 1, 10, 100, 1000}, {1, 0.5, 0.2, 0.1, 0.05}, "#000", 1.5, false};
-  PlotSeries b{std::string(60, 'x'), {1, 1000}, {0, 1}, "", 1.5, false};
-  PlotOptions o;
-  o.log_x = true;
-  const std::string svg = svg_line_plot({a, b}, o);
-  for (const char* tick : {">1e0<", ">1e1<", ">1e2<", ">1e3<"}) CHECK(svg.find(tick) != std::string::npos);
-  // x = 0 is not drawable on a log axis: the black path starts at x = 1 with a single move.
-  const auto p = svg.find("stroke=\"#000\"");
-  const auto d0 = svg.rfind("<path d=\"", p);
-  CHECK(count(svg.substr(d0, p - d0), "M") == 1);
-  CHECK(svg.find("width=\"440\"") != std::string::npos);  // 44 + 6.6 * 60 px
-  // Default (linear) plots keep the 260 px legend.
-  CHECK(svg_line_plot({a}, PlotOptions{}).find("width=\"260\"") != std::string::npos);
+TEST_CASE("golden structure: panels, curves, ticks, legend and notes of a fixed two-panel figure") {
+  // Lags 1..1000 on a log axis; a dense curve (envelope and mean) and a sparse one (mean only); the second panel on
+  // a log y axis with a given top that cuts the first curve. Set ROPEKIT_UPDATE_GOLDEN=1 to rewrite the file after a
+  // deliberate change, and read the diff.
+  const XAxis x{1, 1000, true};
+  const int columns = plot_columns(700);
+  EnvelopeSeries dense{"dense", SeriesEnvelope(x, columns), "", 1.6, false};
+  EnvelopeSeries sparse{"sparse", SeriesEnvelope(x, columns), "", 1.6, true};
+  for (int i = 1; i <= 1000; ++i) dense.envelope.add(i, std::cos(i / 3.0) / std::sqrt(i));
+  for (double v : {1.0, 10.0, 100.0, 1000.0}) sparse.envelope.add(v, 1 / std::log10(10 * v));
+  PlotPanel a{"kernel", {dense, sparse}, false, {}, {}};
+  EnvelopeSeries dense2 = dense, sparse2 = sparse;
+  dense2.envelope = SeriesEnvelope(x, columns);
+  for (int i = 1; i <= 1000; ++i) dense2.envelope.add(i, 1 + std::cos(i / 3.0));
+  PlotPanel b{"variance", {dense2, sparse2}, true, {}, 1.5};
+  FigureOptions o;
+  o.title = "Golden";
+  o.xlabel = "lag";
+  o.width = 700;
+  o.vlines = {100};
+  o.vline_label = "L = 100";
+  const std::string structure = svg_structure(svg_figure(x, {a, b}, o).svg);
+  const std::string path = std::string(ROPEKIT_SOURCE_DIR) + "/tests/data/plot-structure.golden";
+  if (std::getenv("ROPEKIT_UPDATE_GOLDEN")) std::ofstream(path) << structure;
+  CHECK(structure == slurp(path));
 }

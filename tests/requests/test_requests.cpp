@@ -16,7 +16,7 @@ TEST_CASE("kernel request: checks, default lags, rows") {
   r.encodings = {"rope:dim=8"};
   const KernelPlan p = plan_kernel(r);
   CHECK(p.k == 1);
-  CHECK(p.all_plain);
+  CHECK(p.any_plain);
   CHECK_FALSE(p.any_rf);
   const Lags lags = kernel_lags(r, p);
   CHECK(lags.rows() == 5);  // 0,1,10,100,1000

@@ -35,10 +35,9 @@ KernelPlan plan_kernel(const KernelRequest& a) {
     throw_bad_value(where, "lags", "(missing)",
                     fmt::format("given for {}-D lags, e.g. --lags '1,0;0,2' (no default for k-D encodings)", p.k));
   p.lag_text = a.lags_text.empty() ? "0,1,10,100,1000" : a.lags_text;
-  p.all_plain = true;
-  for (const auto& e : p.encodings) {
+    for (const auto& e : p.encodings) {
     p.any_rf = p.any_rf || std::holds_alternative<enc::RfRope>(e.value);
-    p.all_plain = p.all_plain && plain_rope(e).has_value();
+    p.any_plain = p.any_plain || plain_rope(e).has_value();
   }
   return p;
 }
@@ -82,7 +81,7 @@ double lag_seconds(const Encoding& e, const EncodingSize& z, double columns) {
 }  // namespace
 
 Cost kernel_cost(const KernelPlan& p, double rows, double held, bool matrix) {
-  const double columns = 4.0 + (p.any_rf ? 2 : 0) + (p.all_plain ? 3 : 0);
+  const double columns = 4.0 + (p.any_rf ? 2 : 0) + (p.any_plain ? 3 : 0);
   double seconds_per_lag = 0, blocks = 0;
   for (const auto& e : p.encodings) {
     const EncodingSize z = encoding_size(e);

@@ -29,7 +29,7 @@ struct KernelPlan {
   std::vector<Encoding> encodings;
   int k = 1;               ///< lag dimension
   bool any_rf = false;     ///< an rf-rope among them: expected_kernel and frequency_variance columns
-  bool all_plain = false;  ///< all plain RoPE: sine_residual, continuum and continuum_sine columns
+  bool any_plain = false;  ///< a plain RoPE among them: sine_residual, continuum and continuum_sine cells
   std::string lag_text;    ///< the lags' spelling (request.lags_text or the default)
 };
 

@@ -1,0 +1,212 @@
+"""Figures on matplotlib (optional: Debian's python3-matplotlib, or pip's matplotlib): kernels and content
+variances, fits and precision curves, drawn as ``ropekit kernel --plot`` draws its SVG. Long curves are summarised
+per pixel column by ``ropekit.envelope``: a band from the column's min to its max where it holds several points and
+a line through the column means, so a curve of any length hides no extreme and stays light. Legends go below the
+axes, outside the data; each function returns the matplotlib Figure.
+
+    >>> import ropekit.plot
+    >>> fig = ropekit.plot.kernel(["rope:dim=128", "xpos:dim=128"], "1:100000")
+    >>> [a.get_ylabel() for a in fig.get_axes()]
+    ['kernel Phi(Dp)', 'content variance']
+
+and ``fig.savefig("kernels.pdf")`` writes it.
+"""
+
+import numpy as np
+
+import ropekit
+
+__all__ = ["KERNEL_COLUMNS", "kernel", "variance", "fit", "precision"]
+
+# The command line's panel labels (reports/kernel_plot.cpp).
+KERNEL_COLUMNS = {
+    "kernel": "kernel Phi(Dp)",
+    "content_variance": "content variance",
+    "expected_kernel": "expected kernel E[Phi(Dp)]",
+    "frequency_variance": "frequency variance",
+    "sine_residual": "sine residual",
+    "continuum": "continuum kernel",
+    "continuum_sine": "continuum sine",
+}
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as e:  # matplotlib is optional: say how to get it
+        raise ImportError("ropekit.plot draws with matplotlib, which is not installed "
+                          "(Debian: apt install python3-matplotlib; pip: pip install matplotlib)") from e
+    return plt
+
+
+def _axes(ax, count, plt, height=3.0):
+    """`count` axes sharing x: the given ones (an Axes, or a sequence of `count`), else a new figure's; and whether
+    the figure is new."""
+    if ax is None:
+        fig, axes = plt.subplots(count, 1, sharex=True, figsize=(9, height * count + 0.6), squeeze=False)
+        return fig, list(axes[:, 0]), True
+    axes = [ax] if hasattr(ax, "plot") else list(ax)
+    if len(axes) != count:
+        raise ValueError(f"ropekit.plot: ax = {len(axes)} axes (must be {count}, one per panel)")
+    return axes[0].figure, axes, False
+
+
+def _pixels(ax):
+    """The axes' width in pixels: the envelope's column count."""
+    fig = ax.figure
+    return max(1, int(round(ax.get_position().width * fig.get_figwidth() * fig.dpi)))
+
+
+def _curve(ax, x, y, label, color, log_x, log_y, columns):
+    """One curve through its per-column envelope: band (where a column holds several points) and mean line."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    keep = np.isfinite(x) & (x > 0) if log_x else np.isfinite(x)
+    if not keep.any():
+        return None
+    e = ropekit.envelope(x[keep], y[keep], columns=columns or _pixels(ax), log=log_x)
+    lo = e["min_positive"] if log_y else e["min"]
+    mean = e["geometric_mean"] if log_y else e["mean"]
+    (line,) = ax.plot(e["x"], mean, color=color, lw=1.4, label=label)
+    if (e["count"] > 1).any():
+        ax.fill_between(e["x"], lo, e["max"], color=line.get_color(), alpha=0.22, lw=0)
+    return line
+
+
+def _finish(fig, axes, xlabel, title, log_x, own):
+    axes[-1].set_xlabel(xlabel + (" (log scale)" if log_x else ""))
+    if title:
+        fig.suptitle(title)
+    handles, labels = axes[0].get_legend_handles_labels()
+    for a in axes[1:]:
+        for h, lab in zip(*a.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    if not handles:
+        return fig
+    if own:  # a figure made here grows by the legend's rows, which sit below the axes, inside the figure
+        h = fig.get_figheight()
+        extra = 0.22 * len(labels) + 0.25
+        fig.set_figheight(h + extra)
+        fig.subplots_adjust(bottom=(extra + 0.55) / (h + extra), top=1 - (0.6 if title else 0.3) / (h + extra))
+        fig.legend(handles, labels, loc="lower left", bbox_to_anchor=(axes[-1].get_position().x0, 0.01),
+                   frameon=False, fontsize="small")
+    else:  # the caller's axes: below them (save with bbox_inches="tight" to keep it)
+        fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(axes[-1].get_position().x0, 0.0),
+                   frameon=False, fontsize="small")
+    return fig
+
+
+def kernel(encodings, lags=None, *, columns=("kernel", "content_variance"), rho=1.0, seq_len=None, log_x=None,
+           log_y=(), title=None, ax=None, envelope_columns=None):
+    """The kernels (and the other columns of ``ropekit.kernel``) of one or several encodings over the lags.
+
+    Args:
+        encodings: a spelling or a list of them (one curve each).
+        lags: as ``ropekit.kernel`` takes them ("1:100000", an array); default 0,1,10,100,1000.
+        columns: one panel per column, top to bottom (``KERNEL_COLUMNS``; the encodings must have it).
+        rho, seq_len: as ``ropekit.kernel``.
+        log_x: a log lag axis; default when the positive lags span more than two decades (lags <= 0 are then not
+            drawn).
+        log_y: the columns drawn on a log y axis (values <= 0 are not drawn there).
+        title: the figure's title (default: none).
+        ax: an Axes or a sequence of one Axes per column to draw into (default: a new figure).
+        envelope_columns: columns of the per-pixel summary (default: the axes' width in pixels).
+
+    Returns:
+        matplotlib.figure.Figure
+    """
+    plt = _pyplot()
+    columns = [columns] if isinstance(columns, str) else list(columns)
+    log_y = [log_y] if isinstance(log_y, str) else list(log_y)
+    for c in columns + log_y:
+        if c not in KERNEL_COLUMNS:
+            raise ValueError(f"ropekit.plot.kernel: column = {c!r} (must be one of {', '.join(KERNEL_COLUMNS)})")
+    names = [encodings] if isinstance(encodings, str) else list(encodings)
+    data = ropekit.kernel(names, lags, rho=rho, seq_len=seq_len, columns=["encoding", "lag"] + columns)
+    lag = np.asarray(data["lag"], dtype=float)
+    if lag.ndim != 1:
+        raise ValueError("ropekit.plot.kernel: lags = k-D lags (must be 1-D: the figure's x axis)")
+    positive = lag[lag > 0]
+    if log_x is None:
+        log_x = positive.size > 0 and positive.max() > 100 * positive.min()
+    fig, axes, own = _axes(ax, len(columns), plt)
+    encoding = np.asarray(data["encoding"])
+    order = list(dict.fromkeys(data["encoding"]))  # canonical spellings in the order given
+    for a, c in zip(axes, columns):
+        for k, name in enumerate(order):
+            rows = encoding == name
+            _curve(a, lag[rows], np.asarray(data[c])[rows], name, f"C{k}", log_x, c in log_y, envelope_columns)
+        a.set_ylabel(KERNEL_COLUMNS[c])
+        a.set_yscale("log" if c in log_y else "linear")
+        a.set_xscale("log" if log_x else "linear")
+        a.grid(True, color="#e8e8e8")
+    return _finish(fig, axes, "lag Dp", title, log_x, own)
+
+
+def variance(encodings, lags=None, *, rho=1.0, seq_len=None, log_y=False, **kwargs):
+    """The content variance Var[q^T G k] over the lags (``kernel`` with one content-variance panel)."""
+    return kernel(encodings, lags, columns=["content_variance"], rho=rho, seq_len=seq_len,
+                  log_y=["content_variance"] if log_y else [], **kwargs)
+
+
+def fit(result, *, metric="mse", title=None, ax=None):
+    """A fit's error against the evaluation length, one panel per target and one curve per method (the mean over
+    seeds, with the seeds' min-max band), a dotted line at the training length.
+
+    Args:
+        result: what ``ropekit.fit`` returns (a dict of columns, or its pandas DataFrame).
+        metric: "mse" (log y axis) or "r2".
+    """
+    plt = _pyplot()
+    cols = {k: np.asarray(v) for k, v in dict(result).items()}
+    if metric not in ("mse", "r2"):
+        raise ValueError(f"ropekit.plot.fit: metric = {metric!r} (must be mse or r2)")
+    targets = list(dict.fromkeys(cols["target"].tolist()))
+    methods = list(dict.fromkeys(cols["method"].tolist()))
+    fig, axes, own = _axes(ax, len(targets), plt)
+    train = np.unique(cols["context"][cols["split"] == "train"])
+    for a, t in zip(axes, targets):
+        for k, m in enumerate(methods):
+            rows = (cols["target"] == t) & (cols["method"] == m) & (cols["split"] == "eval")
+            ctx = np.unique(cols["context"][rows])
+            vals = [cols[metric][rows & (cols["context"] == c)] for c in ctx]
+            a.plot(ctx, [v.mean() for v in vals], "o-", color=f"C{k}", label=m, ms=3)
+            a.fill_between(ctx, [v.min() for v in vals], [v.max() for v in vals], color=f"C{k}", alpha=0.22, lw=0)
+        for L in train:
+            a.axvline(L, color="#555", ls=":", lw=1)
+        a.set_title(f"target {t}", fontsize="medium")
+        a.set_ylabel(metric)
+        a.set_xscale("log")
+        if metric == "mse":
+            a.set_yscale("log")
+        a.grid(True, color="#e8e8e8")
+    return _finish(fig, axes, "evaluation length", title, False, own)
+
+
+def precision(result, *, columns=None, title=None, ax=None):
+    """A precision table (``ropekit.precision``) against the position: one curve per error column, log-log.
+
+    Args:
+        result: what ``ropekit.precision`` returns (with a "position" column).
+        columns: the columns to draw (default: every column but "position").
+    """
+    plt = _pyplot()
+    cols = {k: np.asarray(v) for k, v in dict(result).items()}
+    if "position" not in cols:
+        raise ValueError("ropekit.plot.precision: result has no 'position' column (pass what ropekit.precision returns)")
+    names = [c for c in cols if c != "position"] if columns is None else list(columns)
+    for c in names:
+        if c not in cols or cols[c].dtype.kind not in "fi":
+            raise ValueError(f"ropekit.plot.precision: column = {c!r} (must be a numeric column of the result)")
+    fig, axes, own = _axes(ax, 1, plt, height=4.0)
+    a = axes[0]
+    x = cols["position"].astype(float)
+    for k, c in enumerate(names):
+        _curve(a, x, cols[c].astype(float), c, f"C{k}", True, True, None)
+    a.set_xscale("log")
+    a.set_yscale("log")
+    a.set_ylabel("error")
+    a.grid(True, color="#e8e8e8")
+    return _finish(fig, axes, "position", title, True, own)

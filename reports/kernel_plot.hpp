@@ -1,0 +1,61 @@
+#pragma once
+// The figure of `ropekit kernel --plot`: one panel per chosen column (kernel, content variance, ...) over a shared
+// lag axis, one curve per encoding, fed block by block as the rows stream out (memory: one envelope per curve and
+// panel, whatever the number of lags).
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ropekit/core/error.hpp"
+#include "reports/plot.hpp"
+
+namespace ropekit {
+
+/// What the user asked of the figure (the command line's --plot-* options).
+struct KernelPlotSpec {
+  std::vector<std::string> columns = {"kernel", "content_variance"};  ///< one panel each, top to bottom
+  std::optional<std::string> title;  ///< none: a title naming the columns; "": no title
+  int width = 900, height = 0;       ///< 0: 300 px per panel plus the legend
+  std::string x_scale = "auto";      ///< auto (log when the positive lags span more than two decades), linear, log
+  std::optional<double> xmin, xmax;
+  std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> yrange;  ///< by column
+  std::vector<std::string> log_y;  ///< columns on a log y axis
+};
+
+/// The numeric columns a kernel table can plot, in table order, with their axis labels.
+const std::vector<std::pair<std::string, std::string>>& plottable_kernel_columns();
+
+/// "LO:HI", either side may be empty ("0:" or ":1"); `option` names it in errors.
+/// @throws InputError for text that is not two numbers (or blanks) around one colon, or LO >= HI.
+std::pair<std::optional<double>, std::optional<double>> parse_plot_range(const std::string& text, const Where& where,
+                                                                        const std::string& option);
+
+/// "WIDTHxHEIGHT" in pixels, each in [200, 20000].
+/// @throws InputError otherwise.
+std::pair<int, int> parse_plot_size(const std::string& text, const Where& where, const std::string& option);
+
+class KernelPlot {
+ public:
+  /// `labels`: one per curve (encoding); `available`: the columns the table holds; lags seen span [lo, hi] with
+  /// smallest positive lag `lo_positive` (infinity if none).
+  /// @throws InputError naming the option for a column not plottable or not in the table, a range or scale the
+  /// lags cannot show.
+  KernelPlot(const KernelPlotSpec& spec, std::vector<std::string> labels, const std::vector<std::string>& available,
+             double lo, double hi, double lo_positive, const Where& where);
+  const std::vector<std::string>& columns() const { return spec_.columns; }
+  /// Adds curve `j`'s value of panel column `column` at `lag` (NaN: nothing there, the curve breaks).
+  void add(std::size_t j, std::size_t column, double lag, double value);
+  /// The figure (a panel with nothing to draw is drawn empty, with a note).
+  Figure finish() const;
+
+ private:
+  std::string title() const;
+  KernelPlotSpec spec_;
+  XAxis axis_;
+  std::vector<std::string> labels_;
+  std::vector<std::vector<SeriesEnvelope>> envelopes_;  ///< [column][curve]
+};
+
+}  // namespace ropekit
