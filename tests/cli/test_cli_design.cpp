@@ -416,3 +416,24 @@ TEST_CASE("design --kernel kernel:ENCODING is sized by the encoding's n (issue 2
   check_rejected("design --kernel 'kernel:direct-sum:[" + parts + "]' --blocks 8",
                  "(must be an encoding whose blocks at one lag fit in memory: one lag needs 33.8 GB of memory");
 }
+
+TEST_CASE("ropekit's own kernel table feeds design: one encoding's kernel column, the same as its lag,value file") {
+  // Issue 24: `design --kernel data:` refused the table `ropekit kernel` writes (and its columns varied with the
+  // encodings). Two encodings' rows in one table; the xpos rows' kernel column, picked by the selector, gives the
+  // report a lag,value file of the same numbers gives.
+  ScratchDir dir("design-own-table");
+  const std::string table = dir.file("k.csv");
+  REQUIRE(run_ropekit("kernel --encoding rope:dim=16 xpos:dim=16 --lags 0:64 --out " + table).exit_code == 0);
+  const auto t = ropekit::parse_csv(slurp(table), "k.csv");
+  const std::string xpos = "xpos:dim=16,base=10000,scale_base=512";
+  std::string plain = "lag,value\n";
+  for (const auto& row : t.rows)
+    if (row[0] == xpos) plain += row[1] + "," + row[2] + "\n";
+  const std::string two = dir.write("x.csv", plain);
+  const auto a = run_ropekit("design --kernel 'data:" + table + "#column=kernel,encoding=" + xpos + "' --blocks 8 --format csv");
+  const auto b = run_ropekit("design --kernel data:" + two + " --blocks 8 --format csv");
+  CAPTURE(a.err);
+  REQUIRE(a.exit_code == b.exit_code);
+  CHECK(a.out == b.out);
+  CHECK(a.out.find("lag,target,realised") == 0);
+}
