@@ -80,18 +80,33 @@ double lag_seconds(const Encoding& e, const EncodingSize& z, double columns) {
 }
 }  // namespace
 
-Cost kernel_cost(const KernelPlan& p, double rows, double held, bool matrix) {
+namespace {
+// What a kernel request costs per lag and per held row, computed once (reading an encoding's spectrum builds its
+// blocks: 0.25 s for 2^21 frequencies, which the search for the largest count that fits would repeat per step).
+struct KernelRates {
+  double blocks = 0, seconds_per_lag = 0, row_bytes = 0;
+};
+
+KernelRates kernel_rates(const KernelPlan& p, bool matrix) {
   const double columns = 4.0 + (p.any_rf ? 2 : 0) + (p.any_plain ? 3 : 0);
-  double seconds_per_lag = 0, blocks = 0;
+  KernelRates r;
   for (const auto& e : p.encodings) {
     const EncodingSize z = encoding_size(e);
-    blocks = std::max(blocks, block_bytes(e, z));  // one encoding's blocks at a time
-    seconds_per_lag += lag_seconds(e, z, columns);
+    r.blocks = std::max(r.blocks, block_bytes(e, z));  // one encoding's blocks at a time
+    r.seconds_per_lag += lag_seconds(e, z, columns);
   }
-  const double E = static_cast<double>(p.encodings.size());
   // A held row: its cells as text (about 150 bytes each), or as float64 plus a copy of the lag (Python).
-  const double per_row = matrix ? (columns + 1) * 8.0 : columns * 150.0;
-  return Cost{blocks + std::min(rows, held) * E * per_row, rows * seconds_per_lag};
+  r.row_bytes = static_cast<double>(p.encodings.size()) * (matrix ? (columns + 1) * 8.0 : columns * 150.0);
+  return r;
+}
+
+Cost kernel_cost(const KernelRates& r, double rows, double held) {
+  return Cost{r.blocks + std::min(rows, held) * r.row_bytes, rows * r.seconds_per_lag};
+}
+}  // namespace
+
+Cost kernel_cost(const KernelPlan& p, double rows, double held, bool matrix) {
+  return kernel_cost(kernel_rates(p, matrix), rows, held);
 }
 
 Cost encoding_kernel_cost(const Encoding& e, double rows) {
@@ -113,11 +128,12 @@ void check_kernel_budget(const KernelRequest& a, const KernelPlan& p, std::int64
   // direct-sum:[20 x jordan(m=32,dim=2^24)] was accepted and ran out of 24 GB).
   for (std::size_t j = 0; j < p.encodings.size(); ++j)
     check_encoding_blocks(Where::options(a.command), "encoding", a.encodings[j], p.encodings[j]);
-  const Cost cost = kernel_cost(p, static_cast<double>(count), held, a.matrix);
+  const KernelRates rates = kernel_rates(p, a.matrix);
+  const Cost cost = kernel_cost(rates, static_cast<double>(count), held);
   if (cost.fits()) return;
   check_cost(Where::options(a.command), "lags", fmt::format("{} lags", count), cost,
              fmt::format("{} lags", largest_fitting(1, count, [&](std::int64_t r) {
-                           return kernel_cost(p, static_cast<double>(r), held, a.matrix).fits();
+                           return kernel_cost(rates, static_cast<double>(r), held).fits();
                          })),
              fmt::format("for {}", fmt::join(a.encodings, " and ")));
 }
