@@ -404,9 +404,10 @@ TEST_CASE("xPos is refuted: its kernel is not even (zeta^{Dp/S} decays on one si
 }
 
 TEST_CASE("design --kernel kernel:ENCODING is sized by the encoding's n (issue 20 item 11)") {
-  // Sized as if n = 128, rope:dim=2^24 ran silently for an hour. Its kernel at the 4097 default lags, twice them and
-  // minus them: 3 x 4097 lags x 20 n elements at budget.hpp's 5e7 per second = 23 h, over the 2 h cap.
-  check_rejected("design --kernel 'kernel:rope:dim=16777216' --blocks 8",
+  // Sized as if n = 128, rope:dim=2^24 ran silently for an hour. xPos of that size (blocks built per lag; RoPE's
+  // vector route, 2 x 2^23 terms a lag, now fits in 69 min estimated): its kernel at the 4097 default lags, twice
+  // them and minus them: 3 x 4097 lags x 20 n elements at budget.hpp's 5e7 per second = 23 h, over the 2 h cap.
+  check_rejected("design --kernel 'kernel:xpos:dim=16777216' --blocks 8",
                  "ropekit design: --lags = '0:4097' (must be at most a smaller request for 8 blocks: '0:4097' would "
                  "take about 23 h");
   // An encoding whose blocks at one lag exceed the memory (12 x 2.8 GB, as test_cli.cpp's kernel case) is refused as

@@ -218,11 +218,12 @@ TEST_CASE("fit-params finds the Ceres module when ropekit is called through a sy
 }
 
 TEST_CASE("fit-params sizes kernel:ENCODING targets and spectral fits before running them (issue 20 item 11)") {
-  // A kernel target of rope:dim=2^24 on 8192 lags was evaluated without a budget. One lag costs 20 n elements at
-  // budget.hpp's 5e7 per second (plus 1e-6 s a cell): the 2 h cap holds floor(7200 / (20 * 2^24 / 5e7 + 1e-6)) lags.
+  // A kernel target of rope:dim=2^24 on 8192 lags was evaluated without a budget. One lag of xPos (blocks built per
+  // lag) costs 20 n elements at budget.hpp's 5e7 per second (plus 1e-6 s a cell): the 2 h cap holds
+  // floor(7200 / (20 * 2^24 / 5e7 + 1e-6)) lags. (RoPE's vector route is 2 x 2^23 terms a lag: 8192 lags fit.)
   const double per_lag = 20.0 * 16777216 / 5e7 + 1e-6;
-  check_rejected("fit-params --encoding 'rope:dim=8' --free theta --target 'kernel:rope:dim=16777216'",
-                 fmt::format("--target = 'kernel:rope:dim=16777216' (8192 lags) (must be a kernel target whose lags "
+  check_rejected("fit-params --encoding 'rope:dim=8' --free theta --target 'kernel:xpos:dim=16777216'",
+                 fmt::format("--target = 'kernel:xpos:dim=16777216' (8192 lags) (must be a kernel target whose lags "
                              "fit the budget: it would take about 15 h (a conservative estimate), over the cap of 2 h; "
                              "at most {} lags",
                              static_cast<long>(std::floor(7200 / per_lag))));

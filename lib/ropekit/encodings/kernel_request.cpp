@@ -109,10 +109,10 @@ Cost kernel_cost(const KernelPlan& p, double rows, double held, bool matrix) {
   return kernel_cost(kernel_rates(p, matrix), rows, held);
 }
 
-Cost encoding_kernel_cost(const Encoding& e, double rows) {
+EncodingKernelCost encoding_kernel_cost(const Encoding& e) {
   const EncodingSize z = encoding_size(e);
   // kernel() holds a row of 6 numbers per lag and returns one.
-  return Cost{block_bytes(e, z) + rows * 7 * 8, rows * lag_seconds(e, z, 1)};
+  return EncodingKernelCost{block_bytes(e, z), 7 * 8, lag_seconds(e, z, 1)};
 }
 
 void check_encoding_blocks(const Where& where, std::string_view name, const std::string& text, const Encoding& e) {

@@ -47,9 +47,14 @@ void check_kernel_lags(const KernelRequest& request, const KernelPlan& plan, con
 /// line streams 1-D lags one block at a time; Python holds them all).
 /// `matrix`: the held rows are float64 columns (8 bytes a cell and the lag), not the command line's rows of text.
 Cost kernel_cost(const KernelPlan& plan, double rows, double held, bool matrix = false);
-/// The estimated cost of kernel(e, lags) at `rows` lags (design's and fit-params' kernel:ENCODING inputs; issue 20
-/// item 11: they were sized as if n = 128).
-Cost encoding_kernel_cost(const Encoding& e, double rows);
+/// The estimated cost of kernel(e, lags) as a function of the number of lags (design's and fit-params'
+/// kernel:ENCODING inputs; issue 20 item 11: they were sized as if n = 128). The encoding is read once: reading a
+/// large one's spectrum takes seconds, which a search over lag counts would repeat.
+struct EncodingKernelCost {
+  double fixed_bytes = 0, bytes_per_lag = 0, seconds_per_lag = 0;
+  Cost at(double rows) const { return Cost{fixed_bytes + rows * bytes_per_lag, rows * seconds_per_lag}; }
+};
+EncodingKernelCost encoding_kernel_cost(const Encoding& e);
 /// @throws InputError "<where>: <name> = '<text>' (n = ...) (must be an encoding whose blocks at one lag fit in
 ///         memory: ...)" for an encoding whose blocks at one lag exceed the memory budget.
 void check_encoding_blocks(const Where& where, std::string_view name, const std::string& text, const Encoding& e);

@@ -42,13 +42,14 @@ TuneTarget resolve_target(const std::string& name, const TuneRequest& a, int max
       throw_bad_value(where, "target", "'" + name + "'", "the kernel of a relative encoding of 1-D lags");
     // The kernel on max_length lags, sized before it runs (issue 20 item 11: it had no budget).
     check_encoding_blocks(where, "target", name, e);
-    const Cost cost = encoding_kernel_cost(e, max_length);
+    const EncodingKernelCost costs = encoding_kernel_cost(e);
+    const Cost cost = costs.at(max_length);
     if (!cost.fits())
       throw_bad_value(where, "target", fmt::format("'{}' ({} lags)", name, max_length),
                       fmt::format("a kernel target whose lags fit the budget: it {}; at most {} lags (the largest of "
                                   "--train-context and --eval-contexts) fit",
                                   cost.excess(), largest_fitting(1, max_length, [&](std::int64_t m) {
-                                    return encoding_kernel_cost(e, static_cast<double>(m)).fits();
+                                    return costs.at(static_cast<double>(m)).fits();
                                   })));
     r.lags = grid();
     r.y = kernel(e, Lags(r.lags));

@@ -191,7 +191,7 @@ DesignResult inverse_design(const DesignRequest& a) {
     const std::string lags_value = "'" + lags_text + "'";
     // The kernel at the lags, at twice them and (table route) at minus them, sized by the encoding's real n (issue
     // 20 item 11: sized as if n = 128, rope:dim=2^24 ran silently for an hour).
-    const Cost kernel_cost = encoding_kernel_cost(e, N);
+    const Cost kernel_cost = encoding_kernel_cost(e).at(N);
     const double kernel_seconds = 3 * kernel_cost.seconds;
     auto table_budget = [&] {
       const std::int64_t M = a.wpoints ? a.wpoints : default_density_points(x.size());
