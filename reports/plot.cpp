@@ -104,6 +104,75 @@ ColumnY column_y(const EnvelopeColumn& c, bool log_y) {
   return y;
 }
 
+// Where a panel sits and what its axes span: pixels of data coordinates.
+struct PanelFrame {
+  const XAxis& x;
+  std::size_t index;  ///< the panel's number (its clip path)
+  double y0, width, height, ylo, yhi;
+  double px(double data_x) const { return kLeft + x.position(data_x) * width; }
+  double py(double axis_y) const { return y0 + (1 - (axis_y - ylo) / (yhi - ylo)) * height; }
+};
+
+// One curve of a panel: per run of drawable columns a band (min to max) where a column holds several points, then
+// the line through the means; a lone column is a dot (with its min-max bar). Then bars on the frame's edge over
+// the columns whose values go beyond a given y limit. Returns whether it drew a band (for the legend's swatch).
+bool draw_curve(std::string& svg, const EnvelopeSeries& s, const PlotPanel& p, const PanelFrame& f,
+                const std::string& color, double width, bool dashed) {
+  const auto& cols = s.envelope.columns();
+  std::vector<std::vector<ColumnY>> runs(1);
+  for (const auto& c : cols) {
+    const ColumnY y = column_y(c, p.log_y);
+    if (y.drawable) runs.back().push_back(y);
+    else if ((c.gap || c.count > 0) && !runs.back().empty()) runs.emplace_back();  // a break: nothing drawable here
+  }
+  std::string band, line, dots;
+  for (const auto& run : runs) {
+    if (run.empty()) continue;
+    const bool spread =
+        std::any_of(run.begin(), run.end(), [&](const ColumnY& y) { return f.py(y.lo) - f.py(y.hi) >= 0.5; });
+    if (run.size() == 1) {
+      dots += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.2\"/>", f.px(run[0].x), f.py(run[0].mean));
+      if (spread) band += fmt::format("M{0:.1f},{1:.1f} L{0:.1f},{2:.1f} ", f.px(run[0].x), f.py(run[0].hi), f.py(run[0].lo));
+      continue;
+    }
+    if (spread) {
+      for (std::size_t i = 0; i < run.size(); ++i) band += fmt::format("{}{:.1f},{:.1f} ", i ? "L" : "M", f.px(run[i].x), f.py(run[i].hi));
+      for (std::size_t i = run.size(); i-- > 0;) band += fmt::format("L{:.1f},{:.1f} ", f.px(run[i].x), f.py(run[i].lo));
+      band += "Z ";
+    }
+    for (std::size_t i = 0; i < run.size(); ++i) line += fmt::format("{}{:.1f},{:.1f} ", i ? "L" : "M", f.px(run[i].x), f.py(run[i].mean));
+  }
+  svg += fmt::format("<g class=\"series\" data-label=\"{}\" clip-path=\"url(#panel{})\">", xml_escape(s.label), f.index);
+  if (!band.empty())
+    svg += fmt::format("<path class=\"envelope\" d=\"{}\" fill=\"{}\" fill-opacity=\"0.22\" stroke=\"{}\" "
+                       "stroke-opacity=\"0.22\" stroke-width=\"0.6\"/>", band, color, color);
+  if (!line.empty())
+    svg += fmt::format("<path class=\"mean\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{}/>", line, color,
+                       width, dashed ? " stroke-dasharray=\"6 3\"" : "");
+  if (!dots.empty()) svg += fmt::format("<g fill=\"{}\">{}</g>", color, dots);
+  svg += "</g>\n";
+  for (const bool above : {true, false}) {
+    const auto& limit = above ? p.ymax : p.ymin;
+    if (!limit) continue;
+    auto beyond = [&](std::size_t j) { return cols[j].count > 0 && (above ? cols[j].max > *limit : cols[j].min < *limit); };
+    std::string marks;
+    for (std::size_t i = 0; i < cols.size();) {
+      if (!beyond(i)) {
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      while (j < cols.size() && beyond(j)) ++j;
+      marks += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"4\"/>", kLeft + static_cast<double>(i),
+                           above ? f.y0 - 4 : f.y0 + f.height, static_cast<double>(j - i));
+      i = j;
+    }
+    if (!marks.empty())
+      svg += fmt::format("<g class=\"clipped\" data-side=\"{}\" fill=\"{}\">{}</g>\n", above ? "above" : "below", color, marks);
+  }
+  return !band.empty();
+}
+
 std::string number_text(double v) { return signed_text(fmt::format("{:.4g}", v)); }
 
 struct PanelRange {
@@ -303,66 +372,10 @@ Figure svg_figure(const XAxis& x, const std::vector<PlotPanel>& panels, const Fi
       if (i == 0 && k == 0 && !o.vline_label.empty())
         svg += fmt::format("<text class=\"marker\" x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#555\">{}</text>\n", at + 4, y0 + 14, xml_escape(o.vline_label));
     }
-    // Curves: per run of drawable columns a band (min to max) where a column holds several points, then the line
-    // through the means; a lone column is a dot (with its min-max bar).
     for (const auto& s : p.series) {
-      const std::string& color = color_of[s.label];
       const auto [width, dashed] = stroke_of[s.label];
-      const auto& cols = s.envelope.columns();
-      std::vector<std::vector<ColumnY>> runs(1);
-      for (const auto& c : cols) {
-        const ColumnY y = column_y(c, p.log_y);
-        if (y.drawable) runs.back().push_back(y);
-        else if ((c.gap || c.count > 0) && !runs.back().empty()) runs.emplace_back();  // a break: nothing drawable here
-      }
-      std::string band, line, dots;  // (a label with a band anywhere gets a band swatch in the legend)
-      for (const auto& run : runs) {
-        if (run.empty()) continue;
-        auto vx = [&](const ColumnY& y) { return px(x.position(y.x)); };
-        const bool spread = std::any_of(run.begin(), run.end(), [&](const ColumnY& y) { return py(y.lo) - py(y.hi) >= 0.5; });
-        if (run.size() == 1) {
-          dots += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.2\"/>", vx(run[0]), py(run[0].mean));
-          if (spread)
-            band += fmt::format("M{0:.1f},{1:.1f} L{0:.1f},{2:.1f} ", vx(run[0]), py(run[0].hi), py(run[0].lo));
-          continue;
-        }
-        if (spread) {
-          for (std::size_t i = 0; i < run.size(); ++i) band += fmt::format("{}{:.1f},{:.1f} ", i ? "L" : "M", vx(run[i]), py(run[i].hi));
-          for (std::size_t i = run.size(); i-- > 0;) band += fmt::format("L{:.1f},{:.1f} ", vx(run[i]), py(run[i].lo));
-          band += "Z ";
-        }
-        for (std::size_t i = 0; i < run.size(); ++i) line += fmt::format("{}{:.1f},{:.1f} ", i ? "L" : "M", vx(run[i]), py(run[i].mean));
-      }
-      svg += fmt::format("<g class=\"series\" data-label=\"{}\" clip-path=\"url(#panel{})\">", xml_escape(s.label), k);
-      banded[s.label] = banded[s.label] || !band.empty();
-      if (!band.empty())
-        svg += fmt::format("<path class=\"envelope\" d=\"{}\" fill=\"{}\" fill-opacity=\"0.22\" stroke=\"{}\" "
-                           "stroke-opacity=\"0.22\" stroke-width=\"0.6\"/>", band, color, color);
-      if (!line.empty())
-        svg += fmt::format("<path class=\"mean\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{}/>", line, color,
-                           width, dashed ? " stroke-dasharray=\"6 3\"" : "");
-      if (!dots.empty()) svg += fmt::format("<g fill=\"{}\">{}</g>", color, dots);
-      svg += "</g>\n";
-      // Values beyond a given y range: bars on the frame's edge over those columns.
-      for (const bool above : {true, false}) {
-        const auto& limit = above ? p.ymax : p.ymin;
-        if (!limit) continue;
-        std::string marks;
-        for (std::size_t i = 0; i < cols.size();) {
-          auto beyond = [&](std::size_t j) { return cols[j].count > 0 && (above ? cols[j].max > *limit : cols[j].min < *limit); };
-          if (!beyond(i)) {
-            ++i;
-            continue;
-          }
-          std::size_t j = i;
-          while (j < cols.size() && beyond(j)) ++j;
-          marks += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"4\"/>", kLeft + static_cast<double>(i),
-                               above ? y0 - 4 : y0 + ph, std::max(1.0, static_cast<double>(j - i)));
-          i = j;
-        }
-        if (!marks.empty())
-          svg += fmt::format("<g class=\"clipped\" data-side=\"{}\" fill=\"{}\">{}</g>\n", above ? "above" : "below", color, marks);
-      }
+      banded[s.label] = draw_curve(svg, s, p, PanelFrame{x, k, y0, pw, ph, ylo, yhi}, color_of[s.label], width, dashed) ||
+                        banded[s.label];
     }
     svg += fmt::format("<rect class=\"frame\" x=\"{}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#333\"/>\n</g>\n", kLeft, y0,
                        pw, ph);
