@@ -24,6 +24,7 @@ from ._ropekit import (  # noqa: F401  (the library's functions, documented in t
     kernel,
     lie_check,
     list_encodings,
+    list_schemes,
     list_spectra,
     list_targets,
     model,
@@ -35,13 +36,13 @@ from .sweep import FIT_COLUMNS, sweep  # noqa: F401
 from ._signatures import with_signature as _with_signature
 
 # Each library function as a Python function with a real signature (inspect.signature, Jupyter's and IDEs' hints).
-design, features, fit, fit_params, fit_spectrum, frequencies, kernel, lie_check, list_encodings, list_spectra, \
-    list_targets, model, precision, spectrum_kernel, verify_master = map(_with_signature, (
-        design, features, fit, fit_params, fit_spectrum, frequencies, kernel, lie_check, list_encodings, list_spectra,
-        list_targets, model, precision, spectrum_kernel, verify_master))
+design, features, fit, fit_params, fit_spectrum, frequencies, kernel, lie_check, list_encodings, list_schemes, \
+    list_spectra, list_targets, model, precision, spectrum_kernel, verify_master = map(_with_signature, (
+        design, features, fit, fit_params, fit_spectrum, frequencies, kernel, lie_check, list_encodings, list_schemes,
+        list_spectra, list_targets, model, precision, spectrum_kernel, verify_master))
 
 __all__ = [
     "DEFAULT_SEED", "FIT_COLUMNS", "design", "features", "fit", "fit_params", "fit_spectrum", "frequencies",
-    "kernel", "lie_check", "list_encodings", "list_spectra", "list_targets", "model", "precision", "spectrum_kernel", "sweep",
+    "kernel", "lie_check", "list_encodings", "list_schemes", "list_spectra", "list_targets", "model", "precision", "spectrum_kernel", "sweep",
     "verify_master",
 ]

@@ -97,7 +97,8 @@ PYBIND11_MODULE(_ropekit, m) {
   m.def("lie_check", named("lie_check", &py_lie_check), doc_lie_check, "generators"_a, "mixing"_a = py::none(),
         py::kw_only(), "window"_a = 32, "pairs"_a = 256, "max_exp"_a = 2048, "seed"_a = std::uint64_t{0x5EED},
         "route"_a = "auto");
-  m.def("list_encodings", named("list_encodings", &py_list_encodings), doc_list_encodings);
+  m.def("list_encodings", named("list_encodings", &py_list_encodings), doc_list_encodings, "verbose"_a = false);
+  m.def("list_schemes", named("list_schemes", &py_list_schemes), doc_list_schemes);
   m.def("list_targets", named("list_targets", &py_list_targets), doc_list_targets);
   m.def("list_spectra", named("list_spectra", &py_list_spectra), doc_list_spectra);
   m.def("_pythonise", &pythonise, "The command line's message as the module words it (for tests).");
