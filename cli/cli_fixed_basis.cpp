@@ -260,8 +260,10 @@ void run_features(const FeatureArgs& a) {
   emit(a.out, render(t, format));
 }
 
-void run_list(const std::string& what, const std::string& format_name) {
+void run_list(const std::string& what, const std::string& format_name, bool verbose) {
   const Format format = parse_format_option("ropekit list", format_name);
+  if (verbose && what != "encodings")
+    throw_bad_value("ropekit list", "--verbose", "given with '" + what + "'", "used with encodings only");
   Table t;
   if (what == "methods") {
     t.columns = {"readable spelling", "reference names", "columns", "count"};
@@ -274,16 +276,25 @@ void run_list(const std::string& what, const std::string& format_name) {
     for (const auto& p : builtin_probes()) t.add_row({p.name, p.description});
   } else if (what == "encodings") {
     t.columns = {"spelling", "aliases", "operator", "features"};
-    for (const auto& f : encoding_families()) t.add_row({f.spelling, f.aliases, f.operator_, f.features});
+    if (verbose) t.columns.insert(t.columns.end(), {"keys", "example"});
+    for (const auto& f : encoding_families()) {
+      std::vector<Cell> row = {f.spelling, f.aliases, f.operator_, f.features};
+      if (verbose) row.insert(row.end(), {f.keys, f.example});
+      t.add_row(std::move(row));
+    }
+  } else if (what == "schemes") {
+    t.columns = {"scheme", "key", "default", "constraint", "meaning", "transformers key"};
+    for (const auto& k : scheme_key_infos())
+      t.add_row({k.scheme, k.key, k.default_value, k.constraint, k.meaning, k.hf_key});
   } else {
-    throw_bad_value("ropekit list", "what", "'" + what + "'", "methods, targets, probes or encodings");
+    throw_bad_value("ropekit list", "what", "'" + what + "'", "methods, targets, probes, encodings or schemes");
   }
   emit("", render(t, format));
 }
 
 void run_probes(const ProbeArgs& a, const CliContext& ctx) {
   if (a.list) {
-    run_list("probes", "md");
+    run_list("probes", "md", false);
     return;
   }
   std::vector<const ProbeInfo*> chosen;
@@ -400,10 +411,15 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
   {
     auto what = std::make_shared<std::string>();
     auto format = std::make_shared<std::string>("md");
-    auto* l = app.add_subcommand("list", "List what exists: methods, targets, probes or encodings");
-    l->add_option("what", *what, "methods, targets, probes or encodings")->required();
+    auto verbose = std::make_shared<bool>(false);
+    auto* l = app.add_subcommand("list", "List what exists: methods, targets, probes, encodings or schemes");
+    l->add_option("what", *what,
+                  "methods, targets, probes, encodings or schemes (the context-scaling schemes' keys, defaults and "
+                  "transformers keys)")
+        ->required();
     l->add_option("--format", *format, "md, csv, json or latex")->capture_default_str();
-    l->callback([what, format] { run_list(*what, *format); });
+    l->add_flag("--verbose", *verbose, "encodings: also each family's keys (constraint, default) and an example");
+    l->callback([what, format, verbose] { run_list(*what, *format, *verbose); });
   }
   {
     auto a = std::make_shared<ProbeArgs>();

@@ -61,23 +61,6 @@ def cli_page(cli):
     return "".join(out)
 
 
-def scheme_keys(cli):
-    """(scheme, keys, required) of each scaling scheme, read off the parser's own messages."""
-    def message(spelling):
-        _, err = run(cli, "frequencies", "--encoding", spelling, ok=(0, 2))
-        return err.strip()
-    names = re.search(r"\(must be one of ([^)]*)\)", message("rope:scaling=?")).group(1).split(", ")
-    rows = []
-    for name in names:
-        keys = message(f"rope:scaling={name}(zz_unknown=1)")
-        m = re.search(r"\(must be (?:a key of \S+: (.*)|absent: .*)\)$", keys)
-        key_list = m.group(1) if m and m.group(1) else ""
-        m = re.search(r"\(must be given: \S+ needs (.*)\)$", message(f"rope:scaling={name}")) if key_list else None
-        required = m.group(1) if m else ""
-        rows.append((name, key_list, required))
-    return rows
-
-
 def md_section(cli, title, intro, *args):
     text, _ = run(cli, *args)
     return [f"\n## {title}\n", "\n", intro + "\n", "\n", text.rstrip("\n") + "\n"]
@@ -90,24 +73,27 @@ def spellings_page(cli):
            "scheme (`scaling=yarn(factor=16,orig=4096)`) and lists for direct sums (`direct-sum:[rope,alibi]`); the\n"
            "fixed-basis reference names (`jordan_rope`, ...) are aliases. Tables name each encoding by its canonical\n"
            "spelling, every parameter explicit, so a row says exactly what was computed.\n"]
-    out += md_section(cli, "Encodings", "`ropekit list encodings --format md`:", "list", "encodings", "--format", "md")
-    rows = scheme_keys(cli)
-    out += ["\n## Scaling schemes\n", "\n",
-            "The `scaling=` key of `rope`: PI (`linear`), NTK-aware (`ntk`), dynamic NTK, YaRN, LongRoPE and Llama 3.1; "
-            "each scheme's keys, as the parser names them in its messages:\n", "\n", "| scheme | keys | required |\n", "|---|---|---|\n"]
-    out += [f"| {n} | {k or '(none)'} | {r or '(none)'} |\n" for n, k, r in rows]
+    out += md_section(cli, "Encodings",
+                      "`ropekit list encodings --verbose --format md`: each family's keys with their constraints\n"
+                      "and defaults (a default marked `fit:` is the run's option in `fit` and `fit-params`), and an\n"
+                      "example spelling:", "list", "encodings", "--verbose", "--format", "md")
+    out += md_section(cli, "Scaling schemes",
+                      "The `scaling=` key of `rope`: PI (`linear`), NTK-aware (`ntk`), dynamic NTK, YaRN, LongRoPE,\n"
+                      "Llama 3.1 and p-RoPE (`proportional`); every key of every scheme with its default, constraint,\n"
+                      "meaning and the transformers key it maps to, `ropekit list schemes --format md` (read from the\n"
+                      "schemes' own key tables). A canonical spelling writes every key, defaults included; a key left\n"
+                      "unset (yarn's `factor` when `max` is given, `attention_factor`, ...) is transformers' fallback\n"
+                      "and stays unwritten. `orig` has no default: a model's own original context length is meant, so\n"
+                      "a hand spelling gives it and `ropekit model` reads it from the file.",
+                      "list", "schemes", "--format", "md")
     out += ["\n",
-            "From a transformers config: `rope_parameters`' `factor`, `original_max_position_embeddings`, `low_freq_factor`,\n"
-            "`high_freq_factor`, `short_factor` and `long_factor` are `factor`, `orig`, `low`, `high`, `short` and `long`;\n"
-            "`max_position_embeddings` is `max` (yarn: s = max / orig when `factor` is absent; longrope: s = max / orig\n"
-            "for the attention factor unless `factor` is given, which transformers prefers); `attention_factor`,\n"
-            "`beta_fast`, `beta_slow`, `mscale`, `mscale_all_dim` and `truncate` keep their names; `rope_theta`,\n"
-            "`head_dim` and `partial_rotary_factor` are rope's `base`, `dim` and `partial` (r = int(dim * partial) rotary\n"
-            "dims, truncated as transformers does, and ceil(r/2) frequencies base^(-2i/r)). Values read as transformers\n"
-            "reads them: yarn's `beta_fast = 0` means 32 and `beta_slow = 0` means 1, a zero `mscale` or `mscale_all_dim`\n"
-            "is ignored, and what transformers only warns about (a factor below 1, `beta_fast <= beta_slow`, llama3's\n"
-            "`high <= low`) is accepted. Each of these, and a `partial` whose product is not an even integer, gives one\n"
-            "line `<command>: note: ...` on stderr (a `UserWarning` in Python), e.g.\n"
+            "From a transformers config, `rope_theta`, `head_dim` and `partial_rotary_factor` are rope's `base`, `dim`\n"
+            "and `partial` (r = int(dim * partial) rotary dims, truncated as transformers does, and ceil(r/2)\n"
+            "frequencies base^(-2i/r)). Values read as transformers reads them: yarn's `beta_fast = 0` means 32 and\n"
+            "`beta_slow = 0` means 1, a zero `mscale` or `mscale_all_dim` is ignored, and what transformers only warns\n"
+            "about (a factor below 1, `beta_fast <= beta_slow`, llama3's `high <= low`) is accepted. Each of these, and\n"
+            "a `partial` whose product is not an even integer, gives one line `<command>: note: ...` on stderr (a\n"
+            "`UserWarning` in Python), e.g.\n"
             "`ropekit frequencies: note: yarn.beta_fast = 0 means 32, as transformers reads it (beta_fast or 32)`.\n"]
     out += md_section(cli, "Methods", "The fixed-basis methods, `ropekit list methods --format md`:",
                       "list", "methods", "--format", "md")

@@ -62,7 +62,12 @@ std::string family_name(const Encoding& e) { return std::string(family_info(e).n
 const std::vector<EncodingFamilyInfo>& encoding_families() {
   static const std::vector<EncodingFamilyInfo> table = [] {
     std::vector<EncodingFamilyInfo> out;
-    for (const auto* info : family_infos()) out.insert(out.end(), info->list.begin(), info->list.end());
+    for (const auto* info : family_infos())
+      for (EncodingFamilyInfo line : info->list) {
+        if (line.keys.empty()) line.keys = family_keys_text(*info);
+        if (line.example.empty()) line.example = std::string(info->example);
+        out.push_back(std::move(line));
+      }
     return out;
   }();
   return table;

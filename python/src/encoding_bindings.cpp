@@ -292,11 +292,27 @@ py::tuple py_features(const std::string& text, const py::object& lags_in) {
   return py::make_tuple(py::cast(std::move(f.values)), py::cast(f.names));
 }
 
-py::dict py_list_encodings() {
-  std::vector<std::string> s, a, o, f;
-  for (const auto& x : encoding_families()) s.push_back(x.spelling), a.push_back(x.aliases), o.push_back(x.operator_), f.push_back(x.features);
+py::dict py_list_encodings(bool verbose) {
+  std::vector<std::string> s, a, o, f, k, e;
+  for (const auto& x : encoding_families()) {
+    s.push_back(x.spelling), a.push_back(x.aliases), o.push_back(x.operator_), f.push_back(x.features);
+    k.push_back(x.keys), e.push_back(x.example);
+  }
   py::dict d;
   d["spelling"] = s, d["aliases"] = a, d["operator"] = o, d["features"] = f;
+  if (verbose) d["keys"] = k, d["example"] = e;
+  return d;
+}
+
+py::dict py_list_schemes() {
+  std::vector<std::string> scheme, key, def, constraint, meaning, hf;
+  for (const auto& x : scheme_key_infos()) {
+    scheme.push_back(x.scheme), key.push_back(x.key), def.push_back(x.default_value);
+    constraint.push_back(x.constraint), meaning.push_back(x.meaning), hf.push_back(x.hf_key);
+  }
+  py::dict d;
+  d["scheme"] = scheme, d["key"] = key, d["default"] = def, d["constraint"] = constraint, d["meaning"] = meaning;
+  d["transformers key"] = hf;
   return d;
 }
 

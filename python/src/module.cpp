@@ -99,7 +99,8 @@ PYBIND11_MODULE(_ropekit, m) {
         "route"_a = "auto");
   m.def("envelope", named("envelope", &py_envelope), doc_envelope, "x"_a, "y"_a, "columns"_a = 800, "lo"_a = py::none(),
         "hi"_a = py::none(), "log"_a = false);
-  m.def("list_encodings", named("list_encodings", &py_list_encodings), doc_list_encodings);
+  m.def("list_encodings", named("list_encodings", &py_list_encodings), doc_list_encodings, "verbose"_a = false);
+  m.def("list_schemes", named("list_schemes", &py_list_schemes), doc_list_schemes);
   m.def("list_targets", named("list_targets", &py_list_targets), doc_list_targets);
   m.def("list_spectra", named("list_spectra", &py_list_spectra), doc_list_spectra);
   m.def("_pythonise", &pythonise, "The command line's message as the module words it (for tests).");

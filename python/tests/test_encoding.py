@@ -114,6 +114,31 @@ def test_lists_match_command_line():
     sp = ropekit.list_spectra()
     want = cli_csv("kernel", "--families")
     assert sp == want
+    sc = ropekit.list_schemes()
+    assert sc == cli_csv("list", "schemes")
+    verbose = ropekit.list_encodings(verbose=True)
+    assert verbose == cli_csv("list", "encodings", "--verbose")
+    assert "keys" not in enc
+
+
+def test_list_schemes_rows_and_examples_that_parse():
+    sc = ropekit.list_schemes()
+    rows = {(s, k): (d, hf) for s, k, d, hf in zip(sc["scheme"], sc["key"], sc["default"], sc["transformers key"])}
+    # transformers' llama3 keys and yarn's fallbacks (modeling_rope_utils.py: beta_fast `or 32`, beta_slow `or 1`).
+    assert rows["llama3", "low"] == ("1", "low_freq_factor")
+    assert rows["llama3", "high"] == ("4", "high_freq_factor")
+    assert rows["yarn", "orig"] == ("required", "original_max_position_embeddings")
+    assert rows["yarn", "beta_fast"] == ("32", "beta_fast") and rows["yarn", "beta_slow"] == ("1", "beta_slow")
+    for example in ropekit.list_encodings(verbose=True)["example"]:
+        try:
+            ropekit.kernel(example, [0, 1])  # parses (and evaluates)
+        except ValueError as e:  # parsed, but absolute: no kernel of the lag
+            assert "sinusoidal is absolute" in str(e), str(e)
+
+
+def test_yarn_without_orig_is_refused():
+    with pytest.raises(ValueError, match=r"yarn\.orig = \(missing\) \(must be given: yarn needs orig"):
+        ropekit.frequencies("rope:dim=8,scaling=yarn(factor=8)")
 
 
 @pytest.mark.parametrize("call, args", [

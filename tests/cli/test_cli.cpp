@@ -295,7 +295,7 @@ TEST_CASE("about 50 bad invocations across every command: exit 2, one error line
       {"kernel --encoding rope --seq-len -1", "ropekit kernel: --seq-len = -1"},
       {"frequencies --encoding rope --convention torch", "ropekit frequencies: --convention = 'torch'"},
       {"frequencies --encoding alibi", "ropekit frequencies: --encoding = 'alibi'"},
-      {"frequencies --encoding 'rope:scaling=dynamic(factor=2)'", "needs the current sequence length (--seq-len)"},
+      {"frequencies --encoding 'rope:scaling=dynamic(factor=2,orig=4096)'", "needs the current sequence length (--seq-len)"},
       {"features --encoding rope --theta 100", "ropekit features: --theta = given with --encoding"},
       {"check --encoding rope --window ''", "ropekit check: --window = ''"},
       {"check --encoding rope:dim=odd", "ropekit check: encoding 'rope:dim=odd'"},

@@ -33,7 +33,7 @@ TEST_CASE("three encodings over lags 1..131072: under 1 MB, each band spans the 
   ScratchDir dir("plot-big");
   const std::string svg = dir.file("k.svg"), out = dir.file("k.csv");
   const std::vector<std::string> encodings = {"rope:dim=128,base=10000,F=64",
-                                              "rope:dim=128,base=500000,F=64,scaling=llama3(factor=8,orig=8192)",
+                                              "rope:dim=128,base=500000,F=64,scaling=llama3(factor=8,orig=8192,low=1,high=4)",
                                               "xpos:dim=128,base=10000,scale_base=512"};
   const auto r = run_ropekit("kernel --encoding '" + encodings[0] + "' '" + encodings[1] + "' '" + encodings[2] +
                              "' --lags 1:131073 --plot " + svg + " --out " + out);

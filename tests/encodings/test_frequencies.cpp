@@ -126,7 +126,7 @@ TEST_CASE("public values: YaRN mscale and the logit factor") {
   check_digits(yarn_mscale(4), 1.138629, 6);
   check_digits(yarn_mscale(40), 1.368888, 6);
   check_digits(yarn_mscale(64), 1.415888, 6);
-  const auto t = geo(128, 1e4, scaling::Yarn{.factor = 64});
+  const auto t = geo(128, 1e4, scaling::Yarn{.factor = 64, .orig = 4096});
   check_digits(t.attention_factor, 1.415888, 6);
   check_digits(t.attention_factor * t.attention_factor, 2.004740, 6);  // G gets a^2
   CHECK(yarn_mscale(1) == 1);
@@ -144,7 +144,7 @@ TEST_CASE("public values: LongRoPE attention factors and NTK bases") {
 }
 
 TEST_CASE("public values: Llama 3.1 keeps 29, blends 6, divides 29 by 8 (wavelengths compared directly)") {
-  const auto t = geo(128, 5e5, scaling::Llama3{});
+  const auto t = geo(128, 5e5, scaling::Llama3{.orig = 8192});
   REQUIRE(t.theta.rows() == 64);
   int kept = 0, blended = 0, divided = 0;
   for (int i = 0; i < 64; ++i) {
@@ -298,7 +298,7 @@ TEST_CASE("yarn: theta'_i = theta_i/s ramp_i + theta_i (1 - ramp_i), ramp by std
 }
 
 TEST_CASE("yarn attention factor: mscale ratio, attention_factor override, lone mscale ignored (HF)") {
-  scaling::Yarn y{.factor = 40};
+  scaling::Yarn y{.factor = 40, .orig = 4096};
   y.mscale = 0.707;
   CHECK(yarn_attention_factor(y) == yarn_mscale(40));  // HF needs both keys
   y.mscale_all_dim = 0.707;
@@ -358,11 +358,12 @@ TEST_CASE("explicit frequencies: as given; linear, llama3 and longrope apply") {
   for (int i = 0; i < 4; ++i) CHECK(t.theta(i) == v[static_cast<std::size_t>(i)]);
   const auto lin = frequencies({ExplicitFrequencies{v, ""}, scaling::Linear{2}});
   for (int i = 0; i < 4; ++i) CHECK(lin.theta(i) == v[static_cast<std::size_t>(i)] / 2);
-  const auto ll = frequencies({ExplicitFrequencies{v, ""}, scaling::Llama3{}});
+  const auto ll = frequencies({ExplicitFrequencies{v, ""}, scaling::Llama3{.orig = 8192}});
   CHECK(ll.theta(0) == 2.0);       // wavelength pi < 2048: kept
   CHECK(ll.theta(3) == 1e-5 / 8);  // wavelength 6.3e5 > 8192: divided
   const auto lr = frequencies({ExplicitFrequencies{v, ""}, scaling::LongRope{.short_factor = {1, 2, 4, 8},
-                                                                             .long_factor = {1, 1, 1, 1}}});
+                                                                             .long_factor = {1, 1, 1, 1},
+                                                                             .orig = 4096}});
   CHECK(lr.theta(3) == 1e-5 / 8);
 }
 
@@ -403,8 +404,8 @@ TEST_CASE("float32 emulates torch's float inv_freq; within 2 float ulps of the f
   // Schemes in float: linear, llama3 and yarn, written out as torch computes them.
   const auto lin = geo(128, 1e4, scaling::Linear{3}, {}, Convention::huggingface, true);
   const auto lin64 = geo(128, 1e4, scaling::Linear{3});
-  const auto ll = geo(128, 5e5, scaling::Llama3{}, {}, Convention::huggingface, true);
-  const auto ya = geo(128, 1e4, scaling::Yarn{.factor = 16}, {}, Convention::huggingface, true);
+  const auto ll = geo(128, 5e5, scaling::Llama3{.orig = 8192}, {}, Convention::huggingface, true);
+  const auto ya = geo(128, 1e4, scaling::Yarn{.factor = 16, .orig = 4096}, {}, Convention::huggingface, true);
   for (int i = 0; i < 64; ++i) {
     CAPTURE(i);
     const float inv = 1.0f / std::pow(1e4f, static_cast<float>(2 * i) / 128.0f);
@@ -501,21 +502,22 @@ TEST_CASE("seeded draws: reproducible, the definitions of monte_carlo.cpp, iid m
 
 TEST_CASE("spellings parse back to the same scheme") {
   scaling::Yarn y{.factor = 32, .orig = 4096};
-  CHECK(spelling(y) == "yarn(factor=32,orig=4096)");
+  CHECK(spelling(y) == "yarn(factor=32,orig=4096,beta_fast=32,beta_slow=1,truncate=true)");
   y.truncate = false;
   y.beta_fast = 16;
   y.mscale = 0.707;
   y.mscale_all_dim = 0.707;
-  CHECK(spelling(y) == "yarn(factor=32,orig=4096,beta_fast=16,truncate=false,mscale=0.707,mscale_all_dim=0.707)");
+  CHECK(spelling(y) ==
+        "yarn(factor=32,orig=4096,beta_fast=16,beta_slow=1,truncate=false,mscale=0.707,mscale_all_dim=0.707)");
   scaling::LongRope l{.short_factor = {1, 1.05, 1.1}, .long_factor = {2, 3.5, 8}, .orig = 4096};
   l.max = 131072;
   CHECK(spelling(l) == "longrope(short=[1,1.05,1.1],long=[2,3.5,8],orig=4096,max=131072)");
-  CHECK(spelling(scaling::Llama3{}) == "llama3(factor=8,orig=8192)");
+  CHECK(spelling(scaling::Llama3{.orig = 8192}) == "llama3(factor=8,orig=8192,low=1,high=4)");
   CHECK(spelling(scaling::None{}) == "none");
   const std::vector<Scaling> all = {scaling::None{}, scaling::Linear{2.5}, scaling::Ntk{8},
                                     scaling::Dynamic{3, 2048}, y, l,
                                     scaling::Llama3{.factor = 32, .low = 0.5, .high = 6, .orig = 8192},
-                                    scaling::Yarn{.factor = 1.0 / 3 + 1, .attention_factor = 0.1 + 0.2}};
+                                    scaling::Yarn{.factor = 1.0 / 3 + 1, .orig = 4096, .attention_factor = 0.1 + 0.2}};
   for (const Scaling& s : all) {
     const std::string text = spelling(s);
     CAPTURE(text);
@@ -534,25 +536,30 @@ TEST_CASE("bad inputs throw InputError naming the key") {
     CHECK_THROWS_WITH_AS(parse_scaling(name, keys, Where("ropekit encoding")), doctest::Contains(mention.c_str()), InputError);
   };
   parse_throws("rotate", {}, "scaling = rotate (must be one of none, linear");
-  parse_throws("yarn", {{"factor", "2"}, {"fast", "3"}}, "yarn.fast = 3 (must be a key of yarn: factor, orig");
+  parse_throws("yarn", {{"factor", "2"}, {"orig", "4096"}, {"fast", "3"}}, "yarn.fast = 3 (must be a key of yarn: factor, orig");
   parse_throws("yarn", {{"orig", "4096"}}, "yarn.factor = (missing) (must be given: yarn needs factor or max)");
+  // orig has no default: a scheme spelled by hand names the model's own context length.
+  for (const char* scheme : {"yarn", "dynamic", "llama3"})
+    parse_throws(scheme, {{"factor", "2"}}, fmt::format("{}.orig = (missing) (must be given: {} needs orig, the model's "
+                                                        "original context length", scheme, scheme));
+  parse_throws("longrope", {{"short", "[1]"}, {"long", "[1]"}}, "longrope.orig = (missing) (must be given");
   parse_throws("longrope", {{"short", "[1]"}}, "longrope.long = (missing)");
   parse_throws("linear", {{"factor", "two"}}, "linear.factor = two (must be a number)");
   parse_throws("linear", {{"factor", "0"}}, "linear.factor = 0 (must be finite and > 0)");  // below 1: a note
   parse_throws("ntk", {{"factor", "nan"}}, "ntk.factor = nan");
   parse_throws("dynamic", {{"factor", "2"}, {"orig", "inf"}}, "dynamic.orig = inf");
-  parse_throws("yarn", {{"factor", "2"}, {"truncate", "yes"}}, "yarn.truncate = yes (must be true or false)");
+  parse_throws("yarn", {{"factor", "2"}, {"orig", "4096"}, {"truncate", "yes"}}, "yarn.truncate = yes (must be true or false)");
   // beta_fast <= beta_slow and a zero mscale are accepted with a note (test_transformers_options.cpp).
-  parse_throws("yarn", {{"factor", "2"}, {"beta_slow", "-1"}}, "yarn.beta_slow = -1 (must be finite and >= 0)");
-  parse_throws("yarn", {{"factor", "2"}, {"mscale", "-1"}}, "yarn.mscale = -1");
-  parse_throws("yarn", {{"factor", "2"}, {"attention_factor", "-1"}}, "yarn.attention_factor = -1");
-  parse_throws("longrope", {{"short", "1,2"}, {"long", "[1]"}}, "longrope.short = 1,2 (must be a list of numbers");
-  parse_throws("longrope", {{"short", "[1,x]"}, {"long", "[1]"}}, "longrope.short[1] = x (must be a number)");
-  parse_throws("longrope", {{"short", "[]"}, {"long", "[1]"}}, "longrope.short = []");
-  parse_throws("longrope", {{"short", "[1,0]"}, {"long", "[1]"}}, "longrope.short[1] = 0");
-  parse_throws("longrope", {{"short", "[1]"}, {"long", "[1]"}, {"max", "-5"}}, "longrope.max = -5");
-  parse_throws("llama3", {{"low", "4"}, {"high", "0"}}, "llama3.high = 0 (must be finite and > 0)");  // <= low: a note
-  parse_throws("llama3", {{"low", "0"}}, "llama3.low = 0");
+  parse_throws("yarn", {{"factor", "2"}, {"orig", "4096"}, {"beta_slow", "-1"}}, "yarn.beta_slow = -1 (must be finite and >= 0)");
+  parse_throws("yarn", {{"factor", "2"}, {"orig", "4096"}, {"mscale", "-1"}}, "yarn.mscale = -1");
+  parse_throws("yarn", {{"factor", "2"}, {"orig", "4096"}, {"attention_factor", "-1"}}, "yarn.attention_factor = -1");
+  parse_throws("longrope", {{"short", "1,2"}, {"long", "[1]"}, {"orig", "4096"}}, "longrope.short = 1,2 (must be a list of numbers");
+  parse_throws("longrope", {{"short", "[1,x]"}, {"long", "[1]"}, {"orig", "4096"}}, "longrope.short[1] = x (must be a number)");
+  parse_throws("longrope", {{"short", "[]"}, {"long", "[1]"}, {"orig", "4096"}}, "longrope.short = []");
+  parse_throws("longrope", {{"short", "[1,0]"}, {"long", "[1]"}, {"orig", "4096"}}, "longrope.short[1] = 0");
+  parse_throws("longrope", {{"short", "[1]"}, {"long", "[1]"}, {"orig", "4096"}, {"max", "-5"}}, "longrope.max = -5");
+  parse_throws("llama3", {{"orig", "8192"}, {"low", "4"}, {"high", "0"}}, "llama3.high = 0 (must be finite and > 0)");  // <= low: a note
+  parse_throws("llama3", {{"orig", "8192"}, {"low", "0"}}, "llama3.low = 0");
   parse_throws("llama3", {{"orig", "1"}}, "llama3.orig = 1 (must be finite and > 1)");
   parse_throws("none", {{"factor", "2"}}, "none.factor = 2 (must be absent");
 
@@ -575,16 +582,17 @@ TEST_CASE("bad inputs throw InputError naming the key") {
   throws({Geometric{64, 1e4}, scaling::Dynamic{2, 4096}}, "scaling dynamic needs the current sequence length (--seq-len)");
   throws({Geometric{64, 1e4}, scaling::Dynamic{2, 4096}}, "seq_len = -1", -1.0);
   throws({Geometric{64, 1e4}, scaling::Linear{-0.5}}, "linear.factor = -0.5 (must be finite and > 0)");
-  throws({Geometric{64, 1e4}, scaling::Yarn{.factor = std::numeric_limits<double>::infinity()}}, "yarn.factor = inf");
-  throws({Geometric{64, 1e4}, scaling::LongRope{.short_factor = {1, 2}, .long_factor = std::vector<double>(32, 1.0)}},
+  throws({Geometric{64, 1e4}, scaling::Yarn{.factor = std::numeric_limits<double>::infinity(), .orig = 4096}}, "yarn.factor = inf");
+  throws({Geometric{64, 1e4}, scaling::LongRope{.short_factor = {1, 2}, .long_factor = std::vector<double>(32, 1.0), .orig = 4096}},
          "longrope.short = a list of 2 values (must be one value per frequency: 32");
   throws({Geometric{64, 1e4, 8}, scaling::LongRope{.short_factor = std::vector<double>(8, 1.0),
-                                                   .long_factor = std::vector<double>(32, 1.0)}},
+                                                   .long_factor = std::vector<double>(32, 1.0),
+                                                   .orig = 4096}},
          "longrope.long = a list of 32 values (must be one value per frequency: 8");
-  scaling::Yarn no_truncate{.factor = 4};
+  scaling::Yarn no_truncate{.factor = 4, .orig = 4096};
   no_truncate.truncate = false;
   throws({Geometric{64, 1e4}, no_truncate}, "yarn.truncate = false (must be true with convention ggml", {}, Convention::ggml);
-  scaling::Yarn with_mscale{.factor = 4};
+  scaling::Yarn with_mscale{.factor = 4, .orig = 4096};
   with_mscale.mscale = 1;
   throws({Geometric{64, 1e4}, with_mscale}, "yarn.mscale = 1 (must be absent with convention ggml", {}, Convention::ggml);
 
@@ -594,9 +602,9 @@ TEST_CASE("bad inputs throw InputError naming the key") {
   throws({ExplicitFrequencies{{1, std::nan("")}, ""}, scaling::None{}}, "values[1] = nan");
   throws({ExplicitFrequencies{{1, 2}, "f.txt"}, scaling::Linear{0}}, "linear.factor = 0");
   throws({ExplicitFrequencies{{1, -2}, "f.txt"}, scaling::None{}}, "f.txt: value 2 = -2");
-  for (const Scaling& s : {Scaling{scaling::Ntk{2}}, Scaling{scaling::Dynamic{2, 4096}}, Scaling{scaling::Yarn{.factor = 2}}})
+  for (const Scaling& s : {Scaling{scaling::Ntk{2}}, Scaling{scaling::Dynamic{2, 4096}}, Scaling{scaling::Yarn{.factor = 2, .orig = 4096}}})
     throws({ExplicitFrequencies{{1, 2}, ""}, s}, "scaling = " + scheme_name(s) + " (must be none, linear, llama3 or longrope");
-  throws({ExplicitFrequencies{{1, 2}, ""}, scaling::LongRope{.short_factor = {1}, .long_factor = {1, 1}}},
+  throws({ExplicitFrequencies{{1, 2}, ""}, scaling::LongRope{.short_factor = {1}, .long_factor = {1, 1}, .orig = 4096}},
          "longrope.short = a list of 1 values (must be one value per frequency: 2)");
   CHECK_THROWS_WITH_AS(frequencies({ExplicitFrequencies{{1, 1e-60}, ""}, scaling::None{}}, {}, Convention::huggingface, true),
                        doctest::Contains("values[1] = 1e-60 (must be > 0 and finite once rounded to float32)"), InputError);
@@ -618,7 +626,7 @@ const std::vector<std::string> kSchemeExamples = {
     "linear(factor=4)",
     "ntk(factor=8)",
     "dynamic(factor=2,orig=2048)",
-    "yarn(factor=16,orig=4096,beta_fast=24,mscale=0.8,mscale_all_dim=0.8)",
+    "yarn(factor=16,orig=4096,beta_fast=24,beta_slow=1,truncate=true,mscale=0.8,mscale_all_dim=0.8)",
     "longrope(short=[1,1.5,2,2.5],long=[2,3,4,5],orig=4096,max=65536)",  // one factor per frequency: 4
     "llama3(factor=8,orig=8192,low=0.5,high=3)",
     "proportional(factor=2)",
@@ -702,4 +710,117 @@ TEST_CASE("every scheme: one example, spelling round trip, finite frequencies, r
     CAPTURE(i);
     CHECK(covered[i]);  // every alternative of Scaling has its example row above
   }
+}
+
+TEST_CASE("canonical spellings write every key, defaults included, and read back to the same frequencies") {
+  // Short hand spellings and their full spellings, written out from the key tables' order and the structs'
+  // defaults (llama3: low 1, high 4; yarn: beta_fast 32, beta_slow 1, truncate true, as transformers).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"llama3(factor=8,orig=8192)", "llama3(factor=8,orig=8192,low=1,high=4)"},
+      {"llama3(orig=8192)", "llama3(factor=8,orig=8192,low=1,high=4)"},
+      {"yarn(factor=8,orig=4096)", "yarn(factor=8,orig=4096,beta_fast=32,beta_slow=1,truncate=true)"},
+      {"yarn(max=32768,orig=4096)", "yarn(orig=4096,max=32768,beta_fast=32,beta_slow=1,truncate=true)"},
+      {"yarn(orig=4096,factor=4,attention_factor=1.5)",
+       "yarn(factor=4,orig=4096,beta_fast=32,beta_slow=1,truncate=true,attention_factor=1.5)"},
+      {"dynamic(orig=2048,factor=2)", "dynamic(factor=2,orig=2048)"},
+      {"longrope(long=[2,3,4,5],short=[1,1,1,1],orig=4096)", "longrope(short=[1,1,1,1],long=[2,3,4,5],orig=4096)"},
+      {"proportional", "proportional(factor=1)"},
+      {"linear(factor=4)", "linear(factor=4)"},
+      {"ntk(factor=8)", "ntk(factor=8)"},
+      {"none", "none"},
+  };
+  std::vector<bool> covered(std::variant_size_v<Scaling>, false);
+  for (const auto& [hand, full] : cases) {
+    CAPTURE(hand);
+    const Scaling s = parse_example(hand);
+    covered[s.index()] = true;
+    CHECK(spelling(s) == full);
+    const Scaling back = parse_example(spelling(s));
+    CHECK(spelling(back) == full);
+    // The same encoding: the printed spelling gives bit-identical frequencies and attention factor.
+    const FrequencyTable a = frequencies({Geometric{8, 1e4}, s}, 1e5), b = frequencies({Geometric{8, 1e4}, back}, 1e5);
+    CHECK(a.theta == b.theta);
+    CHECK(a.attention_factor == b.attention_factor);
+  }
+  for (std::size_t i = 0; i < covered.size(); ++i) {
+    CAPTURE(i);
+    CHECK(covered[i]);
+  }
+  // Every key that holds a value is written: only unset optionals (transformers' fallbacks) are left out.
+  for (const std::string& text : kSchemeExamples) {
+    CAPTURE(text);
+    std::visit(
+        [&]<class S>(const S& x) {
+          const std::string full = spelling(Scaling(x));
+          for (const auto& k : scheme_keys(x)) {
+            CAPTURE(k.name);
+            const bool written = full.find(fmt::format("({}=", k.name)) != std::string::npos ||
+                                 full.find(fmt::format(",{}=", k.name)) != std::string::npos;
+            CHECK(written == (!k.number || k.number(x).has_value()));
+          }
+        },
+        parse_example(text));
+  }
+}
+
+TEST_CASE("list schemes: one row per key of every scheme, with transformers' keys") {
+  const auto& rows = scheme_key_infos();
+  // Against the key tables: every key of every alternative, in order.
+  std::size_t expected = 0;
+  for (const std::string& text : kSchemeExamples)
+    std::visit(
+        [&]<class S>(const S& x) {
+          for (const auto& k : scheme_keys(x)) {
+            CAPTURE(k.name);
+            REQUIRE(expected < rows.size());
+            CHECK(rows[expected].scheme == S::name);
+            CHECK(rows[expected].key == k.name);
+            CHECK(!rows[expected].meaning.empty());
+            CHECK(!rows[expected].hf_key.empty());
+            // The default shown is the one a default S holds (or the word for a key without one).
+            const std::string want = k.required            ? "required"
+                                     : !k.unless.empty()   ? "required unless " + std::string(k.unless)
+                                                           : k.print(S{}).value_or("unset");
+            CHECK(rows[expected].default_value == want);
+            ++expected;
+          }
+        },
+        parse_example(text));
+  CHECK(rows.size() == expected);
+  // Against transformers' modeling_rope_utils.py, by hand: llama3 reads factor, low_freq_factor, high_freq_factor
+  // and original_max_position_embeddings (all required there); yarn reads factor, original_max_position_embeddings,
+  // beta_fast (`or 32`), beta_slow (`or 1`), mscale, mscale_all_dim, attention_factor and truncate (default True).
+  struct Hand {
+    std::string scheme, key, hf, default_value;
+  };
+  const std::vector<Hand> hand = {
+      {"llama3", "factor", "factor", "8"},
+      {"llama3", "low", "low_freq_factor", "1"},
+      {"llama3", "high", "high_freq_factor", "4"},
+      {"llama3", "orig", "original_max_position_embeddings", "required"},
+      {"yarn", "factor", "factor", "required unless max"},
+      {"yarn", "orig", "original_max_position_embeddings", "required"},
+      {"yarn", "beta_fast", "beta_fast", "32"},
+      {"yarn", "beta_slow", "beta_slow", "1"},
+      {"yarn", "mscale", "mscale", "unset"},
+      {"yarn", "mscale_all_dim", "mscale_all_dim", "unset"},
+      {"yarn", "attention_factor", "attention_factor", "unset"},
+      {"yarn", "truncate", "truncate", "true"},
+      {"yarn", "max", "config.max_position_embeddings", "unset"},
+  };
+  for (const auto& h : hand) {
+    CAPTURE(h.scheme);
+    CAPTURE(h.key);
+    const auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.scheme == h.scheme && r.key == h.key; });
+    REQUIRE(it != rows.end());
+    CHECK(it->hf_key == h.hf);
+    CHECK(it->default_value == h.default_value);
+  }
+  for (const char* scheme : {"llama3", "yarn"}) {
+    const auto n = std::count_if(rows.begin(), rows.end(), [&](const auto& r) { return r.scheme == scheme; });
+    CHECK(n == std::count_if(hand.begin(), hand.end(), [&](const Hand& h) { return h.scheme == scheme; }));
+  }
+  // Every scheme with an original length requires it.
+  for (const auto& r : rows)
+    if (r.key == "orig") CHECK(r.default_value == "required");
 }

@@ -118,13 +118,14 @@ TEST_CASE("yarn without factor: s = max / orig, transformers' buffers where its 
   // Neither: refused naming both.
   CHECK_THROWS_WITH_AS(parse_encoding("rope:scaling=yarn(orig=4096)"),
                        doctest::Contains("yarn.factor = (missing) (must be given: yarn needs factor or max)"), InputError);
-  check_round_trip("rope:dim=128,base=10000,F=64,scaling=yarn(orig=4096,max=32768)");
-  check_round_trip("rope:dim=128,base=10000,F=64,scaling=yarn(factor=4,orig=4096,max=32768,beta_fast=0,mscale=0)");
+  check_round_trip("rope:dim=128,base=10000,F=64,scaling=yarn(orig=4096,max=32768,beta_fast=32,beta_slow=1,truncate=true)");
+  check_round_trip("rope:dim=128,base=10000,F=64,scaling=yarn(factor=4,orig=4096,max=32768,beta_fast=0,beta_slow=1,"
+                   "truncate=true,mscale=0)");
   // fit-params tunes the factor: made explicit (s = max / orig) with max dropped, the same frequencies.
   Scaling s = std::get<enc::Rope>(parse_encoding("rope:scaling=yarn(orig=4096,max=32768)").value).freqs.scaling;
   REQUIRE(tunable_factor(s) != nullptr);
   CHECK(*tunable_factor(s) == 8);
-  CHECK(spelling(s) == "yarn(factor=8,orig=4096)");
+  CHECK(spelling(s) == "yarn(factor=8,orig=4096,beta_fast=32,beta_slow=1,truncate=true)");
 }
 
 TEST_CASE("yarn fallbacks: beta_fast = 0 means 32, beta_slow = 0 means 1, a zero mscale is ignored (transformers)") {
@@ -143,13 +144,13 @@ TEST_CASE("yarn fallbacks: beta_fast = 0 means 32, beta_slow = 0 means 1, a zero
   CHECK(has_note(notes, "yarn.mscale = 0 is ignored"));
   CHECK(notes.size() == 3);
   // Negative values stay refused (log of a negative rotation count; a negative mscale).
-  CHECK_THROWS_WITH_AS(parse_encoding("rope:scaling=yarn(factor=2,beta_fast=-1)"),
+  CHECK_THROWS_WITH_AS(parse_encoding("rope:scaling=yarn(factor=2,orig=4096,beta_fast=-1)"),
                        doctest::Contains("yarn.beta_fast = -1 (must be finite and >= 0)"), InputError);
-  CHECK_THROWS_WITH_AS(parse_encoding("rope:scaling=yarn(factor=2,mscale=-0.5)"),
+  CHECK_THROWS_WITH_AS(parse_encoding("rope:scaling=yarn(factor=2,orig=4096,mscale=-0.5)"),
                        doctest::Contains("yarn.mscale = -0.5 (must be finite and >= 0)"), InputError);
   // Under ggml a zero mscale is ignored too (a non-zero one is refused there).
-  CHECK(frequencies(parse_encoding("rope:dim=64,scaling=yarn(factor=4,mscale=0)"), {}, Convention::ggml, false).attention_factor ==
-        frequencies(parse_encoding("rope:dim=64,scaling=yarn(factor=4)"), {}, Convention::ggml, false).attention_factor);
+  CHECK(frequencies(parse_encoding("rope:dim=64,scaling=yarn(factor=4,orig=4096,mscale=0)"), {}, Convention::ggml, false).attention_factor ==
+        frequencies(parse_encoding("rope:dim=64,scaling=yarn(factor=4,orig=4096)"), {}, Convention::ggml, false).attention_factor);
 }
 
 TEST_CASE("longrope's explicit factor sets the attention factor over max / orig (transformers)") {
@@ -173,9 +174,9 @@ TEST_CASE("longrope's explicit factor sets the attention factor over max / orig 
                  "longrope.max = 131072 gives max / orig = 32, not factor = 8: factor sets the attention factor"));
   CHECK(notes_of("rope:dim=96,base=1e4,scaling=longrope(" + lists + ",factor=32,orig=4096,max=131072)").empty());
   // factor <= 1: a = 1 (transformers' `if factor <= 1.0`), below 1 with a note.
-  CHECK(table("rope:dim=8,scaling=longrope(short=[1,1,1,1],long=[1,1,1,1],factor=1)").attention_factor == 1);
-  CHECK(table("rope:dim=8,scaling=longrope(short=[1,1,1,1],long=[1,1,1,1],factor=0.5)").attention_factor == 1);
-  CHECK(has_note(notes_of("rope:dim=8,scaling=longrope(short=[1,1,1,1],long=[1,1,1,1],factor=0.5)"),
+  CHECK(table("rope:dim=8,scaling=longrope(short=[1,1,1,1],long=[1,1,1,1],factor=1,orig=4096)").attention_factor == 1);
+  CHECK(table("rope:dim=8,scaling=longrope(short=[1,1,1,1],long=[1,1,1,1],factor=0.5,orig=4096)").attention_factor == 1);
+  CHECK(has_note(notes_of("rope:dim=8,scaling=longrope(short=[1,1,1,1],long=[1,1,1,1],factor=0.5,orig=4096)"),
                  "longrope.factor = 0.5 is below 1"));
   check_round_trip("rope:dim=8,base=10000,F=4,scaling=longrope(short=[1,1,1,1],long=[1,2,3,4],factor=8,orig=4096,max=65536)");
 }
@@ -226,7 +227,7 @@ TEST_CASE("partial: r = int(dim * partial) as transformers, ceil(r/2) frequencie
   CHECK_THROWS_WITH_AS(parse_encoding("rope:dim=64,partial=0.01"),
                        doctest::Contains("partial = 0.01 (must be such that int(dim * partial) >= 1 (dim * partial = 0.64))"),
                        InputError);
-  CHECK_THROWS_WITH_AS(parse_encoding("rope:dim=64,partial=0.3,scaling=yarn(factor=4)"),
+  CHECK_THROWS_WITH_AS(parse_encoding("rope:dim=64,partial=0.3,scaling=yarn(factor=4,orig=4096)"),
                        doctest::Contains("partial = 0.3 (must be such that int(dim * partial) is even with scaling yarn"),
                        InputError);
 }
@@ -235,15 +236,15 @@ TEST_CASE("values transformers only warns about are accepted with a note: factor
   // linear: inv_freq /= factor (transformers), so factor 0.5 doubles every frequency exactly.
   const FrequencyTable lin = table("rope:dim=64,base=1e4,scaling=linear(factor=0.5)");
   CHECK(lin.theta == (2 * lin.unscaled).eval());
-  for (const char* scheme : {"linear(factor=0.5)", "ntk(factor=0.5)", "dynamic(factor=0.5)",
-                                    "yarn(factor=0.5)", "llama3(factor=0.5)"}) {
+  for (const char* scheme : {"linear(factor=0.5)", "ntk(factor=0.5)", "dynamic(factor=0.5,orig=4096)",
+                             "yarn(factor=0.5,orig=4096)", "llama3(factor=0.5,orig=8192)"}) {
     CAPTURE(scheme);
     const auto notes = notes_of(std::string("rope:dim=64,base=1e4,scaling=") + scheme);
     REQUIRE(notes.size() == 1);
     CHECK(notes[0].find("factor = 0.5 is below 1: accepted as transformers does") != std::string::npos);
   }
   // yarn at s = 0.5: get_mscale(s) = 1 for s <= 1.
-  CHECK(table("rope:dim=64,base=1e4,scaling=yarn(factor=0.5)").attention_factor == 1);
+  CHECK(table("rope:dim=64,base=1e4,scaling=yarn(factor=0.5,orig=4096)").attention_factor == 1);
   // Zero and negative factors are still refused.
   CHECK_THROWS_WITH_AS(parse_encoding("rope:scaling=linear(factor=0)"),
                        doctest::Contains("linear.factor = 0 (must be finite and > 0)"), InputError);
@@ -259,9 +260,9 @@ TEST_CASE("values transformers only warns about are accepted with a note: factor
     CAPTURE(i);
     CHECK(std::abs(back.theta(i) - want) <= 16 * kEps * want);
   }
-  CHECK(has_note(notes_of("rope:scaling=yarn(factor=16,beta_fast=1,beta_slow=32)"),
+  CHECK(has_note(notes_of("rope:scaling=yarn(factor=16,orig=4096,beta_fast=1,beta_slow=32)"),
                  "yarn.beta_fast = 1 is not above beta_slow = 32: accepted as transformers does"));
-  CHECK(has_note(notes_of("rope:scaling=yarn(factor=16,beta_fast=1)"), "yarn.beta_fast = 1 is not above beta_slow = 1"));
+  CHECK(has_note(notes_of("rope:scaling=yarn(factor=16,orig=4096,beta_fast=1)"), "yarn.beta_fast = 1 is not above beta_slow = 1"));
 
   // llama3 high = 1 < low = 4 (n = 128, B = 5e5, orig 8192): no blend band; wavelengths above orig/low = 2048 are
   // divided by 8, the rest kept (python3 over transformers' torch.where: 35 divided, 29 kept).
@@ -284,7 +285,7 @@ TEST_CASE("values transformers only warns about are accepted with a note: factor
   // high = low with a wavelength of exactly orig/low: transformers' smooth factor is 0/0 there; refused.
   const double exact = 2 * std::numbers::pi / 8192;  // 2 pi / exact = 8192 exactly (python3 agrees)
   CHECK_THROWS_WITH_AS(
-      frequencies(FrequencySchedule{ExplicitFrequencies{{exact}, ""}, scaling::Llama3{.factor = 8, .low = 1, .high = 1}}),
+      frequencies(FrequencySchedule{ExplicitFrequencies{{exact}, ""}, scaling::Llama3{.factor = 8, .low = 1, .high = 1, .orig = 8192}}),
       doctest::Contains("llama3.high = 1 (must be != low = 1 for a frequency whose wavelength is orig/low = 8192"),
       InputError);
   check_round_trip("rope:dim=128,base=500000,F=64,scaling=llama3(factor=0.5,orig=8192,low=4,high=1)");

@@ -165,6 +165,8 @@ TEST_CASE("GGUF: YaRN's yarn_log_multiplier in llama.cpp's two conventions, the 
   CHECK(l.head_dim == 192);
   CHECK(l.rotary_dims == 64);
   CHECK(l.softmax_scale == doctest::Approx(std::pow(0.1 * std::log(40.0) + 1, 2)).epsilon(1e-15));
+  // orig comes from the file's original_context_length (a hand spelling must give it).
+  CHECK(l.encoding.find("scaling=yarn(factor=40,orig=4096,") != std::string::npos);
   const std::string notes = layer_notes(m, l);
   CHECK(notes.find("before llama.cpp PR 17945 they read (1 + x ln s)^2 = " +
                    format_significant(std::pow(1 + std::log(40.0), 2), 8)) != std::string::npos);

@@ -69,6 +69,7 @@ const FamilyInfo& DirectSum::info() {
       {},
       {},
       false,
+      "parts: [<enc>,<enc>,...], nested spellings family(key=value,...), required",
   };
   return info;
 }

@@ -99,12 +99,57 @@ double ParseContext::take_fraction(Spelling& s, std::string_view key, double fal
 
 const std::vector<KeyRule>& schedule_key_rules() {
   static const std::vector<KeyRule> rules = {
-      {"dim", KeyKind::integer, 2, kMaxDim, true},
-      {"base", KeyKind::positive},
-      {"F", KeyKind::integer, 1, kMaxNumFreqs},
-      {"partial", KeyKind::fraction},
+      {"dim", KeyKind::integer, 2, kMaxDim, true, run_default_text(Fallback::dim)},
+      {"base", KeyKind::positive, 0, 0, false, run_default_text(Fallback::base)},
+      {"F", KeyKind::integer, 1, kMaxNumFreqs, false, "r/2 (fit: --num-freqs)"},
+      {"partial", KeyKind::fraction, 0, 0, false, "1 (r = int(dim * partial) rotary dims)"},
   };
   return rules;
+}
+
+std::string run_default_text(Fallback from) {
+  const EncodingDefaults d;
+  switch (from) {
+    case Fallback::dim: return fmt::format("{} (fit: --head-dim)", d.dim);
+    case Fallback::base: return fmt::format("{} (fit: --theta)", format_number(d.base));
+    case Fallback::gamma: return fmt::format("{} (fit: --gamma)", format_number(d.gamma));
+    case Fallback::L: return fmt::format("{} (fit: --train-context)", d.L);
+    case Fallback::tau: return fmt::format("{} (fit: --tau)", d.bounded_tau ? "bounded" : "raw");
+    case Fallback::member: break;
+  }
+  return "";
+}
+
+namespace {
+std::string constraint_text(const KeyRule& r) {
+  switch (r.kind) {
+    case KeyKind::integer:
+      if (r.max == std::numeric_limits<int>::max()) return fmt::format("{}integer >= {}", r.even ? "even " : "", r.min);
+      return fmt::format("{}integer in [{}, {}]", r.even ? "even " : "", r.min, r.max);
+    case KeyKind::positive: return "> 0";
+    case KeyKind::nonnegative: return ">= 0";
+    case KeyKind::tau: return "bounded or raw";
+    case KeyKind::rate: return "> 0";
+    case KeyKind::seed: return "integer in [0, 2^64 - 1]";
+    case KeyKind::fraction: return "in (0, 1]";
+  }
+  return "";
+}
+}  // namespace
+
+std::string family_keys_text(const FamilyInfo& info) {
+  std::vector<std::string> parts;
+  auto add = [&](const KeyRule& r) {
+    parts.push_back(fmt::format("{}: {}, default {}", r.name, constraint_text(r), r.default_text));
+  };
+  for (const auto& r : info.keys) add(r);
+  if (info.schedule) {
+    for (const auto& r : schedule_key_rules()) add(r);
+    parts.emplace_back("scaling: a scheme (`ropekit list schemes`), default none");
+    parts.emplace_back("freqs=[...] | file=<path>: explicit frequencies instead of dim, base, F and partial");
+  }
+  if (!info.more_keys.empty()) parts.emplace_back(info.more_keys);
+  return parts.empty() ? "(none)" : fmt::format("{}", fmt::join(parts, "; "));
 }
 
 double ParseContext::fallback_double(Fallback from, double member) const {

@@ -35,6 +35,9 @@ struct EncodingFamilyInfo {
   std::string aliases;    ///< reference names
   std::string operator_;  ///< G per block
   std::string features;   ///< columns
+  /// `list encodings --verbose`: each key with its constraint and default (empty in a record: the family's, made
+  /// by family_keys_text), and a spelling that parses (empty in a record: the family's example).
+  std::string keys{}, example{};
 };
 
 class ParseContext;
@@ -66,6 +69,7 @@ struct KeyRule {
   KeyKind kind;
   std::int64_t min = 0, max = std::numeric_limits<int>::max();
   bool even = false;
+  std::string default_text{};  ///< the value an absent key takes, as `list encodings --verbose` shows it
 };
 
 /// A family's static record (each family struct has `static const FamilyInfo& info()`).
@@ -84,6 +88,8 @@ struct FamilyInfo {
   std::vector<KeyRule> keys{};
   /// Whether it takes the frequency schedule's keys (schedule_key_rules(): dim, base, F, partial).
   bool schedule = false;
+  /// `list encodings --verbose`: the keys its rules leave out (nested spellings, words, lists).
+  std::string_view more_keys{};
 };
 
 /// Where an absent key's value comes from: the struct's default member value or the run's EncodingDefaults.
@@ -268,20 +274,35 @@ void ParseContext::take_key(Spelling& s, const Key<F>& k, F& f) const {
   }
 }
 
-/// The rules of a key table, for FamilyInfo::keys.
-template <class F, std::size_t N>
-std::vector<KeyRule> key_rules(const std::array<Key<F>, N>& keys) {
-  std::vector<KeyRule> out;
-  for (const auto& k : keys) out.push_back({k.name, k.kind, k.min, k.max, k.even});
-  return out;
-}
-/// The frequency schedule's own keys (take_schedule): dim, base, F, partial.
-const std::vector<KeyRule>& schedule_key_rules();
-
 std::string format_key(KeyKind kind, int v);
 std::string format_key(KeyKind kind, double v);
 std::string format_key(KeyKind kind, bool v);
 std::string format_key(KeyKind kind, std::uint64_t v);
+/// The default text of a key that falls back to the run's defaults: "1024 (fit: the run's --train-context)".
+std::string run_default_text(Fallback from);
+
+/// The rules of a key table, for FamilyInfo::keys, with each key's default read from a default F.
+template <class F, std::size_t N>
+std::vector<KeyRule> key_rules(const std::array<Key<F>, N>& keys) {
+  std::vector<KeyRule> out;
+  for (const auto& k : keys) {
+    std::string def = k.fallback != Fallback::member ? run_default_text(k.fallback) : "unset";
+    if (k.fallback == Fallback::member)
+      std::visit(
+          [&](auto member) {
+            if constexpr (!std::is_same_v<decltype(member), std::optional<double> F::*>)
+              def = format_key(k.kind, F{}.*member);
+          },
+          k.member);
+    out.push_back({k.name, k.kind, k.min, k.max, k.even, std::move(def)});
+  }
+  return out;
+}
+/// "m: integer in [1, 32], default 2; gamma: >= 0, default 0.0001 (fit: --gamma); ...": a family's keys for
+/// `list encodings --verbose`, from its rules, the schedule's when it takes one, then more_keys.
+std::string family_keys_text(const FamilyInfo& info);
+/// The frequency schedule's own keys (take_schedule): dim, base, F, partial.
+const std::vector<KeyRule>& schedule_key_rules();
 
 template <class F, std::size_t N>
 KeyValues print_keys(const std::array<Key<F>, N>& keys, const F& f) {

@@ -217,6 +217,38 @@ std::optional<Scaling> parse_alternative(std::string_view name, const std::map<s
   }
 }
 
+std::string_view rule_text(scaling::Rule rule, bool list) {
+  if (list) return "a list [a,b,...], each > 0";
+  switch (rule) {
+    case scaling::Rule::any: return "true or false";
+    case scaling::Rule::factor: return "> 0 (below 1: a note)";
+    case scaling::Rule::orig: return "> 1";
+    case scaling::Rule::positive: return "> 0";
+    case scaling::Rule::nonnegative: return ">= 0";
+    case scaling::Rule::finite: return "finite";
+  }
+  return "";
+}
+
+// The rows of scheme S's key table, its defaults read from a default S.
+template <scaling::ScalingScheme S>
+void add_key_infos(std::vector<SchemeKeyInfo>& out) {
+  for (const auto& k : scaling::scheme_keys(S{})) {
+    std::string def = k.required           ? "required"
+                      : !k.unless.empty() ? fmt::format("required unless {}", k.unless)
+                                          : k.print(S{}).value_or("unset");
+    out.push_back({std::string(S::name), std::string(k.name), std::move(def), std::string(rule_text(k.rule, k.list)),
+                   std::string(k.meaning), std::string(k.hf_key)});
+  }
+}
+
+template <std::size_t... I>
+std::vector<SchemeKeyInfo> key_infos(std::index_sequence<I...>) {
+  std::vector<SchemeKeyInfo> out;
+  (add_key_infos<std::variant_alternative_t<I, Scaling>>(out), ...);
+  return out;
+}
+
 template <std::size_t... I>
 std::string scheme_names(std::index_sequence<I...>) {
   const std::vector<std::string_view> names = {std::variant_alternative_t<I, Scaling>::name...};
@@ -231,6 +263,11 @@ Scaling parse_scaling(std::string_view name, const std::map<std::string, std::st
   if (auto s = parse_alternative(name, keys, where)) return *s;
   throw_bad_value(where, "scaling", std::string(name),
                   "one of " + scheme_names(std::make_index_sequence<std::variant_size_v<Scaling>>()));
+}
+
+const std::vector<SchemeKeyInfo>& scheme_key_infos() {
+  static const std::vector<SchemeKeyInfo> rows = key_infos(std::make_index_sequence<std::variant_size_v<Scaling>>());
+  return rows;
 }
 
 }  // namespace ropekit

@@ -116,20 +116,31 @@ double* tunable_factor(Scaling& s);
 std::optional<double> scheme_original_length(const Scaling& s);
 /// Whether the scheme's frequencies need the current sequence length (dynamic).
 bool scheme_needs_seq_len(const Scaling& s);
-/// The nested value that parse_scaling reads back to the same scheme: the scheme name, then factor and orig
-/// (where the scheme has them), then every other key that is set or differs from its default, numbers in
-/// shortest round-trip form, lists as [a,b,c]: "yarn(factor=32,orig=4096)", "none" for None.
+/// The nested value that parse_scaling reads back to the same scheme: the scheme name, then every key in its
+/// table's order, defaults included (optional keys only where set), numbers in shortest round-trip form, lists as
+/// [a,b,c]: "llama3(factor=8,orig=8192,low=1,high=4)", "none" for None.
 std::string spelling(const Scaling& s);
 
 /// A scheme from its name and its key=value texts (as the nested-value parser splits
 /// `yarn(factor=32,orig=4096)`), list values as "[1,1.05,1.1]". Keys: factor, orig, max, beta_fast, beta_slow,
 /// truncate (true/false), mscale, mscale_all_dim, attention_factor, low, high, short, long, each only for the
-/// schemes that have it. Required: factor (linear, ntk, dynamic), factor or max (yarn), short and long
-/// (longrope); the rest default as in the structs. Parameters are named "<scheme>.<key>", spelled by `where`.
+/// schemes that have it. Required: orig (dynamic, yarn, longrope, llama3: no context length is assumed), factor
+/// (linear, ntk, dynamic), factor or max (yarn), short and long (longrope); the rest default as in the structs
+/// (`ropekit list schemes`). Parameters are named "<scheme>.<key>", spelled by `where`.
 /// @throws InputError for an unknown scheme (listing the known ones), an unknown key (listing the scheme's keys),
 ///         a missing required key, an unreadable value or a value that breaks its constraint.
 Scaling parse_scaling(std::string_view name, const std::map<std::string, std::string>& keys,
                       const Where& where = Where("ropekit"));
+
+/// One row of `ropekit list schemes`: a key of a context-scaling scheme, read from the scheme's key table.
+struct SchemeKeyInfo {
+  std::string scheme, key;
+  std::string default_value;  ///< "required", "required unless <key>", "unset" (an optional key) or the value
+  std::string constraint;     ///< what the key's rule accepts: "> 0", "> 1", ">= 0", "true or false", ...
+  std::string meaning, hf_key;
+};
+/// Every key of every scheme: Scaling's alternatives in order, each key table in its (spelling) order.
+const std::vector<SchemeKeyInfo>& scheme_key_infos();
 
 /// @throws InputError naming the first broken constraint of the scheme (names "<scheme>.<key>").
 void validate(const Scaling& s, const Where& where = Where("ropekit::frequencies"));

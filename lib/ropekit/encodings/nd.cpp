@@ -18,7 +18,9 @@ namespace {
 // (A function's static: family_infos() may run during another file's static initialisation.)
 const std::vector<KeyRule>& rules() {
   static const std::vector<KeyRule> r = {
-      {"dim", KeyKind::integer, 4, 1024}, {"axes", KeyKind::integer, 1, 8}, {"base", KeyKind::positive}};
+      {"dim", KeyKind::integer, 4, 1024, false, "64 (mrope: 128)"},
+      {"axes", KeyKind::integer, 1, 8, false, "2"},
+      {"base", KeyKind::positive, 0, 0, false, "100 (mrope: 1e4)"}};
   return r;
 }
 
@@ -119,6 +121,8 @@ const FamilyInfo& Nd::info() {
       {},
       rules(),
       false,
+      "family: axial, mixed or mrope, default axial; seed: mixed only; sections: mrope, pairs per axis, required; "
+      "interleaved: mrope, default false; file: a generators JSON instead of the rest",
   };
   return info;
 }

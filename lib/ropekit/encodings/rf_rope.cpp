@@ -72,8 +72,11 @@ const FamilyInfo& RfRope::info() {
       Rotary::always,
       "",
       {"theta", "scale"},
-      {{"blocks", KeyKind::integer, 1, kMaxNumFreqs}, {"seed", KeyKind::seed}},
+      {{"blocks", KeyKind::integer, 1, kMaxNumFreqs, false, "32"},
+       {"seed", KeyKind::seed, 0, 0, false, "unset (the deterministic quantile grid)"}},
       false,
+      "spectrum: a spectral family (`ropekit kernel --families`), required; sampling: iid, antithetic, stratified "
+      "or quantile, default iid with a seed, quantile without",
   };
   return info;
 }

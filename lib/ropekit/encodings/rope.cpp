@@ -31,7 +31,10 @@ const FamilyInfo& Rope::info() {
       {{"rope", parse_rope}, {"rope-freqs", parse_rope_freqs}},
       {{"rope:dim=<n>,base=<B>[,F=<F>,partial=<p>,scaling=<scheme>(...)]", "rope",
         "a^2 R(-theta_i Dp) per frequency, identity on the n - r unrotated dims", "1, C, S"},
-       {"rope-freqs:freqs=[...] | file=<path>", "", "R(-theta_i Dp), theta_i as given", "1, C, S"}},
+       {"rope-freqs:freqs=[...] | file=<path>", "", "R(-theta_i Dp), theta_i as given", "1, C, S",
+        "freqs=[...] (each > 0) | file=<path> (one frequency per line): one of them required; scaling: none, "
+        "linear, llama3 or longrope (`ropekit list schemes`), default none",
+        "rope-freqs:freqs=[1,0.1,0.01]"}},
       "rope:dim=32,base=1e4,F=8",
       Rotary::always,
       "",

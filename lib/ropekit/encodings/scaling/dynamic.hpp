@@ -11,14 +11,18 @@ namespace ropekit::scaling {
 
 struct Dynamic {
   double factor = 1;   ///< finite, > 0 (below 1: a note)
-  double orig = 4096;  ///< L0, finite, > 1
+  double orig = 0;     ///< L0, finite, > 1; required (0: not given, refused)
   static constexpr std::string_view name = "dynamic";
   static constexpr bool needs_seq_len = true;
 };
 
 inline std::span<const Key<Dynamic>> scheme_keys(const Dynamic&) {
-  static const Key<Dynamic> keys[] = {key<&Dynamic::factor>("factor", Rule::factor, true),
-                                      key<&Dynamic::orig>("orig", Rule::orig)};
+  static const Key<Dynamic> keys[] = {
+      key<&Dynamic::factor>("factor", Rule::factor, true)
+          .about("the extension factor s: past orig, base' = base (s T / orig - (s - 1))^(r/(r-2))", "factor"),
+      key<&Dynamic::orig>("orig", Rule::orig, true)
+          .about("the model's original context length L0", "config.max_position_embeddings"),
+  };
   return keys;
 }
 inline double attention_factor(const Dynamic&, Convention) { return 1; }

@@ -58,16 +58,18 @@ std::optional<std::string> rule_note(const std::string& name, double v, Rule rul
 }
 
 void check_key_names(const Where& w, std::string_view scheme, const std::map<std::string, std::string>& keys,
-                     const std::vector<std::string_view>& known, const std::vector<std::string_view>& required) {
+                     const std::vector<std::string_view>& known, const std::vector<RequiredKey>& required) {
   const auto qualified = [&](std::string_view key) { return fmt::format("{}.{}", scheme, key); };
   for (const auto& [key, value] : keys)
     if (std::find(known.begin(), known.end(), key) == known.end())
       throw_bad_value(w, qualified(key), value,
                       known.empty() ? fmt::format("absent: {} takes no keys", scheme)
                                     : fmt::format("a key of {}: {}", scheme, fmt::join(known, ", ")));
-  for (const auto key : required)
-    if (!keys.count(std::string(key)))
-      throw_bad_value(w, qualified(key), "(missing)", fmt::format("given: {} needs {}", scheme, fmt::join(required, " and ")));
+  for (const auto& k : required)
+    if (!keys.count(std::string(k.name)))
+      throw_bad_value(w, qualified(k.name), "(missing)",
+                      fmt::format("given: {} needs {}{}{}", scheme, k.name, k.meaning.empty() ? "" : ", ",
+                                  k.meaning) + (k.hf_key.empty() ? "" : fmt::format(" (transformers' {})", k.hf_key)));
 }
 
 double read_number(const Where& w, const std::string& name, const std::string& text) {
@@ -80,13 +82,6 @@ bool read_bool(const Where& w, const std::string& name, const std::string& text)
   const std::string_view v = trim(text);
   if (v != "true" && v != "false") throw_bad_value(w, name, text, "true or false");
   return v == "true";
-}
-
-int spelling_rank(std::string_view key, bool required) {
-  if (required) return 0;
-  if (key == "factor") return 1;
-  if (key == "orig") return 2;
-  return 3;
 }
 
 }  // namespace scaling::detail

@@ -1,10 +1,12 @@
 #pragma once
 // Key descriptors of the context-scaling schemes: each scheme lists its keys once (name, member, constraint,
-// required), and that table drives parse_scaling, spelling, validate, the "a key of ..." messages and the notes on
-// values transformers accepts with a warning (a factor below 1).
-// Spelling order: required keys, then factor, then orig, then the rest in table order; required keys, factor and
-// orig are always written (factor where set), the others only where they differ from the struct's default
-// (optionals: where set).
+// required, meaning, transformers' key), and that table drives parse_scaling, spelling, validate, the "a key of ..."
+// and "must be given" messages, `ropekit list schemes` and the notes on values transformers accepts with a warning.
+// Spelling: every key in table order, defaults included (llama3 writes low=1,high=4), so a spelling says everything
+// the frequencies depend on. A key held in std::optional is written only where set: unset is not a value but
+// transformers' fallback (yarn's factor: max / orig; attention_factor: from the mscale rule; max: not used), and
+// writing a value for it would change what the encoding means where the fallback depends on other keys.
+// orig is required wherever a scheme has it: it is the model's own original context length, never assumed.
 
 #include <algorithm>
 #include <map>
@@ -37,8 +39,9 @@ enum class Rule {
   finite,       ///< finite
 };
 
-/// One key of scheme S: its name, rule and whether it is required, with the reader, printer and checker of its
-/// member (made by key<&S::member>(...), so each exists only for the member's own type).
+/// One key of scheme S: its name, rule and whether it is required, what it means and the transformers key it reads,
+/// with the reader, printer and checker of its member (made by key<&S::member>(...).about(...), so each exists only
+/// for the member's own type).
 template <class S>
 struct Key {
   std::string_view name;
@@ -46,12 +49,22 @@ struct Key {
   bool required = false;
   std::string_view unless{};  ///< required unless this other key is given (yarn: factor unless max)
   bool list = false;          ///< a bracketed list of numbers
+  std::string_view meaning{};  ///< one line for `ropekit list schemes` and the "must be given" message
+  std::string_view hf_key{};   ///< transformers' rope_parameters / rope_scaling key (or config key) it maps to
   void (*read)(S& s, const Where& where, const std::string& qualified, const std::string& text) = nullptr;
-  /// "key=value" text, or none where the key is left out (not `always` and at its default or unset).
-  std::optional<std::string> (*print)(const S& s, bool always) = nullptr;
+  /// The value's text, or none where an optional key is unset.
+  std::optional<std::string> (*print)(const S& s) = nullptr;
   void (*check)(const S& s, const Where& where, const std::string& qualified, Rule rule) = nullptr;
   /// The value of a number key (double or optional<double>; none where unset), nullptr for lists and booleans.
   std::optional<double> (*number)(const S& s) = nullptr;
+
+  /// This key with its meaning and transformers' key.
+  Key about(std::string_view what, std::string_view hf) const {
+    Key k = *this;
+    k.meaning = what;
+    k.hf_key = hf;
+    return k;
+  }
 };
 
 namespace detail {
@@ -61,11 +74,16 @@ std::string list_spelling(const std::vector<double>& v);
 void check_rule(const Where& w, const std::string& name, double v, Rule rule);
 void check_list(const Where& w, const std::string& name, const std::vector<double>& v);
 std::optional<std::string> rule_note(const std::string& name, double v, Rule rule);
+/// A required key as its "must be given" message names it.
+struct RequiredKey {
+  std::string_view name, meaning, hf_key;
+};
+/// @throws InputError for a key not in `known`, or for the first of `required` that is missing:
+///         "<scheme>.<key> = (missing) (must be given: <scheme> needs <key>, <meaning> (transformers' <hf_key>))".
 void check_key_names(const Where& w, std::string_view scheme, const std::map<std::string, std::string>& keys,
-                     const std::vector<std::string_view>& known, const std::vector<std::string_view>& required);
+                     const std::vector<std::string_view>& known, const std::vector<RequiredKey>& required);
 double read_number(const Where& w, const std::string& name, const std::string& text);
 bool read_bool(const Where& w, const std::string& name, const std::string& text);
-int spelling_rank(std::string_view key, bool required);
 }  // namespace detail
 
 namespace detail {
@@ -94,13 +112,12 @@ Key<typename detail::MemberOf<decltype(M)>::Struct> key(std::string_view name, R
     else
       s.*M = detail::read_number(where, qualified, text);
   };
-  k.print = [](const S& s, bool always) -> std::optional<std::string> {
+  k.print = [](const S& s) -> std::optional<std::string> {
     const F& field = s.*M;
     if constexpr (std::is_same_v<F, std::optional<double>>) {
       if (!field) return std::nullopt;
       return format_number(*field);
     } else {
-      if (!always && field == S{}.*M) return std::nullopt;
       if constexpr (std::is_same_v<F, bool>) return std::string(field ? "true" : "false");
       else if constexpr (std::is_same_v<F, std::vector<double>>) return detail::list_spelling(field);
       else return format_number(field);
@@ -123,10 +140,11 @@ Key<typename detail::MemberOf<decltype(M)>::Struct> key(std::string_view name, R
 /// The keys of S, read from a scheme's key texts (unknown and missing keys refused, as parse_scaling documents).
 template <class S>
 S parse_keys(const std::map<std::string, std::string>& keys, const Where& where) {
-  std::vector<std::string_view> known, required;
+  std::vector<std::string_view> known;
+  std::vector<detail::RequiredKey> required;
   for (const auto& k : scheme_keys(S{})) {
     known.push_back(k.name);
-    if (k.required) required.push_back(k.name);
+    if (k.required) required.push_back({k.name, k.meaning, k.hf_key});
   }
   detail::check_key_names(where, S::name, keys, known, required);
   S s;
@@ -136,17 +154,12 @@ S parse_keys(const std::map<std::string, std::string>& keys, const Where& where)
   return s;
 }
 
-/// The key=value texts of a spelling of s, in spelling order.
+/// The key=value texts of a spelling of s: every key in table order, optionals where set.
 template <class S>
 std::vector<std::string> spelling_keys(const S& s) {
-  std::vector<std::pair<int, std::string>> out;
-  for (const auto& k : scheme_keys(s)) {
-    const int rank = detail::spelling_rank(k.name, k.required);
-    if (const auto value = k.print(s, rank < 3)) out.emplace_back(rank, fmt::format("{}={}", k.name, *value));
-  }
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> texts;
-  for (auto& [rank, text] : out) texts.push_back(std::move(text));
+  for (const auto& k : scheme_keys(s))
+    if (const auto value = k.print(s)) texts.push_back(fmt::format("{}={}", k.name, *value));
   return texts;
 }
 

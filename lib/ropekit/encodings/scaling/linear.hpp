@@ -12,7 +12,8 @@ struct Linear {
 };
 
 inline std::span<const Key<Linear>> scheme_keys(const Linear&) {
-  static const Key<Linear> keys[] = {key<&Linear::factor>("factor", Rule::factor, true)};
+  static const Key<Linear> keys[] = {
+      key<&Linear::factor>("factor", Rule::factor, true).about("the extension factor s: theta_i / s", "factor")};
   return keys;
 }
 inline double attention_factor(const Linear&, Convention) { return 1; }

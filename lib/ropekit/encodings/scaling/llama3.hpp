@@ -10,20 +10,23 @@
 namespace ropekit::scaling {
 
 struct Llama3 {
-  double factor = 8;   ///< finite, > 0 (below 1: a note)
-  double low = 1;      ///< low_freq_factor, finite, > 0
-  double high = 4;     ///< high_freq_factor, finite, > 0 (not above low: a note)
-  double orig = 8192;  ///< L0, finite, > 1
+  double factor = 8;  ///< finite, > 0 (below 1: a note)
+  double low = 1;     ///< low_freq_factor, finite, > 0
+  double high = 4;    ///< high_freq_factor, finite, > 0 (not above low: a note)
+  double orig = 0;    ///< L0, finite, > 1; required (0: not given, refused)
   static constexpr std::string_view name = "llama3";
   static constexpr bool needs_seq_len = false;
 };
 
 inline std::span<const Key<Llama3>> scheme_keys(const Llama3&) {
   static const Key<Llama3> keys[] = {
-      key<&Llama3::factor>("factor", Rule::factor),
-      key<&Llama3::low>("low", Rule::positive),
-      key<&Llama3::high>("high", Rule::positive),
-      key<&Llama3::orig>("orig", Rule::orig),
+      key<&Llama3::factor>("factor", Rule::factor).about("the divisor of the low frequencies", "factor"),
+      key<&Llama3::orig>("orig", Rule::orig, true)
+          .about("the model's original context length L0", "original_max_position_embeddings"),
+      key<&Llama3::low>("low", Rule::positive)
+          .about("wavelengths above orig / low are divided by factor", "low_freq_factor"),
+      key<&Llama3::high>("high", Rule::positive)
+          .about("wavelengths below orig / high are kept; between the two, a blend", "high_freq_factor"),
   };
   return keys;
 }

@@ -15,7 +15,7 @@ namespace scaling {
 
 struct LongRope {
   std::vector<double> short_factor{}, long_factor{};  ///< each value finite, > 0
-  double orig = 4096;                             ///< L0, finite, > 1
+  double orig = 0;                                ///< L0, finite, > 1; required (0: not given, refused)
   std::optional<double> max{};                    ///< max position, finite, > 0; factor s = max / orig
   std::optional<double> attention_factor{};       ///< finite, > 0
   std::optional<double> factor{};                 ///< s, finite, > 0 (below 1: a note); given, max is not used
@@ -25,12 +25,19 @@ struct LongRope {
 
 inline std::span<const Key<LongRope>> scheme_keys(const LongRope&) {
   static const Key<LongRope> keys[] = {
-      key<&LongRope::short_factor>("short", Rule::positive, true),
-      key<&LongRope::long_factor>("long", Rule::positive, true),
-      key<&LongRope::factor>("factor", Rule::factor),
-      key<&LongRope::orig>("orig", Rule::orig),
-      key<&LongRope::max>("max", Rule::positive),
-      key<&LongRope::attention_factor>("attention_factor", Rule::positive),
+      key<&LongRope::short_factor>("short", Rule::positive, true)
+          .about("the divisors lambda_i, one per frequency, up to orig (and without a length T)", "short_factor"),
+      key<&LongRope::long_factor>("long", Rule::positive, true)
+          .about("the divisors lambda_i, one per frequency, at lengths T past orig", "long_factor"),
+      key<&LongRope::factor>("factor", Rule::factor)
+          .about("s of the attention factor (unset: max / orig, else 1)", "factor"),
+      key<&LongRope::orig>("orig", Rule::orig, true)
+          .about("the model's original context length L0", "original_max_position_embeddings"),
+      key<&LongRope::max>("max", Rule::positive)
+          .about("the extended context length (s = max / orig where factor is unset)",
+                 "config.max_position_embeddings"),
+      key<&LongRope::attention_factor>("attention_factor", Rule::positive)
+          .about("the factor a on cos and sin (unset: sqrt(1 + ln s / ln orig), 1 for s <= 1)", "attention_factor"),
   };
   return keys;
 }

@@ -19,7 +19,9 @@ struct Ntk {
 };
 
 inline std::span<const Key<Ntk>> scheme_keys(const Ntk&) {
-  static const Key<Ntk> keys[] = {key<&Ntk::factor>("factor", Rule::factor, true)};
+  static const Key<Ntk> keys[] = {
+      key<&Ntk::factor>("factor", Rule::factor, true)
+          .about("the extension factor s: base' = base s^(r/(r-2))", "factor")};
   return keys;
 }
 inline double attention_factor(const Ntk&, Convention) { return 1; }

@@ -20,7 +20,9 @@ struct Proportional {
 };
 
 inline std::span<const Key<Proportional>> scheme_keys(const Proportional&) {
-  static const Key<Proportional> keys[] = {key<&Proportional::factor>("factor", Rule::factor, false)};
+  static const Key<Proportional> keys[] = {
+      key<&Proportional::factor>("factor", Rule::factor, false)
+          .about("the divisor of the rotating frequencies", "factor")};
   return keys;
 }
 inline double attention_factor(const Proportional&, Convention) { return 1; }

@@ -17,7 +17,7 @@ namespace scaling {
 
 struct Yarn {
   std::optional<double> factor{};  ///< s, finite, > 0 (below 1: a note); absent: max / orig
-  double orig = 4096;              ///< L0, finite, > 1
+  double orig = 0;                 ///< L0, finite, > 1; required (0: not given, refused)
   double beta_fast = 32;           ///< finite, >= 0 (0 means 32); not above beta_slow: a note
   double beta_slow = 1;            ///< finite, >= 0 (0 means 1)
   bool truncate = true;            ///< floor/ceil the correction dims (HF default; false keeps them real)
@@ -30,15 +30,25 @@ struct Yarn {
 
 inline std::span<const Key<Yarn>> scheme_keys(const Yarn&) {
   static const Key<Yarn> keys[] = {
-      key<&Yarn::factor>("factor", Rule::factor, false, "max"),
-      key<&Yarn::orig>("orig", Rule::orig),
-      key<&Yarn::max>("max", Rule::positive),
-      key<&Yarn::beta_fast>("beta_fast", Rule::nonnegative),
-      key<&Yarn::beta_slow>("beta_slow", Rule::nonnegative),
-      key<&Yarn::truncate>("truncate"),
-      key<&Yarn::mscale>("mscale", Rule::nonnegative),
-      key<&Yarn::mscale_all_dim>("mscale_all_dim", Rule::nonnegative),
-      key<&Yarn::attention_factor>("attention_factor", Rule::positive),
+      key<&Yarn::factor>("factor", Rule::factor, false, "max")
+          .about("the extension factor s (unset: max / orig)", "factor"),
+      key<&Yarn::orig>("orig", Rule::orig, true)
+          .about("the model's original context length L0", "original_max_position_embeddings"),
+      key<&Yarn::max>("max", Rule::positive)
+          .about("the extended context length (s = max / orig where factor is unset)",
+                 "config.max_position_embeddings"),
+      key<&Yarn::beta_fast>("beta_fast", Rule::nonnegative)
+          .about("rotations that end the ramp on the fast side (0 means 32)", "beta_fast"),
+      key<&Yarn::beta_slow>("beta_slow", Rule::nonnegative)
+          .about("rotations that end the ramp on the slow side (0 means 1)", "beta_slow"),
+      key<&Yarn::truncate>("truncate").about("floor and ceil the correction dims (false: keep them real)", "truncate"),
+      key<&Yarn::mscale>("mscale", Rule::nonnegative)
+          .about("m of mscale(s, m) over mscale(s, mscale_all_dim) in the attention factor (unset or 0: ignored)",
+                 "mscale"),
+      key<&Yarn::mscale_all_dim>("mscale_all_dim", Rule::nonnegative)
+          .about("m of the denominator of that ratio (unset or 0: ignored)", "mscale_all_dim"),
+      key<&Yarn::attention_factor>("attention_factor", Rule::positive)
+          .about("the factor a on cos and sin (unset: the mscale ratio, else 0.1 ln s + 1)", "attention_factor"),
   };
   return keys;
 }
