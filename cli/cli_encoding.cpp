@@ -7,6 +7,7 @@
 #include "cli/cli_encoding.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <iostream>
@@ -175,12 +176,21 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   // Every column whatever the encodings (a cell a family does not have is empty); Markdown and LaTeX, for reading,
   // leave out the columns no encoding here fills.
   const bool any_plain = plan.any_plain, readable = format == Format::md || format == Format::latex;
-  Table t;
-  t.columns = {"encoding", "lag", "kernel", "content_variance"};
-  if (!a.layers.empty()) t.columns.insert(t.columns.begin(), "layer_type");
+  // The value columns in plottable_kernel_columns' order: kernel and content variance, rf-rope's two, plain RoPE's
+  // three; `available` those some encoding here fills.
   const bool rf_columns = any_rf || !readable, plain_columns = any_plain || !readable;
-  if (rf_columns) t.columns.insert(t.columns.end(), {"expected_kernel", "frequency_variance"});
-  if (plain_columns) t.columns.insert(t.columns.end(), {"sine_residual", "continuum", "continuum_sine"});
+  std::vector<std::string> available;
+  std::vector<bool> in_table;
+  Table t;
+  t.columns = {"encoding", "lag"};
+  if (!a.layers.empty()) t.columns.insert(t.columns.begin(), "layer_type");
+  for (const auto& c : plottable_kernel_columns()) {
+    const bool rf = c.filled == KernelColumn::Filled::rf_rope, plain = c.filled == KernelColumn::Filled::plain_rope;
+    in_table.push_back((!rf || rf_columns) && (!plain || plain_columns));
+    if (in_table.back()) t.columns.push_back(c.name);
+    if ((!rf || any_rf) && (!plain || any_plain)) available.push_back(c.name);
+  }
+  if (in_table.size() != 7) throw std::logic_error("run_encoding_kernel: a row holds 7 values, one per kernel column");
 
   // Rows go out block by block, so a lag where G overflows must be found before the first row (458,753 rows
   // reached stdout before the error at lag 515685 of alibi:slope=2.6e148, issue 20): every family's kernel and
@@ -216,9 +226,6 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
       for (std::size_t j = 0; j < encs.size(); ++j)
         labels.push_back(a.layers.empty() || a.layers[j].label.empty() ? spelling(encs[j])
                                                                         : a.layers[j].label + ": " + spelling(encs[j]));
-      std::vector<std::string> available = {"kernel", "content_variance"};
-      if (any_rf) available.insert(available.end(), {"expected_kernel", "frequency_variance"});
-      if (any_plain) available.insert(available.end(), {"sine_residual", "continuum", "continuum_sine"});
       plot.emplace(kernel_plot_spec(a.plot_options, where), std::move(labels), available, lo, hi, lo_positive, where);
     }
   }
@@ -243,7 +250,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     for (const auto& c : plot->columns()) {
       const auto& all = plottable_kernel_columns();
       panel_value.push_back(static_cast<std::size_t>(
-          std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.first == c; }) - all.begin()));
+          std::find_if(all.begin(), all.end(), [&](const KernelColumn& k) { return k.name == c; }) - all.begin()));
     }
   TableStream streamed(a.out, format, t.columns);
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -272,17 +279,16 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
                                : 1.0;
         const bool hidden = k == 1 && masked(j, lag[0]);
         // The row's values in plottable_kernel_columns' order; NaN where the family has none (an empty cell).
-        const double v[7] = {r.kernel * s_p,
+        const std::array<double, 7> v = {r.kernel * s_p,
                              r.content_variance * s_p * s_p,
                              r.expected_kernel,
                              r.frequency_variance,
                              plain ? sres[u] : nan,
                              plain ? cont[u] : nan,
                              plain ? csin[u] : nan};
-        std::vector<Cell> row = {name, lag_cell(l), v[0], v[1]};
-        if (rf_columns) row.insert(row.end(), {number(v[2]), number(v[3])});
-        if (plain_columns) row.insert(row.end(), {number(v[4]), number(v[5]), number(v[6])});
-        if (hidden) std::fill(row.begin() + 2, row.end(), Cell());  // every value of a lag the layer cannot see
+        std::vector<Cell> row = {name, lag_cell(l)};
+        for (std::size_t c = 0; c < in_table.size(); ++c)
+          if (in_table[c]) row.push_back(hidden ? Cell() : number(v[c]));  // a lag the layer cannot see: empty
         if (!a.layers.empty()) row.insert(row.begin(), a.layers[j].label);
         t.add_row(std::move(row));
         if (plot)

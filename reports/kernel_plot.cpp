@@ -10,15 +10,16 @@
 
 namespace ropekit {
 
-const std::vector<std::pair<std::string, std::string>>& plottable_kernel_columns() {
-  static const std::vector<std::pair<std::string, std::string>> columns = {
-      {"kernel", "kernel Phi(Dp)"},
-      {"content_variance", "content variance"},
-      {"expected_kernel", "expected kernel E[Phi(Dp)]"},
-      {"frequency_variance", "frequency variance"},
-      {"sine_residual", "sine residual"},
-      {"continuum", "continuum kernel"},
-      {"continuum_sine", "continuum sine"},
+const std::vector<KernelColumn>& plottable_kernel_columns() {
+  using F = KernelColumn::Filled;
+  static const std::vector<KernelColumn> columns = {
+      {"kernel", "kernel Phi(Dp)", F::always},
+      {"content_variance", "content variance", F::always},
+      {"expected_kernel", "expected kernel E[Phi(Dp)]", F::rf_rope},
+      {"frequency_variance", "frequency variance", F::rf_rope},
+      {"sine_residual", "sine residual", F::plain_rope},
+      {"continuum", "continuum kernel", F::plain_rope},
+      {"continuum_sine", "continuum sine", F::plain_rope},
   };
   return columns;
 }
@@ -27,13 +28,13 @@ namespace {
 
 std::string column_names() {
   std::string s;
-  for (const auto& [name, label] : plottable_kernel_columns()) s += (s.empty() ? "" : ", ") + name;
+  for (const auto& c : plottable_kernel_columns()) s += (s.empty() ? "" : ", ") + c.name;
   return s;
 }
 
 const std::string* axis_label(const std::string& column) {
-  for (const auto& [name, label] : plottable_kernel_columns())
-    if (name == column) return &label;
+  for (const auto& c : plottable_kernel_columns())
+    if (c.name == column) return &c.label;
   return nullptr;
 }
 

@@ -24,8 +24,14 @@ struct KernelPlotSpec {
   std::vector<std::string> log_y;  ///< columns on a log y axis
 };
 
-/// The numeric columns a kernel table can plot, in table order, with their axis labels.
-const std::vector<std::pair<std::string, std::string>>& plottable_kernel_columns();
+/// A numeric column of the kernel table: its name, its axis label, and which encodings fill it.
+struct KernelColumn {
+  enum class Filled { always, rf_rope, plain_rope };
+  std::string name, label;
+  Filled filled = Filled::always;
+};
+/// The kernel table's value columns in table order (after encoding and lag): every one a plot can draw.
+const std::vector<KernelColumn>& plottable_kernel_columns();
 
 /// "LO:HI", either side may be empty ("0:" or ":1"); `option` names it in errors.
 /// @throws InputError for text that is not two numbers (or blanks) around one colon, or LO >= HI.

@@ -87,6 +87,16 @@ def test_plot_kernel_draws_each_curves_extremes():
     mpl.pyplot.close(fig)
 
 
+def test_panel_labels_are_the_command_lines(tmp_path):
+    # ropekit.plot's labels repeat reports/kernel_plot.cpp's: every column's panel, drawn by the command line.
+    svg = tmp_path / "all.svg"
+    subprocess.run([CLI, "kernel", "--encoding", "rope:dim=16", "rf-rope:spectrum=gaussian(sigma=1),blocks=4",
+                    "--lags", "0:20", "--plot", str(svg), "--plot-columns", ",".join(ropekit.plot.KERNEL_COLUMNS),
+                    "--out", str(tmp_path / "k.csv")], check=True, capture_output=True)
+    labels = re.findall(r'<g class="panel" data-ylabel="([^"]*)"', svg.read_text())
+    assert labels == list(ropekit.plot.KERNEL_COLUMNS.values())
+
+
 def test_plot_kernel_into_given_axes_and_refusals():
     plt = mpl.pyplot
     fig, ax = plt.subplots()
