@@ -28,7 +28,7 @@ const std::vector<KeyRule>& rules() {
 // contiguous sections (Qwen2-VL: pairs 0..s0-1 by t, the next s1 by h, ...) or, interleaved (Qwen3-VL's
 // apply_interleaved_mrope), pair i by axis a > 0 when i % N == a and i < N s_a, else by t. A torus whose lag is
 // (Dt, Dh, Dw); text tokens (Dt = Dh = Dw) see 1-D RoPE.
-GeneratorFamily take_mrope(Spelling& s, const ParseContext& ctx) {
+GeneratorFamily take_mrope(Spelling& s, const ParseContext& ctx, std::string& canonical) {
   const auto& r = rules();
   const int dim = ctx.take_int_in(s, "dim", 128, static_cast<int>(r[0].min), static_cast<int>(r[0].max));
   const double base = ctx.take_positive(s, "base", 1e4);
@@ -48,6 +48,9 @@ GeneratorFamily take_mrope(Spelling& s, const ParseContext& ctx) {
     ctx.bad(s, "sections", format_numbers(std::vector<double>(sections.begin(), sections.end())),
             fmt::format("pair counts summing to dim / 2 = {} (they sum to {})", dim / 2, total));
   s.finish("family, dim, base, sections, interleaved");
+  canonical = fmt::format("nd:family=mrope,dim={},base={},sections={},interleaved={}", dim, format_number(base),
+                          format_numbers(std::vector<double>(sections.begin(), sections.end())),
+                          interleaved ? "true" : "false");
   const auto axes = static_cast<int>(sections.size());
   gen::Torus t{Eigen::MatrixXd::Zero(axes, dim / 2)};
   for (int i = 0, a = 0, end = sections[0]; i < dim / 2; ++i) {
@@ -63,9 +66,12 @@ GeneratorFamily take_mrope(Spelling& s, const ParseContext& ctx) {
   return t;
 }
 
-GeneratorFamily take_generators(Spelling& s, const ParseContext& ctx) {
+// The generators, and the canonical spelling: every key of a family written, defaults included (a file's spelling
+// is its path).
+GeneratorFamily take_generators(Spelling& s, const ParseContext& ctx, std::string& canonical) {
   if (const auto file = s.take_word("file")) {
     s.finish("file");
+    canonical = "nd:file=" + *file;
     return gen::User{load_generator_file(*file).acting()};
   }
   const auto fam = s.take_word("family").value_or("axial");
@@ -74,6 +80,7 @@ GeneratorFamily take_generators(Spelling& s, const ParseContext& ctx) {
     const int dim = ctx.take_int_in(s, "dim", 64, static_cast<int>(r[0].min), static_cast<int>(r[0].max));
     const int axes = ctx.take_int_in(s, "axes", 2, static_cast<int>(r[1].min), static_cast<int>(r[1].max));
     const double base = ctx.take_positive(s, "base", 100);
+    canonical = fmt::format("nd:family={},dim={},axes={},base={}", fam, dim, axes, format_number(base));
     if (fam == "axial") {
       s.finish("family, dim, axes, base");
       return gen::Axial{dim, axes, base};
@@ -81,16 +88,16 @@ GeneratorFamily take_generators(Spelling& s, const ParseContext& ctx) {
     gen::Mixed m{dim, axes, base, 1};
     m.seed = ctx.take_seed(s, "seed", m.seed);
     s.finish("family, dim, axes, base, seed");
+    canonical += fmt::format(",seed={}", m.seed);
     return m;
   }
-  if (fam == "mrope") return take_mrope(s, ctx);
+  if (fam == "mrope") return take_mrope(s, ctx, canonical);
   ctx.bad(s, "family", fam, "axial, mixed or mrope (or file=PATH of generators)");
 }
 
 Encoding parse(Spelling& s, const ParseContext& ctx) {
   Nd n;
-  n.spelling = s.text();
-  n.generators = take_generators(s, ctx);
+  n.generators = take_generators(s, ctx, n.spelling);
   try {
     (void)generators(n.generators);  // validates dim, axes, base as the generator families define them
   } catch (const InputError& e) {
@@ -127,7 +134,7 @@ const FamilyInfo& Nd::info() {
   return info;
 }
 
-// The spelling as written (generator files and families print themselves).
+// The canonical spelling made when parsing (take_generators).
 std::string print(const Nd& f, bool) { return f.spelling; }
 
 bool is_exact(const Nd&) { return true; }
