@@ -286,10 +286,13 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
                              plain ? sres[u] : nan,
                              plain ? cont[u] : nan,
                              plain ? csin[u] : nan};
-        std::vector<Cell> row = {name, lag_cell(l)};
+        std::vector<Cell> row;
+        row.reserve(t.columns.size());  // one allocation a row
+        if (!a.layers.empty()) row.emplace_back(a.layers[j].label);
+        row.emplace_back(name);
+        row.emplace_back(lag_cell(l));
         for (std::size_t c = 0; c < in_table.size(); ++c)
           if (in_table[c]) row.push_back(hidden ? Cell() : number(v[c]));  // a lag the layer cannot see: empty
-        if (!a.layers.empty()) row.insert(row.begin(), a.layers[j].label);
         t.add_row(std::move(row));
         if (plot)
           for (std::size_t c = 0; c < panel_value.size(); ++c) plot->add(j, c, lag[0], hidden ? nan : v[panel_value[c]]);

