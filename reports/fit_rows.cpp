@@ -71,7 +71,7 @@ Table fit_summary_table(const std::vector<FitSummaryRow>& rows) {
   for (const FitSummaryRow& r : rows) {
     const bool second = !r.runner_up.empty();
     t.add_row({r.target, std::int64_t{r.context}, r.best, r.best_mse, second ? Cell{r.runner_up} : Cell{},
-               second ? Cell{r.runner_up_mse} : Cell{}, second ? Cell{r.runner_up_mse / r.best_mse} : Cell{},
+               second ? Cell{r.runner_up_mse} : Cell{}, second ? Cell{r.ratio()} : Cell{},
                std::int64_t{r.methods}, std::int64_t{r.seeds}});
   }
   return t;

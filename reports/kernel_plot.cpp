@@ -113,9 +113,7 @@ KernelPlot::KernelPlot(const KernelPlotSpec& spec, std::vector<std::string> labe
     if (spec_.xmin || spec_.xmax)
       throw_bad_value(where, "plot_xrange", fmt::format("{}:{}", format_number(axis_.lo), format_number(axis_.hi)),
                       fmt::format("a range LO < HI that meets the lags [{}, {}]", format_number(lo), format_number(hi)));
-    // One lag: a span around it.
-    const double w = log ? 0 : std::max(std::fabs(axis_.lo), 1.0);
-    axis_ = log ? XAxis{axis_.lo / 10, axis_.hi * 10, true} : XAxis{axis_.lo - w, axis_.hi + w, false};
+    axis_ = axis_around(axis_.lo, axis_.hi, log);  // one lag: a span around it
   }
   FigureOptions layout;
   layout.width = spec_.width, layout.height = spec_.height, layout.title = title();

@@ -420,11 +420,7 @@ std::string svg_line_plot(const std::vector<PlotSeries>& series, const PlotOptio
         lo = std::min(lo, s.x[i]), hi = std::max(hi, s.x[i]);
   }
   if (!std::isfinite(lo)) throw std::invalid_argument("svg_line_plot: no drawable point");
-  XAxis x{o.xmin.value_or(lo), o.xmax.value_or(hi), o.log_x};
-  if (!(x.hi > x.lo)) {  // one x: a span around it
-    const double h = x.log ? x.lo * 10 : x.lo + std::max(std::fabs(x.lo), 1.0);
-    x.lo = x.log ? x.lo / 10 : x.lo - std::max(std::fabs(x.lo), 1.0), x.hi = h;
-  }
+  const XAxis x = axis_around(o.xmin.value_or(lo), o.xmax.value_or(hi), o.log_x);
   PlotPanel p;
   p.ylabel = o.ylabel, p.log_y = o.log_y, p.ymin = o.ymin, p.ymax = o.ymax;
   for (const auto& s : series) {

@@ -89,7 +89,7 @@ py::dict fit_summary_dict(const std::vector<FitSummaryRow>& rows) {
     best_mse.push_back(r.best_mse);
     runner_up.push_back(r.runner_up);
     runner_up_mse.push_back(r.runner_up_mse);
-    ratio.push_back(r.runner_up_mse / r.best_mse);
+    ratio.push_back(r.ratio());
     methods.push_back(r.methods);
     seeds.push_back(r.seeds);
   }

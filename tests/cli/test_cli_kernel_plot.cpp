@@ -66,6 +66,8 @@ TEST_CASE("three encodings over lags 1..131072: under 1 MB, each band spans the 
     }
     const double ylo = all_lo - 0.04 * (all_hi - all_lo), yhi = all_hi + 0.04 * (all_hi - all_lo);
     const double y0 = svg_number(panels[p], "y"), h = svg_number(panels[p], "height");
+    CHECK(y0 == std::round(y0));  // whole pixels (300 px panels): the band's 0.1 px printing is the only rounding
+    CHECK(h == std::round(h));
     auto py = [&](double v) { return y0 + (1 - (v - ylo) / (yhi - ylo)) * h; };
     for (std::size_t j = 0; j < 3; ++j, ++b) {
       CAPTURE(p);

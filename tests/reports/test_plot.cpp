@@ -59,6 +59,9 @@ TEST_CASE("the envelope band reaches the data's extremes: min and max mapped thr
   const double lo = *std::min_element(s.y.begin(), s.y.end()), hi = *std::max_element(s.y.begin(), s.y.end());
   const std::string svg = svg_line_plot({s}, PlotOptions{});
   const Frame f = frame(svg);
+  // The frame is whole pixels here (so the 0.1 px printing of the band is the only rounding below).
+  CHECK(f.y == std::round(f.y));
+  CHECK(f.h == std::round(f.h));
   // The automatic range pads the data's by 4% of its span on each side.
   const double ylo = lo - 0.04 * (hi - lo), yhi = hi + 0.04 * (hi - lo);
   auto py = [&](double v) { return f.y + (1 - (v - ylo) / (yhi - ylo)) * f.h; };

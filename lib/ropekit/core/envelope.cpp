@@ -1,5 +1,6 @@
 #include "ropekit/core/envelope.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -7,12 +8,21 @@
 
 namespace ropekit {
 
-double XAxis::position(double x) const {
-  if (log) return x > 0 ? (std::log10(x) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : std::nan("");
-  return (x - lo) / (hi - lo);  // NaN for a NaN x
+double XAxis::position(double x) const { return AxisMap(*this)(x); }
+
+AxisMap::AxisMap(const XAxis& axis)
+    : log_(axis.log),
+      a_(axis.log ? std::log10(axis.lo) : axis.lo),
+      span_(axis.log ? std::log10(axis.hi) - std::log10(axis.lo) : axis.hi - axis.lo) {}
+
+XAxis axis_around(double lo, double hi, bool log) {
+  if (hi > lo) return XAxis{lo, hi, log};
+  if (log) return XAxis{lo / 10, lo * 10, true};
+  const double w = std::max(std::fabs(lo), 1.0);
+  return XAxis{lo - w, lo + w, false};
 }
 
-SeriesEnvelope::SeriesEnvelope(const XAxis& axis, int columns) : axis_(axis) {
+SeriesEnvelope::SeriesEnvelope(const XAxis& axis, int columns) : axis_(axis), map_(axis) {
   if (columns < 1) throw std::invalid_argument(fmt::format("SeriesEnvelope: {} columns (at least 1)", columns));
   if (!(std::isfinite(axis.lo) && std::isfinite(axis.hi) && axis.hi > axis.lo && (!axis.log || axis.lo > 0)))
     throw std::invalid_argument(fmt::format("SeriesEnvelope: axis [{}, {}]{} is not a drawable range", axis.lo,
@@ -21,7 +31,7 @@ SeriesEnvelope::SeriesEnvelope(const XAxis& axis, int columns) : axis_(axis) {
 }
 
 void SeriesEnvelope::add(double x, double y) {
-  const double u = axis_.position(x);
+  const double u = map_(x);
   if (!(u >= 0 && u <= 1)) {
     ++outside_;
     return;

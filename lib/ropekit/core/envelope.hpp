@@ -3,6 +3,7 @@
 // mean of its x and y, and its min/max envelope. A plot drawn from them has at most one vertex per column whatever
 // the number of points, and hides no extreme (a column's band spans every value in it).
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -17,6 +18,24 @@ struct XAxis {
   /// Where x falls along the axis, 0 at lo and 1 at hi; NaN where x is not drawable (x <= 0 on a log axis, NaN).
   double position(double x) const;
 };
+
+/// XAxis::position with the axis' ends (their log10) worked out once, for a loop over many points.
+class AxisMap {
+ public:
+  explicit AxisMap(const XAxis& axis);
+  double operator()(double x) const {
+    if (log_) return x > 0 ? (std::log10(x) - a_) / span_ : std::numeric_limits<double>::quiet_NaN();
+    return (x - a_) / span_;  // NaN for a NaN x
+  }
+
+ private:
+  bool log_;
+  double a_, span_;  ///< the axis' start and length (in log10 on a log axis)
+};
+
+/// An axis over [lo, hi]; where hi <= lo (a single value), a span around lo: a decade either side on a log axis,
+/// max(|lo|, 1) either side on a linear one.
+XAxis axis_around(double lo, double hi, bool log);
 
 /// The points of one column. A finite y is counted in the summaries; a non-finite y marks a gap (the curve breaks
 /// there when nothing finite shares the column).
@@ -44,6 +63,7 @@ class SeriesEnvelope {
 
  private:
   XAxis axis_;
+  AxisMap map_;
   std::vector<EnvelopeColumn> columns_;
   std::int64_t outside_ = 0;
 };

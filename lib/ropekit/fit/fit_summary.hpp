@@ -17,6 +17,8 @@ struct FitSummaryRow {
   double best_mse = 0, runner_up_mse = 0;  ///< mean over seeds; runner_up_mse NaN with one method
   int methods = 0;                 ///< methods compared
   int seeds = 0;                   ///< seeds averaged
+  /// How many times the best's MSE the runner-up's is (NaN with one method).
+  double ratio() const { return runner_up_mse / best_mse; }
 };
 
 /// One row per (target, eval context) in the rows' order of first appearance; ties go to the method that came

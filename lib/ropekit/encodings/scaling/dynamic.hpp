@@ -21,7 +21,7 @@ inline std::span<const Key<Dynamic>> scheme_keys(const Dynamic&) {
       key<&Dynamic::factor>("factor", Rule::factor, true)
           .about("the extension factor s: past orig, base' = base (s T / orig - (s - 1))^(r/(r-2))", "factor"),
       key<&Dynamic::orig>("orig", Rule::orig, true)
-          .about("the model's original context length L0", "config.max_position_embeddings"),
+          .about(kOrigMeaning, "config.max_position_embeddings"),
   };
   return keys;
 }

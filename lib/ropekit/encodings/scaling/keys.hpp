@@ -39,6 +39,10 @@ enum class Rule {
   finite,       ///< finite
 };
 
+/// Meanings shared by several schemes' keys (`ropekit list schemes`, the "must be given" message).
+inline constexpr std::string_view kOrigMeaning = "the model's original context length L0";
+inline constexpr std::string_view kMaxMeaning = "the extended context length (s = max / orig where factor is unset)";
+
 /// One key of scheme S: its name, rule and whether it is required, what it means and the transformers key it reads,
 /// with the reader, printer and checker of its member (made by key<&S::member>(...).about(...), so each exists only
 /// for the member's own type).

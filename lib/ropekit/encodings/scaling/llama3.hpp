@@ -22,7 +22,7 @@ inline std::span<const Key<Llama3>> scheme_keys(const Llama3&) {
   static const Key<Llama3> keys[] = {
       key<&Llama3::factor>("factor", Rule::factor).about("the divisor of the low frequencies", "factor"),
       key<&Llama3::orig>("orig", Rule::orig, true)
-          .about("the model's original context length L0", "original_max_position_embeddings"),
+          .about(kOrigMeaning, "original_max_position_embeddings"),
       key<&Llama3::low>("low", Rule::positive)
           .about("wavelengths above orig / low are divided by factor", "low_freq_factor"),
       key<&Llama3::high>("high", Rule::positive)

@@ -32,10 +32,9 @@ inline std::span<const Key<LongRope>> scheme_keys(const LongRope&) {
       key<&LongRope::factor>("factor", Rule::factor)
           .about("s of the attention factor (unset: max / orig, else 1)", "factor"),
       key<&LongRope::orig>("orig", Rule::orig, true)
-          .about("the model's original context length L0", "original_max_position_embeddings"),
+          .about(kOrigMeaning, "original_max_position_embeddings"),
       key<&LongRope::max>("max", Rule::positive)
-          .about("the extended context length (s = max / orig where factor is unset)",
-                 "config.max_position_embeddings"),
+          .about(kMaxMeaning, "config.max_position_embeddings"),
       key<&LongRope::attention_factor>("attention_factor", Rule::positive)
           .about("the factor a on cos and sin (unset: sqrt(1 + ln s / ln orig), 1 for s <= 1)", "attention_factor"),
   };

@@ -33,10 +33,9 @@ inline std::span<const Key<Yarn>> scheme_keys(const Yarn&) {
       key<&Yarn::factor>("factor", Rule::factor, false, "max")
           .about("the extension factor s (unset: max / orig)", "factor"),
       key<&Yarn::orig>("orig", Rule::orig, true)
-          .about("the model's original context length L0", "original_max_position_embeddings"),
+          .about(kOrigMeaning, "original_max_position_embeddings"),
       key<&Yarn::max>("max", Rule::positive)
-          .about("the extended context length (s = max / orig where factor is unset)",
-                 "config.max_position_embeddings"),
+          .about(kMaxMeaning, "config.max_position_embeddings"),
       key<&Yarn::beta_fast>("beta_fast", Rule::nonnegative)
           .about("rotations that end the ramp on the fast side (0 means 32)", "beta_fast"),
       key<&Yarn::beta_slow>("beta_slow", Rule::nonnegative)
