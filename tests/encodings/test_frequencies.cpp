@@ -767,6 +767,7 @@ TEST_CASE("list schemes: one row per key of every scheme, with transformers' key
   const auto& rows = scheme_key_infos();
   // Against the key tables: every key of every alternative, in order.
   std::size_t expected = 0;
+  int defaults_checked = 0;
   for (const std::string& text : kSchemeExamples)
     std::visit(
         [&]<class S>(const S& x) {
@@ -777,16 +778,24 @@ TEST_CASE("list schemes: one row per key of every scheme, with transformers' key
             CHECK(rows[expected].key == k.name);
             CHECK(!rows[expected].meaning.empty());
             CHECK(!rows[expected].hf_key.empty());
-            // The default shown is the one a default S holds (or the word for a key without one).
-            const std::string want = k.required            ? "required"
-                                     : !k.unless.empty()   ? "required unless " + std::string(k.unless)
-                                                           : k.print(S{}).value_or("unset");
-            CHECK(rows[expected].default_value == want);
+            // The default shown is what the parser takes for the absent key: the example without the key and
+            // with key=<the default shown> are one scheme (words: required ones, and unset optionals, skipped).
+            const std::string& shown = rows[expected].default_value;
+            CHECK(!shown.empty());
+            if (!k.required && k.unless.empty() && shown != "unset") {
+              auto [name, keys] = split_spelling(text);
+              keys.erase(std::string(k.name));
+              const Scaling absent = parse_scaling(name, keys, Where("test"));
+              keys[std::string(k.name)] = shown;
+              CHECK(spelling(absent) == spelling(parse_scaling(name, keys, Where("test"))));
+              ++defaults_checked;
+            }
             ++expected;
           }
         },
         parse_example(text));
   CHECK(rows.size() == expected);
+  CHECK(defaults_checked >= 7);  // llama3's factor, low, high; yarn's beta_fast, beta_slow, truncate; proportional's
   // Against transformers' modeling_rope_utils.py, by hand: llama3 reads factor, low_freq_factor, high_freq_factor
   // and original_max_position_embeddings (all required there); yarn reads factor, original_max_position_embeddings,
   // beta_fast (`or 32`), beta_slow (`or 1`), mscale, mscale_all_dim, attention_factor and truncate (default True).
