@@ -10,15 +10,16 @@ FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
 export FUZZ_SECONDS
 
-.PHONY: all deps configure build build-cli run test bench install sanitize fuzz clean
+.PHONY: all deps configure build build-cli build-install run test test-portable bench install sanitize fuzz clean
 
 all: build
 
 deps:
 	@bash scripts/install-deps.sh
 
+# CMAKE_ARGS: more options for a new build directory (test-portable passes -DROPEKIT_NATIVE=OFF).
 $(BUILD)/CMakeCache.txt:
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) > /dev/null
 
 configure: deps $(BUILD)/CMakeCache.txt
 
@@ -35,9 +36,22 @@ run: build-cli
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The command, its Ceres module, the library, headers and CMake package under PREFIX (default /usr/local).
+# The suite again on a portable build (no -march=native: SSE2 code outside vecmath's per-ISA files) in its own
+# directory, with vecmath's kernels forced to the AVX2 path (a CPU without AVX-512, as users' AMD machines), then the
+# Python suite on the scalar path: what holds on the build machine's CPU must hold on every x86-64 (CI runs both).
+PORTABLE_BUILD ?= build-portable
+test-portable: deps
+	@$(MAKE) --no-print-directory build BUILD=$(PORTABLE_BUILD) CMAKE_ARGS=-DROPEKIT_NATIVE=OFF
+	@cd $(PORTABLE_BUILD) && ROPEKIT_SIMD=avx2 ctest --output-on-failure -j $(JOBS)
+	@cd $(PORTABLE_BUILD) && ROPEKIT_SIMD=scalar ctest --output-on-failure -R '^python_tests$$'
+
+# The command, its Ceres module, the library, headers and CMake package under PREFIX (default /usr/local): builds
+# what it installs (INSTALL_TARGETS), not the test suite.
 PREFIX ?= /usr/local
-install: build
+INSTALL_TARGETS = ropekit ropekit_ceres ropekit_lib
+build-install: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target $(INSTALL_TARGETS) -- --no-print-directory
+install: build-install
 	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench:

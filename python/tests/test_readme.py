@@ -11,9 +11,14 @@ Conventions of the pages (each fenced block is one of these; an unmarked block f
   one) that holds links to the repository's `configs/` and `data/`; `ropekit` is the tested binary and `python3`
   the interpreter running the tests;
   `$ echo $?` prints the previous command's exit code. In the expected output a line `...` stands for any number
-  of lines (rows left out of the page), and numbers match to 1e-12 relative or 1e-15 absolute (their last bits
-  move with the CPU's vector path). A line `<!-- example-mask REGEX -->` before the block replaces every
-  match of REGEX by `<masked>` in both the page and the real output (timings).
+  of lines (rows left out of the page). Numbers are compared at the precision they have, never to the last digit
+  of the machine that wrote the page: by default a float64 result to 1e-12 relative or 1e-15 absolute (the last
+  bits of a sum move with the CPU's vector path and the build flags, amplified by the fits' condition numbers). A
+  line `<!-- example-precision REGEX rel=R abs=A: REASON -->` before the block compares the numbers inside
+  matches of REGEX to |page - real| <= R max(|page|, |real|) + A instead (a rounding-level residual to its
+  threshold's order, a float32 quantity to float32's); the reason is required. A line
+  `<!-- example-mask REGEX -->` replaces every match of REGEX by `<masked>` in both the page and the real output
+  (timings).
 * Any other block is preceded by `<!-- not-run: REASON -->` (a synopsis, a Slurm script, a generated page's help
   text that `test_docs_generated.py` checks instead, ...).
 
@@ -37,7 +42,8 @@ README_MAX_LINES = 200
 PAGES = ["README.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "**", "*.md"),
                                                                            recursive=True))
 FENCE = re.compile(r"^```(\S*)\s*$")
-MARKER = re.compile(r"^<!-- (python-example \S+|not-run: .+|example-mask .+) -->$")
+MARKER = re.compile(r"^<!-- (python-example \S+|not-run: .+|example-mask .+|example-precision .+) -->$")
+PRECISION = re.compile(r"^example-precision (.+?) rel=(\S+) abs=(\S+): \S.*$")
 
 
 def read(page):
@@ -131,30 +137,65 @@ def transcript(text):
 
 
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+# A float64 result's default precision (see the module's docstring): 8e-13 relative measured between the vector
+# paths on these pages' fits (condition numbers up to 1.7e7), and 1e-15 absolute for values near zero.
+DEFAULT_REL, DEFAULT_ABS = 1e-12, 1e-15
 
 
-def same_line(expected, actual):
-    """The same text, numbers equal to 1e-12 relative or 1e-15 absolute: the pages are written on one CPU, and the
-    last bits of a sum move with the vector path (`ROPEKIT_SIMD` scalar, avx2, avx512), amplified by the fits'
-    condition numbers (up to 1.7e7 on these pages: 8e-13 relative measured between the paths)."""
+def precision_rules(markers):
+    """The block's example-precision markers as [(compiled REGEX, rel, abs)]."""
+    rules = []
+    for m in markers:
+        if m.startswith("example-precision "):
+            r = PRECISION.match(m)
+            assert r, f"malformed marker (want 'example-precision REGEX rel=R abs=A: REASON'): {m}"
+            rules.append((re.compile(r.group(1)), float(r.group(2)), float(r.group(3))))
+    return rules
+
+
+def tolerances(line, rules):
+    """Per number of the line, (rel, abs): the first rule whose REGEX match holds the number, else the default."""
+    spans = [(m.start(), m.end(), rel, ab) for regex, rel, ab in rules for m in regex.finditer(line)]
+    out = []
+    for n in NUMBER.finditer(line):
+        hit = next(((rel, ab) for a, b, rel, ab in spans if a <= n.start() and n.end() <= b), None)
+        out.append(hit or (DEFAULT_REL, DEFAULT_ABS))
+    return out
+
+
+def same_line(expected, actual, rules=()):
+    """The same text, each number equal to its precision (`tolerances`, from the page's expected line)."""
     if expected == actual:
         return True
     if NUMBER.split(expected) != NUMBER.split(actual):
         return False
-    for x, y in zip(NUMBER.findall(expected), NUMBER.findall(actual)):
+    for x, y, (rel, ab) in zip(NUMBER.findall(expected), NUMBER.findall(actual), tolerances(expected, rules)):
         a, b = float(x), float(y)
-        if not abs(a - b) <= 1e-12 * max(abs(a), abs(b)) + 1e-15:
+        if not abs(a - b) <= rel * max(abs(a), abs(b)) + ab:
             return False
     return True
 
 
-def matches(expected, actual):
+def matches(expected, actual, rules=()):
     """Whether the lines match (same_line), a line `...` in expected standing for any number of lines."""
     if not expected:
         return not actual
     if expected[0] == "...":
-        return any(matches(expected[1:], actual[k:]) for k in range(len(actual) + 1))
-    return bool(actual) and same_line(expected[0], actual[0]) and matches(expected[1:], actual[1:])
+        return any(matches(expected[1:], actual[k:], rules) for k in range(len(actual) + 1))
+    return bool(actual) and same_line(expected[0], actual[0], rules) and matches(expected[1:], actual[1:], rules)
+
+
+def test_precision_rules_compare_each_number_at_its_own_precision():
+    """A rule widens only the numbers inside its matches; the others keep the float64 default."""
+    rules = precision_rules(["example-precision max[^|]*= \\S+ rel=0 abs=1e-12: rounding residuals"])
+    page = "| skew | max_i B = 2.35e-16 | <= 3.89e-13 |"
+    assert same_line(page, "| skew | max_i B = 9.10e-14 | <= 3.89e-13 |", rules)       # residual within 1e-12
+    assert not same_line(page, "| skew | max_i B = 2.35e-11 | <= 3.89e-13 |", rules)    # residual past it
+    assert not same_line(page, "| skew | max_i B = 2.35e-16 | <= 4.89e-13 |", rules)    # the threshold: default
+    assert not same_line(page, "| skew | max_i B = 9.10e-14 | <= 3.89e-13 |")          # no rule: default
+    assert same_line("cond 3.777865284430431", "cond 3.7778652844304235")                # 2e-15 relative
+    with pytest.raises(AssertionError):
+        precision_rules(["example-precision x rel=1 abs=0"])                              # no reason given
 
 
 def console_pages():
@@ -174,6 +215,7 @@ def test_console_transcripts(page, tmp_path, cli):
         if info != "console":
             continue
         masks = [re.compile(m.split(" ", 1)[1]) for m in markers if m.startswith("example-mask ")]
+        rules = precision_rules(markers)
         for command, expected in transcript(text):
             p = subprocess.run(["bash", "-c", f"{prelude}(exit {rc}); {command}"], cwd=tmp_path, capture_output=True,
                                text=True, timeout=120)
@@ -182,7 +224,7 @@ def test_console_transcripts(page, tmp_path, cli):
             for mask in masks:
                 actual = [mask.sub("<masked>", a) for a in actual]
                 expected = [mask.sub("<masked>", e) for e in expected]
-            assert matches(expected, actual), (f"{page}:{line}: `$ {command}` printed (exit code {rc}):\n"
+            assert matches(expected, actual, rules), (f"{page}:{line}: `$ {command}` printed (exit code {rc}):\n"
                                                + "\n".join(actual))
 
 
