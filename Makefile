@@ -39,11 +39,16 @@ test: build
 # The suite again on a portable build (no -march=native: SSE2 code outside vecmath's per-ISA files) in its own
 # directory, with vecmath's kernels forced to the AVX2 path (a CPU without AVX-512, as users' AMD machines), then the
 # Python suite on the scalar path: what holds on the build machine's CPU must hold on every x86-64 (CI runs both).
+# Last, the float32 emulations' tables from both builds, compared byte for byte. On a CPU without AVX2 the first
+# run takes the scalar path too.
 PORTABLE_BUILD ?= build-portable
+PORTABLE_SIMD ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo avx2 || echo scalar)
 test-portable: deps
 	@$(MAKE) --no-print-directory build BUILD=$(PORTABLE_BUILD) CMAKE_ARGS=-DROPEKIT_NATIVE=OFF
-	@cd $(PORTABLE_BUILD) && ROPEKIT_SIMD=avx2 ctest --output-on-failure -j $(JOBS)
+	@cd $(PORTABLE_BUILD) && ROPEKIT_SIMD=$(PORTABLE_SIMD) ctest --output-on-failure -j $(JOBS)
 	@cd $(PORTABLE_BUILD) && ROPEKIT_SIMD=scalar ctest --output-on-failure -R '^python_tests$$'
+	@$(MAKE) --no-print-directory build-cli
+	@bash tests/build/same_bits_across_builds.sh $(BUILD)/ropekit $(PORTABLE_BUILD)/ropekit
 
 # The command, its Ceres module, the library, headers and CMake package under PREFIX (default /usr/local): builds
 # what it installs (INSTALL_TARGETS), not the test suite.

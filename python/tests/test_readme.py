@@ -15,8 +15,9 @@ Conventions of the pages (each fenced block is one of these; an unmarked block f
   of the machine that wrote the page: by default a float64 result to 1e-12 relative or 1e-15 absolute (the last
   bits of a sum move with the CPU's vector path and the build flags, amplified by the fits' condition numbers). A
   line `<!-- example-precision REGEX rel=R abs=A: REASON -->` before the block compares the numbers inside
-  matches of REGEX to |page - real| <= R max(|page|, |real|) + A instead (a rounding-level residual to its
-  threshold's order, a float32 quantity to float32's); the reason is required. A line
+  matches of REGEX in the page's line (inside its first group, if it has one: a table's columns) to
+  |page - real| <= R max(|page|, |real|) + A instead (a rounding-level residual to its threshold's order, a
+  float32 quantity to float32's); the reason is required. A line
   `<!-- example-mask REGEX -->` replaces every match of REGEX by `<masked>` in both the page and the real output
   (timings).
 * Any other block is preceded by `<!-- not-run: REASON -->` (a synopsis, a Slurm script, a generated page's help
@@ -155,7 +156,8 @@ def precision_rules(markers):
 
 def tolerances(line, rules):
     """Per number of the line, (rel, abs): the first rule whose REGEX match holds the number, else the default."""
-    spans = [(m.start(), m.end(), rel, ab) for regex, rel, ab in rules for m in regex.finditer(line)]
+    group = lambda regex: 1 if regex.groups else 0  # the first group's span where REGEX has one
+    spans = [m.span(group(regex)) + (rel, ab) for regex, rel, ab in rules for m in regex.finditer(line)]
     out = []
     for n in NUMBER.finditer(line):
         hit = next(((rel, ab) for a, b, rel, ab in spans if a <= n.start() and n.end() <= b), None)
@@ -194,6 +196,9 @@ def test_precision_rules_compare_each_number_at_its_own_precision():
     assert not same_line(page, "| skew | max_i B = 2.35e-16 | <= 4.89e-13 |", rules)    # the threshold: default
     assert not same_line(page, "| skew | max_i B = 9.10e-14 | <= 3.89e-13 |")          # no rule: default
     assert same_line("cond 3.777865284430431", "cond 3.7778652844304235")                # 2e-15 relative
+    second_column = precision_rules(["example-precision ^\\|[^|]*\\|([^|]*)\\| rel=0.01 abs=0: a column"])
+    assert same_line("| 1 | 2 | 3 |", "| 1 | 2.001 | 3 |", second_column)
+    assert not same_line("| 1 | 2 | 3 |", "| 1.001 | 2 | 3 |", second_column)            # outside the group
     with pytest.raises(AssertionError):
         precision_rules(["example-precision x rel=1 abs=0"])                              # no reason given
 
