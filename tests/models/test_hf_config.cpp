@@ -76,7 +76,7 @@ std::vector<const LayerType*> layers_of(const Model& m, const std::string& buffe
   std::vector<const LayerType*> out;
   const std::string suffix = "_inv_freq";
   for (const auto& l : m.layer_types) {
-    if (l.encoding == "nope") continue;
+    if (l.encoding.rfind("nope", 0) == 0) continue;  // a NoPE layer ("nope:dim=<head>") has no buffer
     if (buffer == "inv_freq" || buffer == l.name + suffix) out.push_back(&l);
   }
   return out;
@@ -269,8 +269,11 @@ TEST_CASE("config.json: layer types with their windows, NoPE layers and the Llam
   REQUIRE(l4.layer_types.size() == 2);
   CHECK(l4.layer_types[0].name == "chunked_attention");
   CHECK(l4.layer_types[0].window == "chunked 8192");
-  CHECK(l4.layer_types[1].name == "full_attention/nope");
-  CHECK(l4.layer_types[1].encoding == "nope");
+  // The NoPE layers keep the config's name (their type has no rotary layers) and are as wide as the head: G = I_128.
+  CHECK(l4.layer_types[1].name == "full_attention");
+  CHECK(l4.layer_types[1].encoding == "nope:dim=128");
+  CHECK(l4.layer_types[1].head_dim == 128);
+  CHECK(l4.layer_types[1].rotary_dims == 0);
   REQUIRE(l4.layer_types[1].notes.size() == 1);
   CHECK(l4.layer_types[1].notes[0].find("0.1 ln(1 + floor((p + 1)/8192)) + 1") != std::string::npos);
   // models.md section 4: s(p) at p = 8190 / 8191 / 65536 / 1048576 is 1.0 / 1.0693 / 1.2197 / 1.4860
