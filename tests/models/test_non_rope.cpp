@@ -142,6 +142,8 @@ TEST_CASE("Phi-2's partial_rotary_factor: transformers' PhiAttention rotates the
   CHECK(l.head_dim == 80);
   CHECK(l.rotary_dims == 32);  // int(80 x 0.4)
   CHECK(layer_notes(m, l).find("not known") == std::string::npos);
+  CHECK(layer_notes(m, l).find("transformers' phi default RoPE reads it: int(80 x 0.4) = 32 dims rotate") !=
+        std::string::npos);
 }
 
 TEST_CASE("config.json: a key given twice is refused naming it, at any depth") {

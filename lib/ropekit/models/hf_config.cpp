@@ -120,6 +120,11 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
                                   format_number(*p), model_type, dims));
     } else {
       s += ",partial=" + format_number(*p);
+      if (type == "default" && kDefaultReadsPartial.count(model_type))
+        notes.push_back(fmt::format("partial_rotary_factor = {}: transformers' {} default RoPE reads it: int({} x {}) = "
+                                    "{} dims rotate, the rest pass through",
+                                    format_number(*p), model_type, dims, format_number(*p),
+                                    static_cast<int>(dims * *p)));
       if (type == "default" && !kDefaultReadsPartial.count(model_type))
         notes.push_back(fmt::format("partial_rotary_factor = {} read as GPT-NeoX partial rotation; whether "
                                     "transformers' {} default RoPE reads it is not known here",

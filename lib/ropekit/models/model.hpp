@@ -33,7 +33,9 @@ struct LayerType {
   int rotary_dims = 0;          ///< of which rotated (2 x the number of non-zero frequencies)
   std::string window;           ///< "" (every earlier position), "sliding W" (lags < W), "chunked C"
   double attention_factor = 1;  ///< a: cos and sin are scaled by a, the score by a^2 (YaRN mscale, LongRoPE)
-  double softmax_scale = 1;     ///< multiplier of the logits beyond 1/sqrt(head_dim) (DeepSeek's mscale^2, Gemma's sqrt(head_dim / query_pre_attn_scalar))
+  /// Multiplier of the logits beyond 1/sqrt(head_dim): DeepSeek's mscale^2, Gemma's sqrt(head_dim /
+  /// query_pre_attn_scalar), MPT's softmax_scale x sqrt(head_dim).
+  double softmax_scale = 1;
   std::optional<QueryTemperature> temperature;  ///< Llama 4 NoPE layers
   std::vector<std::string> notes;  ///< how frameworks read it, keys read but unused, defaults assumed
 };
