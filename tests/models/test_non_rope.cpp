@@ -154,3 +154,16 @@ TEST_CASE("config.json: a key given twice is refused naming it, at any depth") {
   // The same key in two objects is two keys.
   CHECK(refusal(R"({"head_dim": 64, "rope_theta": 1e4, "text_config": {"head_dim": 64, "rope_theta": 1e4}})").empty());
 }
+
+TEST_CASE("NoPE layers keep the config's type name unless the type has rotary layers too (SmolLM3)") {
+  // SmolLM3: every layer full_attention, every 4th without RoPE: the config names both alike, so the NoPE ones are
+  // "full_attention/nope"; they are as wide as the head, G = I_64.
+  const Model m = read_hf_config(R"({"model_type": "smollm3", "head_dim": 64, "num_hidden_layers": 4,
+      "no_rope_layers": [1, 1, 1, 0], "rope_theta": 5000000})", "smol.json");
+  REQUIRE(m.layer_types.size() == 2);
+  CHECK(m.layer_types[0].name == "full_attention");
+  CHECK(m.layer_types[0].layers == 3);
+  CHECK(m.layer_types[1].name == "full_attention/nope");
+  CHECK(m.layer_types[1].encoding == "nope:dim=64");
+  CHECK(m.layer_types[1].layers == 1);
+}
