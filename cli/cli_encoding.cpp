@@ -411,6 +411,9 @@ void run_frequencies(const FrequencyArgs& a) {
 
 struct CheckArgs {
   std::vector<std::string> encodings, models;
+  /// Per encoding: the model layer type whose score depends on the query position (Llama 4's NoPE layers with
+  /// attn_temperature_tuning), "" for the others.
+  std::vector<std::string> query_dependent;
   std::string window, format = "csv", out;
   std::optional<double> seq_len;
 };
@@ -484,6 +487,11 @@ void run_check(const CheckArgs& a) {
     seconds += c.seconds;
   }
   print_notes(command, encs);
+  for (const auto& label : a.query_dependent)
+    if (!label.empty())
+      std::cerr << command << ": note: " << label << ": is_relative false: the score is scaled by s(p) of the query "
+                << "position p (attn_temperature_tuning), so it depends on p, not only on the lag; the other rows are "
+                << "G's own\n";
   announce(command, fmt::format("{} encoding(s) over their windows", encs.size()), seconds);
 
   Table t;
@@ -494,7 +502,9 @@ void run_check(const CheckArgs& a) {
     const std::string name = spelling(e);
     const auto& window = windows[j];
     auto add = [&](const char* quantity, Cell lag, Cell value) { t.add_row({name, quantity, std::move(lag), std::move(value)}); };
-    add("is_relative", Cell(), is_relative(e));
+    // A query temperature s(p) scales the score by the query's position: not a function of the lag alone.
+    const bool by_query = j < a.query_dependent.size() && !a.query_dependent[j].empty();
+    add("is_relative", Cell(), is_relative(e) && !by_query);
     add("is_exact", Cell(), is_exact(e));
     add("is_orthogonal", Cell(), is_orthogonal(e));
     const Exactness x = for_encoding(command, text, [&] { return exactness(e, window, seq_len); });
@@ -562,7 +572,16 @@ void add_encoding_commands(CLI::App& app, const CliContext&) {
     c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
     c->callback([a] {
-      for (auto& e : model_encodings("ropekit check", a->models, true)) a->encodings.push_back(std::move(e));
+      a->query_dependent.assign(a->encodings.size(), "");
+      for (const auto& l : model_layers("ropekit check", a->models, true)) {
+        // Each (encoding, query temperature) once; the windows do not change G.
+        bool seen = false;
+        for (std::size_t j = 0; j < a->encodings.size(); ++j)
+          seen |= a->encodings[j] == l.encoding && a->query_dependent[j].empty() == !l.temperature;
+        if (seen) continue;
+        a->encodings.push_back(l.encoding);
+        a->query_dependent.push_back(l.temperature ? l.label : "");
+      }
       if (a->encodings.empty()) throw InputError("ropekit check: --encoding = none (must be given, or --model)");
       run_check(*a);
     });

@@ -129,7 +129,7 @@ ProbeResult run_models_probe(const ProbeContext& ctx) {
     std::string model_notes;
     for (const auto& l : m.layer_types) {
       ++layer_count;
-      const bool rotary = l.encoding != "nope";
+      const bool rotary = !l.encoding.starts_with("nope");  // "nope:dim=<head>" for a NoPE layer
       rotary_count += rotary;
       const std::optional<Encoding> e = rotary ? std::optional<Encoding>(parse_encoding(l.encoding)) : std::nullopt;
       const double L = context_of(m, e ? &*e : nullptr);

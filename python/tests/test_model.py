@@ -77,8 +77,34 @@ def test_llama4_query_temperature_columns():
     from conftest import ROOT
     m = ropekit.model(os.path.join(ROOT, "data", "models", "llama-4-scout.json"))
     at = {name: i for i, name in enumerate(m["layer_type"])}
-    nope, chunked = at["full_attention/nope"], at["chunked_attention"]
+    nope, chunked = at["full_attention"], at["chunked_attention"]
     assert m["query_floor_scale"][nope] == 8192 and m["query_attn_scale"][nope] == 0.1
     assert math.isnan(m["query_floor_scale"][chunked])
     s = m["query_attn_scale"][nope] * math.log1p(math.floor((8191 + 1) / m["query_floor_scale"][nope])) + 1
     assert abs(s - 1.0693) < 5e-5
+
+
+def test_model_alibi_heads_and_refusals(tmp_path):
+    """BLOOM's ALiBi: one layer type per head with the slope modeling_bloom.py computes (12 heads: 2^-1..2^-8, then
+    2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5, worked by hand); OPT, a FIFO and a repeated key are refused with ValueError."""
+    import os
+    path = tmp_path / "bloom.json"
+    path.write_text(json.dumps({"model_type": "bloom", "n_head": 12, "hidden_size": 768, "n_layer": 2}))
+    m = ropekit.model(str(path))
+    assert m["layer_type"] == [f"full_attention/head_{h}" for h in range(12)]
+    want = [2.0 ** -k for k in range(1, 9)] + [2.0 ** -(k + 0.5) for k in range(4)]
+    for spelling, w in zip(m["encoding"], want):
+        slope = float(spelling.split("slope=")[1].split(",")[0])
+        assert abs(slope / w - 1) <= 8 * 2.0 ** -24  # float32 powers of a float32 base, 7th power at most
+    opt = tmp_path / "opt.json"
+    opt.write_text(json.dumps({"model_type": "opt", "hidden_size": 768, "num_attention_heads": 12}))
+    with pytest.raises(ValueError, match="learned absolute position embeddings"):
+        ropekit.model(str(opt))
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match=r"must be a regular file, not a FIFO"):
+        ropekit.model(str(fifo))
+    twice = tmp_path / "twice.json"
+    twice.write_text('{"head_dim": 64, "rope_theta": 10000, "rope_theta": 500000}')
+    with pytest.raises(ValueError, match="rope_theta = given twice"):
+        ropekit.model(str(twice))

@@ -2,10 +2,16 @@
 // nothing written). The reader's numbers are checked against transformers in tests/models/test_hf_config.cpp; here
 // the command line's columns and that its spellings feed back into other commands.
 
+#include <sys/stat.h>
+
 #include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
+#include "ropekit/core/error.hpp"
 #include "support.hpp"
 
 using namespace ropekit::test;
@@ -76,4 +82,62 @@ TEST_CASE("--model FILE[:LAYER_TYPE] stands for the layer types' encodings in ke
   check_rejected("frequencies --model '" + gemma + ":global'", "(must be a layer type of the model: one of "
                                                                "sliding_attention, full_attention)");
   check_rejected("frequencies --model '" + gemma + ":full_attention' --encoding rope", "--encoding");
+}
+
+TEST_CASE("ropekit model, --model: a FIFO is refused before it is opened (it used to hang)") {
+  ScratchDir dir("model-fifo");
+  const std::string fifo = dir.file("config.json");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  check_rejected("model '" + fifo + "'", "model file = '" + fifo + "' (must be a regular file, not a FIFO (named pipe))");
+  check_rejected("kernel --model '" + fifo + "' --lags 0", "(must be a regular file, not a FIFO (named pipe))");
+}
+
+TEST_CASE("ropekit model: an ALiBi model's heads as layer types, each a spelling the commands take") {
+  ScratchDir dir("model-alibi");
+  // BLOOM with 8 heads: c = 8, slopes 2^-1 .. 2^-8 (modeling_bloom.py's build_alibi_tensor), exact in float32.
+  const std::string bloom = dir.write("bloom.json", R"({"model_type": "bloom", "n_head": 8, "hidden_size": 512,
+    "n_layer": 4})");
+  const auto r = run_ropekit("model '" + bloom + "' --format json");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 8);
+  for (int h = 0; h < 8; ++h) {
+    CHECK(rows[h]["layer_type"] == "full_attention/head_" + std::to_string(h));
+    CHECK(rows[h]["encoding"].get<std::string>().rfind("alibi:slope=" + ropekit::format_number(std::exp2(-(h + 1))), 0) == 0);
+    CHECK(rows[h]["rotary_dims"] == 0);
+  }
+  CHECK(run_ropekit("kernel --model '" + bloom + ":full_attention/head_2' --lags 0,10").exit_code == 0);
+  // An OPT config is refused by name (it used to read as rope:dim=64,base=10000).
+  check_rejected("model '" + dir.write("opt.json", R"({"model_type": "opt", "hidden_size": 768,
+    "num_attention_heads": 12})") + "'", "learned absolute position embeddings");
+}
+
+TEST_CASE("Llama 4's NoPE layers: as wide as the head, by the config's name, and not relative in check") {
+  const std::string scout = source_path("data/models/llama-4-scout.json");
+  // Content variance at lag 0 (s(0) = 1): the NoPE layer's equals the 128-dim rope layer's, 2 x 128.
+  const auto k = run_ropekit("kernel --model '" + scout + "' --lags 0 --format json");
+  CAPTURE(k.err);
+  REQUIRE(k.exit_code == 0);
+  const auto rows = nlohmann::json::parse(k.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["layer_type"] == "chunked_attention");
+  CHECK(rows[1]["layer_type"] == "full_attention");
+  CHECK(rows[1]["encoding"] == "nope:dim=128");
+  CHECK(rows[0]["content_variance"].get<double>() == 256);
+  CHECK(rows[1]["content_variance"].get<double>() == 256);
+  // check: the layer with the query temperature is not relative (its score depends on the query position).
+  const auto c = run_ropekit("check --model '" + scout + "' --format json");
+  CAPTURE(c.err);
+  REQUIRE(c.exit_code == 0);
+  std::map<std::string, bool> relative;
+  for (const auto& row : nlohmann::json::parse(c.out))
+    if (row["quantity"] == "is_relative") relative[row["encoding"].get<std::string>()] = row["value"].get<bool>();
+  CHECK(relative.at("nope:dim=128") == false);
+  CHECK(relative.size() == 2);
+  CHECK(c.err.find("full_attention: is_relative false: the score is scaled by s(p)") != std::string::npos);
+  // The same encoding given by hand has no temperature: relative.
+  const auto plain = run_ropekit("check --encoding 'nope:dim=128' --format json");
+  REQUIRE(plain.exit_code == 0);
+  CHECK(nlohmann::json::parse(plain.out)[0]["value"] == true);
 }

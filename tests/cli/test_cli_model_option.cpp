@@ -146,8 +146,9 @@ TEST_CASE("kernel --model: a chunked window, and layer types that share an encod
   const std::string chunked = dir.write("chunked.json", R"({"model_type": "llama4_text", "head_dim": 8,
     "num_hidden_layers": 4, "attention_chunk_size": 16, "rope_theta": 500000, "no_rope_layers": [1, 1, 1, 0],
     "layer_types": ["chunked_attention", "chunked_attention", "chunked_attention", "full_attention"]})");
-  check_masked("--model '" + chunked + "' --lags 15,16", "--encoding 'rope:dim=8,base=500000,F=4' --encoding nope --lags 15,16",
-               {"chunked_attention", "chunked_attention", "full_attention/nope", "full_attention/nope"},
+  check_masked("--model '" + chunked + "' --lags 15,16",
+               "--encoding 'rope:dim=8,base=500000,F=4' --encoding 'nope:dim=8' --lags 15,16",
+               {"chunked_attention", "chunked_attention", "full_attention", "full_attention"},
                {false, true, false, false});
   // gpt-oss's structure: sliding and full layers with one encoding. Commands of one encoding take the file alone;
   // kernel prints both layer types, the window masking only the sliding one's rows.
@@ -190,10 +191,11 @@ TEST_CASE("kernel --model --plot: the lags each layer type sees, refused where i
 
 TEST_CASE("kernel --model: Llama 4's NoPE layers scale the score by s(p), at p = |lag| or --position") {
   // models.md section 4: s(p) = 0.1 ln(1 + floor((p + 1)/8192)) + 1 is 1.0 / 1.0693 / 1.2197 / 1.4860 at
-  // p = 8190 / 8191 / 65536 / 1048576; written out here. NoPE's own kernel is 1 and its content variance 1 + rho^2 = 2.
+  // p = 8190 / 8191 / 65536 / 1048576; written out here. NoPE's own kernel is 1 and its content variance the 128-dim
+  // head's, ||G||_F^2 + rho^2 tr G^2 = 2 x 128 for G = I_128 and rho = 1 (a rope layer's at lag 0, G = I too).
   auto s = [](double p) { return 0.1 * std::log1p(std::floor((p + 1) / 8192)) + 1; };
   const std::string scout = source_path("data/models/llama-4-scout.json");
-  const auto r = run_ropekit("kernel --model '" + scout + ":full_attention/nope' --lags 8190,8191,65536,1048576 --format json");
+  const auto r = run_ropekit("kernel --model '" + scout + ":full_attention' --lags 8190,8191,65536,1048576 --format json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto rows = nlohmann::json::parse(r.out);
   REQUIRE(rows.size() == 4);
@@ -203,13 +205,13 @@ TEST_CASE("kernel --model: Llama 4's NoPE layers scale the score by s(p), at p =
     CAPTURE(p);
     CHECK(k == doctest::Approx(s(p)).epsilon(1e-15));
     CHECK(std::abs(k - printed[i]) < 5e-5);
-    CHECK(rows[i]["content_variance"].get<double>() == doctest::Approx(2 * s(p) * s(p)).epsilon(1e-15));
+    CHECK(rows[i]["content_variance"].get<double>() == doctest::Approx(2 * 128 * s(p) * s(p)).epsilon(1e-15));
   }
   CHECK(r.err.find("scaled by s(p)") != std::string::npos);
   // --position fixes the query position for every lag.
-  const auto at = run_ropekit("kernel --model '" + scout + ":full_attention/nope' --lags 1,5 --position 65536 --format json");
+  const auto at = run_ropekit("kernel --model '" + scout + ":full_attention' --lags 1,5 --position 65536 --format json");
   REQUIRE(at.exit_code == 0);
   for (const auto& row : nlohmann::json::parse(at.out)) CHECK(row["kernel"].get<double>() == doctest::Approx(s(65536)));
-  check_rejected("kernel --model '" + scout + ":full_attention/nope' --lags 1 --position -1",
+  check_rejected("kernel --model '" + scout + ":full_attention' --lags 1 --position -1",
                  "position = -1 (must be a query position >= 0)");
 }

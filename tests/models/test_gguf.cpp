@@ -55,23 +55,33 @@ struct Tensor {
   std::vector<float> values;
 };
 
+// `arrays`: keys holding arrays of float32; `shift` moves every tensor's offset by that many bytes (unaligned when
+// not a multiple of 32).
 std::string gguf(const std::vector<std::pair<std::string, float>>& f32, const std::vector<std::pair<std::string, std::uint32_t>>& u32,
-                 const std::vector<std::pair<std::string, std::string>>& strings, const std::vector<Tensor>& tensors) {
+                 const std::vector<std::pair<std::string, std::string>>& strings, const std::vector<Tensor>& tensors,
+                 const std::vector<std::pair<std::string, std::vector<float>>>& arrays = {}, std::uint64_t shift = 0) {
   Writer w;
   w.bytes_ = "GGUF";
   w.raw<std::uint32_t>(3);
   w.raw<std::uint64_t>(tensors.size() + 1);  // + a weight tensor the reader must not read
-  w.raw<std::uint64_t>(f32.size() + u32.size() + strings.size() + 1);
+  w.raw<std::uint64_t>(f32.size() + u32.size() + strings.size() + arrays.size() + 1);
   for (const auto& [k, v] : strings) w.kv_string(k, v);
   for (const auto& [k, v] : u32) w.kv_u32(k, v);
   for (const auto& [k, v] : f32) w.kv_f32(k, v);
+  for (const auto& [k, v] : arrays) {
+    w.str(k);
+    w.raw<std::uint32_t>(9);  // ARRAY
+    w.raw<std::uint32_t>(6);  // of F32
+    w.raw<std::uint64_t>(v.size());
+    for (float x : v) w.raw(x);
+  }
   // A vocabulary-like array of strings, skipped by the reader.
   w.str("tokenizer.ggml.tokens");
   w.raw<std::uint32_t>(9);
   w.raw<std::uint32_t>(8);
   w.raw<std::uint64_t>(3);
   for (const char* t : {"<s>", "a", "bc"}) w.str(t);
-  std::uint64_t offset = 0;
+  std::uint64_t offset = shift;
   for (const auto& t : tensors) {
     w.str(t.name);
     w.raw<std::uint32_t>(1);
@@ -212,4 +222,70 @@ TEST_CASE("GGUF: truncated and lying files are refused in one line, never read p
   type[type_at] = 99;
   CHECK(refusal(type).find("value type 99") != std::string::npos);
   CHECK(refusal(gguf({}, {}, {}, {})).find("general.architecture is missing") != std::string::npos);
+}
+
+namespace {
+
+std::string refused(const std::string& path) {
+  try {
+    (void)read_model(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::vector<std::pair<std::string, std::uint32_t>> kLlama = {
+    {"llama.attention.head_count", 32}, {"llama.embedding_length", 4096}, {"llama.context_length", 8192}};
+
+}  // namespace
+
+TEST_CASE("GGUF: rope keys of another type than llama.cpp reads are refused naming the key and both types") {
+  // llama.cpp's loader reads rope.freq_base as float32 and rope.dimension_count as uint32, refusing any other type;
+  // these used to be taken as absent (base 10000, the whole head rotating).
+  test::ScratchDir dir("gguf-types");
+  const std::string s = dir.write("s.gguf", gguf({}, kLlama, {{"general.architecture", "llama"}, {"llama.rope.freq_base", "500000"}}, {}));
+  CHECK(refused(s) == s + ": llama.rope.freq_base = '500000' of type string (must be of type float32, as llama.cpp's "
+                          "loader reads it)");
+  const std::string a = dir.write("a.gguf", gguf({}, kLlama, {{"general.architecture", "llama"}}, {},
+                                                 {{"llama.rope.freq_base", {500000.0f}}}));
+  CHECK(refused(a) == a + ": llama.rope.freq_base = an array (must be of type float32, as llama.cpp's "
+                          "loader reads it)");
+  const std::string f = dir.write("f.gguf", gguf({{"llama.rope.dimension_count", 64.0f}}, kLlama,
+                                                 {{"general.architecture", "llama"}}, {}));
+  CHECK(refused(f) == f + ": llama.rope.dimension_count = 64 of type float32 (must be of type uint32, as llama.cpp's "
+                          "loader reads it)");
+}
+
+TEST_CASE("GGUF: absent rope keys take llama.cpp's defaults, and a note says so") {
+  test::ScratchDir dir("gguf-defaults");
+  const std::string p = dir.write("d.gguf", gguf({}, kLlama, {{"general.architecture", "llama"}}, {}));
+  const Model m = read_model(p);
+  const auto& l = m.layer_types.at(0);
+  CHECK(l.encoding.rfind("rope:dim=128,base=10000", 0) == 0);  // 4096 / 32 dims, all rotating
+  const std::string notes = layer_notes(m, l);
+  CHECK(notes.find("llama.rope.dimension_count absent: llama.cpp rotates the whole head (128)") != std::string::npos);
+  CHECK(notes.find("llama.rope.freq_base absent: llama.cpp's default 10000") != std::string::npos);
+}
+
+TEST_CASE("GGUF: a key or a tensor given twice, and an unaligned tensor offset, are refused as ggml refuses them") {
+  test::ScratchDir dir("gguf-dup");
+  auto u32 = kLlama;
+  u32.push_back({"llama.attention.head_count", 8});
+  const std::string d = dir.write("d.gguf", gguf({}, u32, {{"general.architecture", "llama"}}, {}));
+  CHECK(refused(d).find("key 'llama.attention.head_count' given twice (each key once: ggml refuses the file)") !=
+        std::string::npos);
+  const std::vector<float> ones(64, 1.0f);
+  const std::string t = dir.write("t.gguf", gguf({}, kLlama, {{"general.architecture", "llama"}},
+                                                 {{"rope_freqs.weight", ones}, {"rope_freqs.weight", ones}}));
+  CHECK(refused(t).find("tensor 'rope_freqs.weight' given twice") != std::string::npos);
+  // rope_freqs 4 bytes past an aligned start: the reader used to take the bytes there and say "rope_freqs = 0".
+  const std::string u = dir.write("u.gguf", gguf({}, kLlama, {{"general.architecture", "llama"}},
+                                                 {{"rope_freqs.weight", ones}}, {}, 4));
+  const auto why = refused(u);
+  CHECK(why.find("tensor 'rope_freqs.weight' at offset 4 (must be a multiple of the alignment 32") != std::string::npos);
+  CHECK(why.find("rope_freqs = 0") == std::string::npos);
+  // Aligned, the same tensor reads: 64 factors of 1 leave the 128-dim head's frequencies as they are.
+  const std::string ok = dir.write("ok.gguf", gguf({}, kLlama, {{"general.architecture", "llama"}}, {{"rope_freqs.weight", ones}}));
+  CHECK(refused(ok).empty());
 }

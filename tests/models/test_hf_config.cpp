@@ -76,7 +76,7 @@ std::vector<const LayerType*> layers_of(const Model& m, const std::string& buffe
   std::vector<const LayerType*> out;
   const std::string suffix = "_inv_freq";
   for (const auto& l : m.layer_types) {
-    if (l.encoding == "nope") continue;
+    if (l.encoding.rfind("nope", 0) == 0) continue;  // a NoPE layer ("nope:dim=<head>") has no buffer
     if (buffer == "inv_freq" || buffer == l.name + suffix) out.push_back(&l);
   }
   return out;
@@ -213,7 +213,8 @@ TEST_CASE("config.json: bad files are refused in one line naming the key and val
       {R"({"hidden_size": 4097, "num_attention_heads": 32})", "hidden_size = 4097 (must be divisible by num_attention_heads = 32)"},
       {R"({"num_attention_heads": 32})", "head_dim is missing"},
       {"{" + llama + R"(, "layer_types": ["full_attention"]})", "layer_types = \"1 entries\" (must be one entry per layer (num_hidden_layers = 2))"},
-      {"{" + llama + R"(, "num_hidden_layers": 2.5})", "num_hidden_layers = 2.5 (must be an integer"},
+      {R"({"hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 2.5})",
+       "num_hidden_layers = 2.5 (must be an integer"},
       {"{" + llama + R"(, "no_rope_layers": [1]})", "no_rope_layers = [1] (must be a list of 2 entries 0 or 1"},
       {R"({"text_config": {"text_config": {"text_config": {"text_config": {"text_config": {}}}}}})", "text_config"},
       {std::string(100, '[') + std::string(100, ']'), "nests more than 64 levels"},
@@ -269,8 +270,11 @@ TEST_CASE("config.json: layer types with their windows, NoPE layers and the Llam
   REQUIRE(l4.layer_types.size() == 2);
   CHECK(l4.layer_types[0].name == "chunked_attention");
   CHECK(l4.layer_types[0].window == "chunked 8192");
-  CHECK(l4.layer_types[1].name == "full_attention/nope");
-  CHECK(l4.layer_types[1].encoding == "nope");
+  // The NoPE layers keep the config's name (their type has no rotary layers) and are as wide as the head: G = I_128.
+  CHECK(l4.layer_types[1].name == "full_attention");
+  CHECK(l4.layer_types[1].encoding == "nope:dim=128");
+  CHECK(l4.layer_types[1].head_dim == 128);
+  CHECK(l4.layer_types[1].rotary_dims == 0);
   REQUIRE(l4.layer_types[1].notes.size() == 1);
   CHECK(l4.layer_types[1].notes[0].find("0.1 ln(1 + floor((p + 1)/8192)) + 1") != std::string::npos);
   // models.md section 4: s(p) at p = 8190 / 8191 / 65536 / 1048576 is 1.0 / 1.0693 / 1.2197 / 1.4860

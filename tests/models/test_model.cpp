@@ -1,10 +1,19 @@
-// lib/ropekit/models/model.hpp: what a layer type's window hides (window_span), the lag every command masks.
+// lib/ropekit/models/model.hpp: what a layer type's window hides (window_span), the lag every command masks; which
+// paths read_model opens.
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <future>
 #include <stdexcept>
+#include <thread>
 
 #include "ropekit/models/model.hpp"
+#include "support.hpp"
 
 using namespace ropekit;
 
@@ -18,5 +27,35 @@ TEST_CASE("window_span: the smallest lag a sliding or chunked layer cannot see")
   for (const char* bad : {"sliding", "sliding 0", "sliding 12x", "window 4"}) {
     l.window = bad;
     CHECK_THROWS_AS(window_span(l), std::logic_error);
+  }
+}
+
+TEST_CASE("read_model: a FIFO, a directory or a device is refused before it is opened") {
+  // Opening a FIFO for reading blocks until a writer comes: read_model used to hang on one (issue 32).
+  test::ScratchDir dir("model-fifo");
+  const std::string fifo = dir.file("config.json");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto done = std::async(std::launch::async, [&] {
+    try {
+      (void)read_model(fifo);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("read");
+  });
+  if (done.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+    // Still blocked in open: a writer lets it return, so the test fails instead of hanging.
+    const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+    FAIL_CHECK("read_model blocked on a FIFO");
+  }
+  CHECK(done.get() == "model file = '" + fifo + "' (must be a regular file, not a FIFO (named pipe))");
+  for (const std::string& other : {dir.path().string(), std::string("/dev/zero")}) {
+    try {
+      (void)read_model(other);
+      FAIL_CHECK("read " << other);
+    } catch (const InputError& e) {
+      CHECK(std::string(e.what()).find("(must be a regular file, not a") != std::string::npos);
+    }
   }
 }

@@ -95,5 +95,5 @@ TEST_CASE("probe models: files, and the summary against independent values") {
   // Llama 4 Scout: 36 chunked rope layers, 12 NoPE layers.
   CHECK(num("Llama 4 Scout/chunked_attention", "layers") == 36);
   CHECK(num("Llama 4 Scout/chunked_attention", "visible_lags") == 8191);
-  CHECK(num("Llama 4 Scout/full_attention/nope", "layers") == 12);
+  CHECK(num("Llama 4 Scout/full_attention", "layers") == 12);
 }

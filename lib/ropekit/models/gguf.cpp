@@ -163,8 +163,18 @@ GgufFile read_gguf(std::istream& in, std::uint64_t size, const std::string& sour
   if (n_kv > kMaxGgufMetadataBytes / 13) c.bad(fmt::format("key-value count {} (more than the file can hold)", n_kv));
   for (std::uint64_t i = 0; i < n_kv; ++i) {
     const std::string key = c.string("a key", kMaxKeyBytes);
+    // ggml's gguf reader refuses a repeated key; taking either silently would read a file two ways.
+    if (g.metadata.count(key)) c.bad(fmt::format("key '{}' given twice (each key once: ggml refuses the file)", key));
     const auto type = c.read<std::uint32_t>(fmt::format("the type of '{}'", key));
     g.metadata[key] = read_value(c, type, key);
+    g.types[key] = type;
+  }
+  std::uint64_t alignment = 32;
+  if (const auto it = g.metadata.find("general.alignment"); it != g.metadata.end()) {
+    const auto* a = std::get_if<double>(&it->second);
+    if (!a || *a < 1 || *a > 65536 || std::floor(*a) != *a || !std::has_single_bit(static_cast<std::uint64_t>(*a)))
+      c.bad("general.alignment (must be a power of two up to 65536)");
+    alignment = static_cast<std::uint64_t>(*a);
   }
   if (n_tensors > kMaxGgufMetadataBytes / 32)
     c.bad(fmt::format("tensor count {} (more than the file can hold)", n_tensors));
@@ -174,9 +184,12 @@ GgufFile read_gguf(std::istream& in, std::uint64_t size, const std::string& sour
     std::uint32_t type = 0;
   };
   std::vector<Info> rope;
+  std::set<std::string> names;
   for (std::uint64_t i = 0; i < n_tensors; ++i) {
     Info t;
     t.name = c.string("a tensor name", kMaxKeyBytes);
+    if (!names.insert(t.name).second)
+      c.bad(fmt::format("tensor '{}' given twice (each tensor once: ggml refuses the file)", t.name));
     const auto dims = c.read<std::uint32_t>("a tensor's dimension count");
     if (dims == 0 || dims > kMaxTensorDims) c.bad(fmt::format("tensor '{}': {} dimensions (must be 1 to 4)", t.name, dims));
     for (std::uint32_t d = 0; d < dims; ++d) {
@@ -186,14 +199,11 @@ GgufFile read_gguf(std::istream& in, std::uint64_t size, const std::string& sour
     }
     t.type = c.read<std::uint32_t>("a tensor type");
     t.offset = c.read<std::uint64_t>("a tensor offset");
+    // ggml: every tensor's data starts at a multiple of the alignment (reading an unaligned one takes other bytes).
+    if (t.offset % alignment)
+      c.bad(fmt::format("tensor '{}' at offset {} (must be a multiple of the alignment {}: ggml refuses the file)", t.name,
+                        t.offset, alignment));
     if (kRopeTensors.count(t.name)) rope.push_back(t);
-  }
-  std::uint64_t alignment = 32;
-  if (const auto it = g.metadata.find("general.alignment"); it != g.metadata.end()) {
-    const auto* a = std::get_if<double>(&it->second);
-    if (!a || *a < 1 || *a > 65536 || std::floor(*a) != *a || !std::has_single_bit(static_cast<std::uint64_t>(*a)))
-      c.bad("general.alignment (must be a power of two up to 65536)");
-    alignment = static_cast<std::uint64_t>(*a);
   }
   const std::uint64_t data = (c.pos() + alignment - 1) / alignment * alignment;
   for (const auto& t : rope) {
@@ -208,18 +218,36 @@ GgufFile read_gguf(std::istream& in, std::uint64_t size, const std::string& sour
   return g;
 }
 
+std::string gguf_type_name(std::uint32_t type) {
+  static const char* const names[] = {"uint8", "int8",   "uint16", "int16", "uint32", "int32", "float32",
+                                      "bool",  "string", "array",  "uint64", "int64", "float64"};
+  return type < std::size(names) ? names[type] : fmt::format("type {}", type);
+}
+
 namespace {
 
-std::optional<double> number(const GgufFile& g, const std::string& key) {
+// A key's value as llama.cpp's loader reads it: of exactly the type it expects (GGUFMeta refuses any other, "key
+// has wrong type"), so a string or an array where a number belongs is refused here too, never taken as absent.
+const GgufValue* typed(const GgufFile& g, const std::string& key, Type want, const std::string& source) {
   const auto it = g.metadata.find(key);
-  if (it == g.metadata.end()) return std::nullopt;
-  if (const auto* d = std::get_if<double>(&it->second)) return *d;
+  if (it == g.metadata.end()) return nullptr;
+  const auto t = g.types.find(key);
+  if (t == g.types.end() || t->second == want) return &it->second;
+  std::string shown = "an array";
+  if (const auto* d = std::get_if<double>(&it->second)) shown = format_number(*d);
+  if (const auto* s = std::get_if<std::string>(&it->second)) shown = quote(*s);
+  if (const auto* b = std::get_if<bool>(&it->second)) shown = *b ? "true" : "false";
+  throw_bad_value(source, key, t->second == ARRAY ? shown : fmt::format("{} of type {}", shown, gguf_type_name(t->second)),
+                  fmt::format("of type {}, as llama.cpp's loader reads it", gguf_type_name(want)));
+}
+std::optional<double> number(const GgufFile& g, const std::string& key, Type want, const std::string& source) {
+  const auto* v = typed(g, key, want, source);
+  if (const auto* d = v ? std::get_if<double>(v) : nullptr) return *d;
   return std::nullopt;
 }
-std::optional<std::string> text(const GgufFile& g, const std::string& key) {
-  const auto it = g.metadata.find(key);
-  if (it == g.metadata.end()) return std::nullopt;
-  if (const auto* s = std::get_if<std::string>(&it->second)) return *s;
+std::optional<std::string> text(const GgufFile& g, const std::string& key, const std::string& source) {
+  const auto* v = typed(g, key, STRING, source);
+  if (const auto* s = v ? std::get_if<std::string>(v) : nullptr) return *s;
   return std::nullopt;
 }
 
@@ -229,13 +257,13 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
   Model m;
   m.source = source;
   m.format = fmt::format("GGUF v{}", g.version);
-  const auto arch = text(g, "general.architecture");
+  const auto arch = text(g, "general.architecture", source);
   if (!arch) throw InputError(fmt::format("{}: general.architecture is missing (every GGUF names its architecture)", source));
   m.model_type = *arch;
   const std::string a = *arch + ".";
   auto need = [&](const std::string& key) {
-    const auto v = number(g, a + key);
-    if (!v) throw InputError(fmt::format("{}: {}{} is missing (or not a number)", source, a, key));
+    const auto v = number(g, a + key, U32, source);
+    if (!v) throw InputError(fmt::format("{}: {}{} is missing (llama.cpp's loader needs it too)", source, a, key));
     return *v;
   };
   auto positive_int = [&](const std::string& key, double v) {
@@ -243,26 +271,32 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
       throw_bad_value(source, a + key, format_number(v), "an integer in [1, 1048576]");
     return static_cast<int>(v);
   };
-  if (const auto ctx = number(g, a + "context_length")) {
+  if (const auto ctx = number(g, a + "context_length", U32, source)) {
     if (!(*ctx >= 1 && *ctx <= 9007199254740992.0 && std::floor(*ctx) == *ctx))  // NaN fails too
       throw_bad_value(source, a + "context_length", format_number(*ctx), "an integer in [1, 2^53]");
     m.context_length = static_cast<std::int64_t>(*ctx);
   }
   const int heads = positive_int("attention.head_count", need("attention.head_count"));
-  const int head_dim = number(g, a + "attention.key_length")
-                           ? positive_int("attention.key_length", *number(g, a + "attention.key_length"))
+  const int head_dim = number(g, a + "attention.key_length", U32, source)
+                           ? positive_int("attention.key_length", *number(g, a + "attention.key_length", U32, source))
                            : positive_int("embedding_length", need("embedding_length")) / heads;
-  const int rot = number(g, a + "rope.dimension_count") ? positive_int("rope.dimension_count", *number(g, a + "rope.dimension_count"))
-                                                          : head_dim;
+  // Absent rope keys take llama.cpp's defaults (llama_model_loader: n_rot = the head size, freq_base 10000).
+  std::vector<std::string> defaults;
+  const auto rot_key = number(g, a + "rope.dimension_count", U32, source);
+  const int rot = rot_key ? positive_int("rope.dimension_count", *rot_key) : head_dim;
+  if (!rot_key) defaults.push_back(fmt::format("{}rope.dimension_count absent: llama.cpp rotates the whole head ({})", a, head_dim));
   if (rot % 2 || rot > head_dim)
     throw_bad_value(source, a + "rope.dimension_count", std::to_string(rot),
                     fmt::format("an even number <= the head dim {}", head_dim));
-  const double base = number(g, a + "rope.freq_base").value_or(10000.0);
+  const auto base_key = number(g, a + "rope.freq_base", F32, source);
+  const double base = base_key.value_or(10000.0);
+  if (!base_key) defaults.push_back(fmt::format("{}rope.freq_base absent: llama.cpp's default 10000", a));
   if (!(base > 0) || !std::isfinite(base)) throw_bad_value(source, a + "rope.freq_base", format_number(base), "finite and > 0");
 
   LayerType l;
+  l.notes = defaults;
   l.name = "full_attention";
-  l.layers = number(g, a + "block_count") ? positive_int("block_count", *number(g, a + "block_count")) : 0;
+  l.layers = number(g, a + "block_count", U32, source) ? positive_int("block_count", *number(g, a + "block_count", U32, source)) : 0;
   l.head_dim = head_dim;
   std::string s;
   const auto freqs = g.tensors.find("rope_freqs");
@@ -282,20 +316,20 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
   } else {
     s = fmt::format("rope:dim={},base={}", head_dim, format_number(base));
     if (rot != head_dim) s += ",partial=" + format_number(static_cast<double>(rot) / head_dim);
-    const std::string type = text(g, a + "rope.scaling.type").value_or("none");
-    const auto factor = number(g, a + "rope.scaling.factor");
-    const auto orig = number(g, a + "rope.scaling.original_context_length");
+    const std::string type = text(g, a + "rope.scaling.type", source).value_or("none");
+    const auto factor = number(g, a + "rope.scaling.factor", F32, source);
+    const auto orig = number(g, a + "rope.scaling.original_context_length", U32, source);
     if (type == "linear" && factor) {
       s += fmt::format(",scaling=linear(factor={})", format_number(*factor));
     } else if (type == "yarn" && factor && orig) {
       std::string k = fmt::format("factor={},orig={}", format_number(*factor), format_number(*orig));
-      if (const auto bf = number(g, a + "rope.scaling.yarn_beta_fast")) k += ",beta_fast=" + format_number(*bf);
-      if (const auto bs = number(g, a + "rope.scaling.yarn_beta_slow")) k += ",beta_slow=" + format_number(*bs);
+      if (const auto bf = number(g, a + "rope.scaling.yarn_beta_fast", F32, source)) k += ",beta_fast=" + format_number(*bf);
+      if (const auto bs = number(g, a + "rope.scaling.yarn_beta_slow", F32, source)) k += ",beta_slow=" + format_number(*bs);
       s += ",scaling=yarn(" + k + ")";
       l.notes.push_back("llama.cpp computes YaRN with its own ramp (ropekit's --convention ggml)");
       // The softmax multiplier of DeepSeek-style graphs. llama.cpp today (PR 17945): mscale = 1 + 0.1 x ln s, so the
       // key x is transformers' mscale_all_dim; its graphs before that read mscale = 1 + x ln s (x = 0.1 mscale_all_dim).
-      if (const auto x = number(g, a + "rope.scaling.yarn_log_multiplier")) {
+      if (const auto x = number(g, a + "rope.scaling.yarn_log_multiplier", F32, source)) {
         const double ln_s = std::log(*factor), now = std::pow(1 + 0.1 * *x * ln_s, 2), before = std::pow(1 + *x * ln_s, 2);
         if (!std::isfinite(now) || !std::isfinite(before))
           throw_bad_value(source, a + "rope.scaling.yarn_log_multiplier", format_number(*x), "a finite multiplier");
@@ -307,7 +341,7 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
             format_number(*x), format_significant(now, 8), format_significant(before, 8),
             format_significant(before / now, 8)));
       }
-      if (const auto af = number(g, a + "rope.scaling.attn_factor"))
+      if (const auto af = number(g, a + "rope.scaling.attn_factor", F32, source))
         l.notes.push_back(fmt::format("rope.scaling.attn_factor = {}: llama.cpp multiplies it into YaRN's attention "
                                       "factor (a = {} (1 + 0.1 ln s) under --convention ggml); transformers has no such key",
                                       format_number(*af), format_number(*af)));
@@ -326,7 +360,7 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
   const auto f = frequencies(e);
   l.attention_factor = f.attention_factor;
   l.rotary_dims = 2 * static_cast<int>(f.theta.rows());
-  if (const auto w = number(g, a + "attention.sliding_window")) {
+  if (const auto w = number(g, a + "attention.sliding_window", U32, source)) {
     l.notes.push_back(fmt::format("attention.sliding_window = {}: which layers slide is the architecture's (llama.cpp)",
                                   format_number(*w)));
   }

@@ -27,16 +27,23 @@ using GgufValue = std::variant<double, std::string, bool, std::vector<double>>;
 struct GgufFile {
   std::uint32_t version = 0;
   std::map<std::string, GgufValue> metadata;         ///< every key, arrays of strings as their count only
+  std::map<std::string, std::uint32_t> types;        ///< each key's GGUF value type (0 uint8 ... 12 float64)
   std::map<std::string, std::vector<double>> tensors;  ///< the rope tensors present (float32 values)
 };
 
 /// Reads the metadata and rope tensors of a GGUF file.
-/// @throws InputError "<path>: ..." naming the offset and the field for a malformed or truncated file.
+/// @throws InputError "<path>: ..." naming the offset and the field for a malformed or truncated file, a key or a
+/// tensor name given twice, or a tensor offset that is not a multiple of the alignment (ggml refuses all three).
 GgufFile read_gguf(const std::string& path);
 /// The same from a stream of `size` bytes (`source` names it in messages).
 GgufFile read_gguf(std::istream& in, std::uint64_t size, const std::string& source);
 
-/// The model a GGUF file describes (llama.cpp's reading of its keys).
+/// The name ggml gives a GGUF value type ("uint32", "float32", "string", "array", ...).
+std::string gguf_type_name(std::uint32_t type);
+
+/// The model a GGUF file describes (llama.cpp's reading of its keys). A key of another type than llama.cpp reads
+/// it as is refused naming the key, its type and the expected one (llama.cpp's loader refuses it too); an absent
+/// rope.freq_base or rope.dimension_count takes llama.cpp's default (10000; the head size), said in a note.
 Model model_from_gguf(const GgufFile& g, const std::string& source);
 
 }  // namespace ropekit

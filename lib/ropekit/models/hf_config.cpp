@@ -11,12 +11,15 @@
 #include "ropekit/core/echo.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
+#include "ropekit/models/hf_reader.hpp"
+#include "ropekit/models/non_rope.hpp"
 
 namespace ropekit {
 
 namespace {
 
 using json = nlohmann::json;
+using hf::Reader;
 
 constexpr int kMaxNesting = 64;       // brackets; real configs nest 3-4 deep
 constexpr int kMaxTextConfigDepth = 4;  // text_config inside text_config ...
@@ -29,74 +32,6 @@ const std::set<std::string> kRopeKeys = {
     "low_freq_factor", "high_freq_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
     "attention_factor", "truncate", "short_factor", "long_factor", "attn_factor", "mrope_section",
     "mrope_interleaved"};
-
-
-class Reader {
- public:
-  explicit Reader(const std::string& source) : source_(source) {}
-
-  [[noreturn]] void bad(std::string_view key, const json& v, std::string_view constraint) const {
-    throw_bad_value(source_, key, v.dump(), constraint);  // bounded there
-  }
-  [[noreturn]] void missing(std::string_view key, std::string_view why) const {
-    throw InputError(fmt::format("{}: {} is missing ({})", source_, key, why));
-  }
-
-  // A number (JSON integer or real), finite.
-  std::optional<double> number(const json& o, const std::string& key, std::string_view what = "a finite number") const {
-    const auto it = o.find(key);
-    if (it == o.end() || it->is_null()) return std::nullopt;
-    if (!it->is_number() || it->is_boolean()) bad(key, *it, what);
-    const double v = it->get<double>();
-    if (!std::isfinite(v)) bad(key, *it, what);
-    return v;
-  }
-  std::optional<double> positive(const json& o, const std::string& key) const {
-    const auto v = number(o, key, "a number > 0");
-    if (v && !(*v > 0)) bad(key, o.at(key), "a number > 0");
-    return v;
-  }
-  std::optional<std::int64_t> integer(const json& o, const std::string& key, std::int64_t min, std::int64_t max) const {
-    const auto it = o.find(key);
-    if (it == o.end() || it->is_null()) return std::nullopt;
-    const auto constraint = fmt::format("an integer in [{}, {}]", min, max);
-    if (!it->is_number_integer() && !(it->is_number_float() && std::floor(it->get<double>()) == it->get<double>()))
-      bad(key, *it, constraint);
-    const double d = it->get<double>();
-    if (!(d >= static_cast<double>(min) && d <= static_cast<double>(max))) bad(key, *it, constraint);
-    return static_cast<std::int64_t>(d);
-  }
-  std::optional<std::string> string(const json& o, const std::string& key) const {
-    const auto it = o.find(key);
-    if (it == o.end() || it->is_null()) return std::nullopt;
-    if (!it->is_string()) bad(key, *it, "a string");
-    return it->get<std::string>();
-  }
-  std::optional<bool> boolean(const json& o, const std::string& key) const {
-    const auto it = o.find(key);
-    if (it == o.end() || it->is_null()) return std::nullopt;
-    if (!it->is_boolean()) bad(key, *it, "true or false");
-    return it->get<bool>();
-  }
-  std::vector<double> numbers(const json& o, const std::string& key) const {
-    const auto it = o.find(key);
-    if (it == o.end() || it->is_null()) missing("rope_parameters." + key, "LongRoPE needs both factor lists");
-    const auto& v = *it;
-    if (!v.is_array() || v.empty()) bad(key, v, "a non-empty list of numbers > 0");
-    std::vector<double> out;
-    for (const auto& x : v) {
-      if (!x.is_number() || x.is_boolean() || !(x.get<double>() > 0) || !std::isfinite(x.get<double>()))
-        bad(key, v, "a non-empty list of finite numbers > 0");
-      out.push_back(x.get<double>());
-    }
-    return out;
-  }
-
-  const std::string& source() const { return source_; }
-
- private:
-  const std::string& source_;
-};
 
 
 // What the file says about the whole model (the text config), read once.
@@ -162,7 +97,9 @@ json standardized(const Reader& r, json dict, const Text& t, std::vector<std::st
 // transformers 5.17's model classes whose own compute_default_rope_parameters reads partial_rotary_factor; the
 // classes in kDefaultIgnoresPartial rotate the whole head under rope_type default whatever the key says (their
 // modeling files, read for this; rope types other than default go through modeling_rope_utils, which reads it).
-const std::set<std::string> kDefaultReadsPartial = {"gpt_neox", "glm4", "phi3", "qwen3_next"};
+// Phi (Phi-1, 1.5, 2): PhiAttention rotates the first int(head_dim x partial_rotary_factor) dims of q and k and passes
+// the rest through, in transformers 4.x's modeling_phi.py and 5's (its rotary module's cos/sin are that wide).
+const std::set<std::string> kDefaultReadsPartial = {"gpt_neox", "glm4", "phi", "phi3", "qwen3_next"};
 const std::set<std::string> kDefaultIgnoresPartial = {
     "llama",  "mistral",  "ministral", "qwen2",   "qwen3",     "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "gemma2",
     "gemma3", "gemma3_text", "gemma4", "gemma4_text", "cohere2", "deepseek_v2", "deepseek_v3", "exaone4",
@@ -183,6 +120,11 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
                                   format_number(*p), model_type, dims));
     } else {
       s += ",partial=" + format_number(*p);
+      if (type == "default" && kDefaultReadsPartial.count(model_type))
+        notes.push_back(fmt::format("partial_rotary_factor = {}: transformers' {} default RoPE reads it: int({} x {}) = "
+                                    "{} dims rotate, the rest pass through",
+                                    format_number(*p), model_type, dims, format_number(*p),
+                                    static_cast<int>(dims * *p)));
       if (type == "default" && !kDefaultReadsPartial.count(model_type))
         notes.push_back(fmt::format("partial_rotary_factor = {} read as GPT-NeoX partial rotation; whether "
                                     "transformers' {} default RoPE reads it is not known here",
@@ -257,6 +199,9 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
   if (type == "mrope" || type == "default_mrope") return s;
   r.bad("rope_type", json(type), "one of default, linear, dynamic, yarn, longrope, llama3, proportional, mrope");
 }
+
+// Model classes whose attention scales the logits by query_pre_attn_scalar^-0.5 (modeling_gemma2.py, modeling_gemma3.py).
+const std::set<std::string> kQueryPreAttnScalar = {"gemma2", "gemma3", "gemma3_text"};
 
 // Model classes that fill no_rope_layers themselves when it is absent or empty: a NoPE layer every
 // no_rope_layer_interval layers (transformers' Llama4TextConfig, SmolLM3Config).
@@ -375,6 +320,29 @@ namespace {
 
 Model read_checked(std::string_view text, const std::string& source);
 
+// JSON with every object's keys distinct: nlohmann, like Python's json (and so transformers), keeps the last of a
+// repeated key silently, so a config that repeats one says two things; it is refused naming the key.
+json parse_unique_keys(const std::string& text, const std::string& source) {
+  struct Object {
+    std::set<std::string> keys;
+    std::string prefix, last;  // the dotted path of this object's keys; the key read last
+  };
+  std::vector<Object> open;
+  return json::parse(text, [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      open.push_back({{}, open.empty() ? "" : open.back().prefix + open.back().last + ".", ""});
+    } else if (event == json::parse_event_t::object_end) {
+      open.pop_back();
+    } else if (event == json::parse_event_t::key && !open.empty()) {
+      open.back().last = parsed.get<std::string>();
+      if (!open.back().keys.insert(open.back().last).second)
+        throw_bad_value(source, open.back().prefix + open.back().last, "given twice",
+                        "each key once in an object (JSON readers keep the last silently)");
+    }
+    return true;
+  });
+}
+
 }  // namespace
 
 Model read_hf_config(std::string_view text, const std::string& source) {
@@ -392,7 +360,7 @@ Model read_checked(std::string_view text, const std::string& source) {
   const Reader r(source);
   json root;
   try {
-    root = json::parse(python_json_to_strict(text, source));
+    root = parse_unique_keys(python_json_to_strict(text, source), source);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double (2e4576)
     throw InputError(fmt::format("{}: not JSON ({})", source, bounded(e.what())));
   }
@@ -413,6 +381,10 @@ Model read_checked(std::string_view text, const std::string& source) {
   Text t;
   m.model_type = r.string(cfg, "model_type").value_or(r.string(root, "model_type").value_or(""));
   t.model_type = m.model_type;
+  const bool t5 = cfg.contains("rope_parameters") && !cfg["rope_parameters"].is_null();
+  m.format = t5 ? "config.json (transformers 5 keys)" : "config.json (transformers 4 keys)";
+  // ALiBi and learned-position models, by their model class (non_rope.hpp).
+  if (auto other = hf::read_non_rope(r, cfg, m)) return std::move(*other);
   t.layers = r.integer(cfg, "num_hidden_layers", 1, kMaxLayers);
   t.max_pos = r.integer(cfg, "max_position_embeddings", 1, std::int64_t{1} << 53);
   m.context_length = t.max_pos;
@@ -446,12 +418,15 @@ Model read_checked(std::string_view text, const std::string& source) {
     if (const auto rd = r.integer(cfg, "rotary_dim", 2, kMaxHeadDim)) t.partial = static_cast<double>(*rd) / t.head_dim;
 
   const auto [types, rope_on] = layer_structure(r, cfg, t, m);
+  hf::check_rope_stated(r, cfg, m.model_type);
+  // The config's layer type names; a type with rotary and NoPE layers both (SmolLM3's full_attention) names its
+  // NoPE layers "<type>/nope".
+  std::set<std::string> rotary_types, nope_types;
+  for (std::size_t i = 0; i < types.size(); ++i) (rope_on[i] ? rotary_types : nope_types).insert(types[i]);
 
   // Rope dicts per layer type: rope_parameters (flat or per type), else rope_scaling + rope_theta.
   std::map<std::string, json> dicts;
   std::vector<std::string> notes;
-  const bool t5 = cfg.contains("rope_parameters") && !cfg["rope_parameters"].is_null();
-  m.format = t5 ? "config.json (transformers 5 keys)" : "config.json (transformers 4 keys)";
   const std::set<std::string> type_set(types.begin(), types.end());
   if (t5) {
     const auto& rp = cfg["rope_parameters"];
@@ -459,6 +434,10 @@ Model read_checked(std::string_view text, const std::string& source) {
     const bool per_type =
         std::any_of(rp.items().begin(), rp.items().end(), [&](const auto& kv) { return type_set.count(kv.key()); });
     for (const auto& type : type_set) {
+      // transformers indexes rope_parameters[layer_type]: a rotary type without its entry raises KeyError there.
+      if (per_type && !rp.contains(type) && rotary_types.count(type))
+        r.missing(fmt::format("rope_parameters.{}", type),
+                  fmt::format("layer_types has {} layers with RoPE; transformers raises KeyError: '{}'", type, type));
       json d = per_type ? (rp.contains(type) ? rp.at(type) : json(nullptr)) : rp;
       if (per_type && d.is_null()) continue;  // saved as null: that type has no rotary module
       dicts[type] = standardized(r, d, t, notes);
@@ -486,7 +465,7 @@ Model read_checked(std::string_view text, const std::string& source) {
     else r.bad("attn_temperature_tuning", *it, "true, false or a number");
   }
   for (std::size_t i = 0; i < types.size(); ++i) {
-    const std::string name = rope_on[i] ? types[i] : types[i] + "/nope";
+    const std::string name = rope_on[i] || !rotary_types.count(types[i]) ? types[i] : types[i] + "/nope";
     auto it = std::find_if(m.layer_types.begin(), m.layer_types.end(), [&](const auto& l) { return l.name == name; });
     // This layer's head size: its per_layer_config entry, else global_head_dim for full attention, else the model's.
     int dims = t.head_dim, qk_dims = t.qk_dims;
@@ -508,7 +487,8 @@ Model read_checked(std::string_view text, const std::string& source) {
     l.window = layer_window(types[i], t);
     const auto d = dicts.find(types[i]);
     if (!rope_on[i] || d == dicts.end()) {
-      l.encoding = "nope";
+      // No position encoding: G = I over the whole q.k head (its content variance is the head's, as a rope layer's).
+      l.encoding = spelling(parse_encoding(fmt::format("nope:dim={}", qk_dims)));
       if (temperature && !rope_on[i]) {
         const double floor = r.positive(cfg, "floor_scale").value_or(8192), scale = r.number(cfg, "attn_scale").value_or(0.1);
         l.temperature = QueryTemperature{floor, scale};
@@ -543,6 +523,17 @@ Model read_checked(std::string_view text, const std::string& source) {
         l.notes.push_back(fmt::format("qk_rope_head_dim = {} rotated, qk_nope_head_dim = {} not: the encoding is their "
                                       "direct sum over the {}-dim head",
                                       dims, qk_dims - dims, qk_dims));
+    }
+    // Gemma 2 and 3 scale the logits by query_pre_attn_scalar^-0.5 instead of head_dim^-0.5 (their attention's
+    // self.scaling; Gemma2Config and Gemma3TextConfig default the key to 256).
+    if (kQueryPreAttnScalar.count(m.model_type)) {
+      const auto given = r.positive(cfg, "query_pre_attn_scalar");
+      const double q = given.value_or(256);
+      l.softmax_scale *= std::sqrt(qk_dims / q);
+      if (std::sqrt(qk_dims / q) != 1)
+        l.notes.push_back(fmt::format("query_pre_attn_scalar = {}{}: logits scaled by {}^-0.5, not head_dim {}^-0.5",
+                                      format_number(q), given ? "" : " (absent: transformers' default)",
+                                      format_number(q), qk_dims));
     }
     m.layer_types.push_back(std::move(l));
   }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,15 +18,30 @@
 
 namespace ropekit {
 
+namespace {
+
+// The first 4 bytes of a regular file. Anything else (a FIFO, a device, a directory) is refused before it is opened,
+// with read_file's message: opening a FIFO blocks until a writer comes. Opened without blocking, and checked again
+// on the descriptor, should the name be swapped after the stat.
+std::string magic_of(const std::string& path) {
+  struct stat st {};
+  const bool nul = path.find('\0') != std::string::npos;  // the system would see a shorter name: read_file refuses it
+  if (nul || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) (void)read_file(path, "model file", 0);  // throws
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) (void)read_file(path, "model file", 0);
+  char magic[4] = {};
+  ssize_t n = -1;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) n = ::read(fd, magic, sizeof magic);
+  ::close(fd);
+  if (!S_ISREG(st.st_mode)) (void)read_file(path, "model file", 0);
+  return std::string(magic, static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+}
+
+}  // namespace
+
 Model read_model(const std::string& path) {
   // GGUF by its magic, read without the weights; anything else must be a config.json.
-  {
-    std::ifstream in(path, std::ios::binary);
-    char magic[4] = {};
-    std::error_code ec;
-    if (in && std::filesystem::is_regular_file(path, ec) && in.read(magic, 4) && std::string_view(magic, 4) == "GGUF")
-      return model_from_gguf(read_gguf(path), path);
-  }
+  if (magic_of(path) == "GGUF") return model_from_gguf(read_gguf(path), path);
   const std::string text = read_file(path, "model file", kMaxConfigJsonBytes);
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') return read_hf_config(text, path);

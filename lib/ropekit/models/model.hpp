@@ -24,14 +24,18 @@ double query_scale(const QueryTemperature& t, double position);
 
 /// One layer type of a model: every layer of this type has the same positional encoding and window.
 struct LayerType {
-  std::string name;             ///< "full_attention", "sliding_attention", "chunked_attention", "full_attention/nope"
+  /// The config's name ("full_attention", "sliding_attention", "chunked_attention"); "<type>/nope" for the NoPE layers
+  /// of a type that has rotary layers too (SmolLM3); "full_attention/head_<h>" for head h of an ALiBi model.
+  std::string name;
   int layers = 0;               ///< layers of this type (0 when the file gives no layer count)
-  std::string encoding;         ///< canonical spelling (encoding.hpp); "nope" for layers without a position encoding
+  std::string encoding;         ///< canonical spelling (encoding.hpp); "nope:dim=<head_dim>" for a NoPE layer
   int head_dim = 0;             ///< dims of q.k in one head
   int rotary_dims = 0;          ///< of which rotated (2 x the number of non-zero frequencies)
   std::string window;           ///< "" (every earlier position), "sliding W" (lags < W), "chunked C"
   double attention_factor = 1;  ///< a: cos and sin are scaled by a, the score by a^2 (YaRN mscale, LongRoPE)
-  double softmax_scale = 1;     ///< multiplier of the logits beyond 1/sqrt(head_dim) (DeepSeek's mscale^2)
+  /// Multiplier of the logits beyond 1/sqrt(head_dim): DeepSeek's mscale^2, Gemma's sqrt(head_dim /
+  /// query_pre_attn_scalar), MPT's softmax_scale x sqrt(head_dim).
+  double softmax_scale = 1;
   std::optional<QueryTemperature> temperature;  ///< Llama 4 NoPE layers
   std::vector<std::string> notes;  ///< how frameworks read it, keys read but unused, defaults assumed
 };
@@ -54,8 +58,9 @@ struct Model {
 /// A layer type's notes and then the file's, joined by "; " (the `notes` column of `ropekit model`).
 std::string layer_notes(const Model& m, const LayerType& l);
 
-/// Reads a model file, choosing the reader by content (a JSON object: config.json).
-/// @throws InputError "<path>: ..." naming the key and value for a malformed file.
+/// Reads a model file, choosing the reader by content (GGUF by its magic, else a JSON object: config.json).
+/// @throws InputError "<path>: ..." naming the key and value for a malformed file; "model file = '<path>' (must be
+/// a regular file, not a FIFO (named pipe))" and the like, before opening it, for anything but a regular file.
 Model read_model(const std::string& path);
 
 /// The layer type `name` of the model; an empty name when the model has one layer type (or all share one encoding).
