@@ -282,8 +282,10 @@ TEST_CASE("fit-params refuses tables whose values would overflow the fit's sums 
 TEST_CASE("fit-params --free base tunes rope's base (the how-to's `--free` takes the spelling's keys; issue 32)") {
   // The target is rope with base 500 (theta_k = 500^{-2k/16}); from base 100 the fit must land on 500. Before: "--free
   // = 'base' (must be a parameter of rope: one of theta)". The run has --starts 3 and the scan's 3 starts: 6 in all.
+  // --max-iterations 100000: a bound long enough to be announced (every start converges in tens of iterations).
   const auto r = run_ropekit("fit-params --encoding rope:dim=16,base=100 --free base --target "
-                             "kernel:rope:dim=16,base=500 --ridge 1e-14 --eval-contexts 1024 --format json");
+                             "kernel:rope:dim=16,base=500 --ridge 1e-14 --eval-contexts 1024 --format json "
+                             "--max-iterations 100000");
   CAPTURE(r.err);
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -292,6 +294,9 @@ TEST_CASE("fit-params --free base tunes rope's base (the how-to's `--free` takes
   REQUIRE(at != std::string::npos);
   CHECK(std::stod(tuned.substr(at + 5)) == doctest::Approx(500).epsilon(1e-6));
   CHECK(j["summary"].begin().value()["starts"].size() == 6);
+  // The announcement counts the starts run (it said 3 where 4 ran).
+  CHECK(r.err.rfind("ropekit fit-params: 1 targets x 6 starts (3 and 3 from a scan of base), 1 parameters; "
+                    "estimated at most ", 0) == 0);
   // The refusal where base cannot be tuned names the keys that can, and why.
   check_rejected("fit-params --encoding 'rope:dim=16,base=100,scaling=llama3(factor=8,orig=64)' --free base",
                  "--free = 'base' (must be a parameter of rope: one of theta, factor (with scaling=llama3 the "

@@ -25,8 +25,9 @@ XAxis axis_around(double lo, double hi, bool log) {
 void QuantileSketch::add(double y) {
   ++count_;
   if (levels_.empty()) levels_.emplace_back(), compactions_.push_back(0);
-  levels_[0].push_back(y);
-  // A full level: sorted, every other value (the offset alternating per compaction) up a level, twice the weight.
+  // A full level is compacted before it takes more (so kCapacity values stay exact): sorted, every other value (the
+  // offset alternating per compaction) up a level with twice the weight. Levels above 0 receive kCapacity / 2
+  // values at a time, so every compaction halves an even count.
   for (std::size_t h = 0; h < levels_.size() && levels_[h].size() >= kCapacity; ++h) {
     if (h + 1 == levels_.size()) levels_.emplace_back(), compactions_.push_back(0);
     auto& level = levels_[h];
@@ -36,6 +37,7 @@ void QuantileSketch::add(double y) {
     ++compactions_[h];
     level.clear();
   }
+  levels_[0].push_back(y);
 }
 
 double QuantileSketch::at_rank(double rank) const {
