@@ -1,9 +1,11 @@
 #include "cli/cli.hpp"
 
 #include <malloc.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -194,7 +196,16 @@ const std::vector<CommandGroup>& command_groups() {
   return groups;
 }
 
+std::string model_file_name(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string name = p.filename().string(), parent = p.parent_path().filename().string();
+  return name == "config.json" && !parent.empty() ? parent + "/" + name : name;
+}
+
 int run_cli(int argc, char** argv) {
+  // A file-size limit (`ulimit -f`) sends SIGXFSZ, which kills by default; ignored, the write returns EFBIG and the
+  // writer reports "cannot write '...': File too large", exit 2, leaving no partial file.
+  ::signal(SIGXFSZ, SIG_IGN);
   // Keep freed feature matrices (megabytes each) in the heap for reuse instead of returning them to
   // the kernel: re-faulting fresh pages cost about a sixth of a fixed-basis run.
   mallopt(M_MMAP_THRESHOLD, 256 << 20);

@@ -55,7 +55,10 @@ struct ModelLayer {
   std::string encoding, window, label;
   std::optional<std::int64_t> span;
   std::optional<QueryTemperature> temperature;  ///< Llama 4's NoPE layers: the score is scaled by s(p)
+  std::string brief;  ///< "<model_file_name>: <layer type>[, ...]": a figure's legend label (label names full paths)
 };
+/// A model file as a legend names it: its base name, with its directory's for a config.json ("Llama-3.1-8B/config.json").
+std::string model_file_name(const std::string& path);
 /// The models' layer types, each (encoding, window) once. several: FILE alone gives every layer type; else FILE
 /// needs a :LAYER_TYPE when its layer types' encodings differ (the message lists them).
 std::vector<ModelLayer> model_layers(const std::string& command, const std::vector<std::string>& models, bool several);

@@ -103,6 +103,8 @@ KernelPlotSpec kernel_plot_spec(const KernelPlotArgs& a, const Where& where) {
     s.yrange[column] = parse_plot_range(eq == std::string::npos ? text : text.substr(eq + 1), where, "plot_yrange");
   }
   s.log_y = a.log_y;
+  s.labels = a.labels;
+  if (!a.line.empty()) s.line = a.line;
   return s;
 }
 
@@ -222,11 +224,29 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     if (!a.plot.empty() && !any_seen)
       throw_bad_value(where, "plot", a.plot, "given with lags some layer type sees (its window masks every lag here)");
     if (!a.plot.empty()) {
+      // Default labels: a model's layer type as "<file name>: <layer type>", an encoding by its spelling (cut past
+      // 160 characters; the legend wraps it inside the figure). Markers: each scheme's original context length and
+      // each layer type's window, once per position.
       std::vector<std::string> labels;
-      for (std::size_t j = 0; j < encs.size(); ++j)
-        labels.push_back(a.layers.empty() || a.layers[j].label.empty() ? spelling(encs[j])
-                                                                        : a.layers[j].label + ": " + spelling(encs[j]));
-      plot.emplace(kernel_plot_spec(a.plot_options, where), std::move(labels), available, lo, hi, lo_positive, where);
+      KernelPlotSpec spec = kernel_plot_spec(a.plot_options, where);
+      auto mark = [&](double at, const std::string& label) {
+        for (auto& m : spec.markers)
+          if (m.at == at) {
+            if (m.label.find(label) == std::string::npos) m.label += "; " + label;
+            return;
+          }
+        spec.markers.push_back({at, label});
+      };
+      for (std::size_t j = 0; j < encs.size(); ++j) {
+        const bool layer = !a.layers.empty() && !a.layers[j].brief.empty();
+        labels.push_back(layer ? a.layers[j].brief : short_label(spelling(encs[j])));
+        std::vector<double> origs;
+        scheme_origs(encs[j], origs);
+        for (double L0 : origs) mark(L0, "original context " + format_number(L0));
+        if (layer && a.layers[j].span)
+          mark(static_cast<double>(*a.layers[j].span), a.layers[j].window + " (" + a.layers[j].brief + ")");
+      }
+      plot.emplace(spec, std::move(labels), available, lo, hi, lo_positive, where);
     }
   }
   if (!a.plot.empty() && !plot) throw_bad_value(where, "lags", quote(plan.lag_text), "a lag to plot (--plot)");
@@ -539,7 +559,8 @@ void add_encoding_commands(CLI::App& app, const CliContext&) {
     auto a = std::make_shared<FrequencyArgs>();
     const std::string cmd = "ropekit frequencies";
     auto* c = app.add_subcommand("frequencies", "Print an encoding's rotary frequencies theta_i, wavelengths 2 pi / theta_i "
-                                                "and attention factor (optionally as float32 frameworks get them)");
+                                                "(inf for theta_i = 0) and attention factor (optionally as float32 "
+                                                "frameworks get them)");
     auto* enc = c->add_option("--encoding", a->encoding, "encoding spelling, e.g. rope:dim=128,base=1e4,scaling=yarn("
                                                          "factor=16,orig=4096) (see `ropekit list encodings`)");
     add_model_option(c, a->models, false)->excludes(enc);

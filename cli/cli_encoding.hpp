@@ -18,7 +18,12 @@ struct KernelPlotArgs {
   std::string size, x_scale, xrange;  ///< "" : defaults
   std::vector<std::string> yrange;    ///< [COLUMN=]LO:HI each
   std::vector<std::string> log_y;
-  bool any() const { return !columns.empty() || title || !size.empty() || !x_scale.empty() || !xrange.empty() || !yrange.empty() || !log_y.empty(); }
+  std::vector<std::string> labels;  ///< one per curve
+  std::string line;                 ///< "": mean
+  bool any() const {
+    return !columns.empty() || title || !size.empty() || !x_scale.empty() || !xrange.empty() || !yrange.empty() ||
+           !log_y.empty() || !labels.empty() || !line.empty();
+  }
 };
 
 struct EncodingKernelArgs {

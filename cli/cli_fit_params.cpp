@@ -96,10 +96,15 @@ void run_tuning(const FitParamsArgs& a) {
   const TunePlan plan = plan_tuning(request);
   const Encoding& e = plan.encoding;
   // The bound assumes every start runs all --max-iterations; most converge in tens, so only runs whose bound
-  // is long are announced (the per-start progress lines follow after 2 s).
+  // is long are announced (progress lines follow after 2 s). The starts counted are the ones run: --starts, plus
+  // the scan's starts of one free base, factor or scale (it announced 3 and ran 4).
+  const int starts = tuning_start_count(plan.tunable, a.starts);
   if (plan.cost.seconds > 30)
-    announce(kCommand, fmt::format("{} targets x {} starts, {} parameters", plan.targets.size(), a.starts,
-                                   static_cast<double>(plan.tunable.n_params())),
+    announce(kCommand,
+             fmt::format("{} targets x {} starts{}, {} parameters", plan.targets.size(), starts,
+                         starts == a.starts ? "" : fmt::format(" ({} and {} from a scan of {})", a.starts,
+                                                               starts - a.starts, plan.tunable.names[0]),
+                         static_cast<double>(plan.tunable.n_params())),
              plan.cost.seconds);
   const auto clock0 = std::chrono::steady_clock::now();
   TuneOptions o = tune_options(request);
@@ -112,9 +117,11 @@ void run_tuning(const FitParamsArgs& a) {
     const TuneTarget& r = plan.targets[ti];
     const Eigen::Index n_train = r.n_train;
     o.progress = [&](const std::string& line) {
-      // Long runs say what they do on stderr (short ones stay silent; stdout is the report).
+      // Long runs say what they do on stderr (short ones stay silent; stdout is the report): each start as it
+      // ends, and every 10 s of a scan or a start still running.
       if (std::chrono::duration<double>(std::chrono::steady_clock::now() - clock0).count() > 2)
-        std::cerr << kCommand << ": target " << r.name << ": " << line << "\n";
+        std::cerr << kCommand << ": target " << r.name << " (" << ti + 1 << " of " << plan.targets.size()
+                  << "): " << line << std::endl;
     };
     const TunedTarget tuned = tune_target(request, plan, ti, o);
     const TuneResult& result = tuned.result;

@@ -1,4 +1,5 @@
 // ropekit fit | features | list | probe: the fixed-basis commands.
+#include <array>
 #include <chrono>
 #include <limits>
 #include <memory>
@@ -260,8 +261,25 @@ void run_features(const FeatureArgs& a) {
   emit(a.out, render(t, format));
 }
 
+// What `ropekit list` lists, with what each row is: printed by `list` alone and named by the unknown-item message.
+constexpr std::array<std::array<const char*, 2>, 5> kListables = {{
+    {"methods", "the fixed-basis methods of fit: readable spelling, reference names, columns"},
+    {"targets", "the target kernels y(d) of fit"},
+    {"probes", "the built-in paper reproductions of `ropekit probe`"},
+    {"encodings", "the encoding families and their spellings (--verbose: keys and an example)"},
+    {"schemes", "the context-scaling schemes' keys, defaults, constraints and transformers keys"},
+}};
+
 void run_list(const std::string& what, const std::string& format_name, bool verbose) {
   const Format format = parse_format_option("ropekit list", format_name);
+  if (what.empty()) {  // nothing named: what can be listed (a first `ropekit list` is not an error)
+    if (verbose) throw_bad_value("ropekit list", "--verbose", "given without a list", "used with encodings only");
+    Table t;
+    t.columns = {"list", "what it shows"};
+    for (const auto& [name, shows] : kListables) t.add_row({std::string(name), std::string(shows)});
+    emit("", render(t, format));
+    return;
+  }
   if (verbose && what != "encodings")
     throw_bad_value("ropekit list", "--verbose", "given with '" + what + "'", "used with encodings only");
   Table t;
@@ -287,7 +305,10 @@ void run_list(const std::string& what, const std::string& format_name, bool verb
     for (const auto& k : scheme_key_infos())
       t.add_row({k.scheme, k.key, k.default_value, k.constraint, k.meaning, k.hf_key});
   } else {
-    throw_bad_value("ropekit list", "what", "'" + what + "'", "methods, targets, probes, encodings or schemes");
+    std::string names;
+    for (std::size_t i = 0; i < kListables.size(); ++i)
+      names += std::string(i == 0 ? "" : i + 1 == kListables.size() ? " or " : ", ") + kListables[i][0];
+    throw_bad_value("ropekit list", "what", "'" + what + "'", names);
   }
   emit("", render(t, format));
 }
@@ -415,8 +436,7 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     auto* l = app.add_subcommand("list", "List what exists: methods, targets, probes, encodings or schemes");
     l->add_option("what", *what,
                   "methods, targets, probes, encodings or schemes (the context-scaling schemes' keys, defaults and "
-                  "transformers keys)")
-        ->required();
+                  "transformers keys); none: what can be listed");
     l->add_option("--format", *format, "md, csv, json or latex")->capture_default_str();
     l->add_flag("--verbose", *verbose, "encodings: also each family's keys (constraint, default) and an example");
     l->callback([what, format, verbose] { run_list(*what, *format, *verbose); });

@@ -79,8 +79,10 @@ std::vector<ModelLayer> model_layers(const std::string& command, const std::vect
       const auto same = std::find_if(out.begin(), out.end(), [&](const ModelLayer& o) {
         return o.encoding == l.encoding && o.window == l.window && same_temperature(o);
       });
-      if (same == out.end()) out.push_back({l.encoding, l.window, label, window_span(l), l.temperature});
-      else if ((", " + same->label + ", ").find(", " + label + ", ") == std::string::npos) same->label += ", " + label;
+      const std::string brief = model_file_name(ref.path) + (l.name.empty() ? "" : ": " + l.name);
+      if (same == out.end()) out.push_back({l.encoding, l.window, label, window_span(l), l.temperature, brief});
+      else if ((", " + same->label + ", ").find(", " + label + ", ") == std::string::npos)
+        same->label += ", " + label, same->brief += ", " + brief;
     };
     if (!ref.layer_type.empty() || !several) {
       add(find_layer_type(m, ref.layer_type, where));

@@ -589,6 +589,13 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
                   "beyond it are marked on the frame and noted");
     k->add_option("--plot-log-y", po.log_y, "columns whose panel has a log y axis (values <= 0 are noted, not drawn)")
         ->delimiter(',');
+    k->add_option("--plot-labels", po.labels,
+                  "--plot's legend labels L1,L2,...: one per curve, distinct (default: the encoding's spelling; "
+                  "--model: the file's name and the layer type)")
+        ->delimiter(',');
+    k->add_option("--plot-line", po.line,
+                  "what each curve's line follows through its pixel columns: mean (default), median (exact up to 128 "
+                  "points a column, then within a stated rank error) or none (the min-max band only)");
     add_integer_option(k, "ropekit kernel", "--block-rows", a->block_rows, "rows per streamed block (tests)", 1, 1 << 24)
         ->group("");
     k->add_flag("--families", a->families, "list the spectral families, their frequencies and kernels");

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ropekit/core/number_text.hpp"
 
@@ -22,6 +23,13 @@ const std::vector<KernelColumn>& plottable_kernel_columns() {
       {"continuum_sine", "continuum sine", F::plain_rope},
   };
   return columns;
+}
+
+std::string short_label(const std::string& text, std::size_t chars) {
+  if (text.size() <= chars) return text;
+  std::size_t end = chars - 3;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // not inside a UTF-8 sequence
+  return text.substr(0, end) + "...";
 }
 
 namespace {
@@ -76,6 +84,20 @@ KernelPlot::KernelPlot(const KernelPlotSpec& spec, std::vector<std::string> labe
                        const std::vector<std::string>& available, double lo, double hi, double lo_positive,
                        const Where& where)
     : spec_(spec), labels_(std::move(labels)) {
+  if (!spec_.labels.empty()) {
+    if (spec_.labels.size() != labels_.size())
+      throw_bad_value(where, "plot_labels", fmt::format("'{}'", fmt::join(spec_.labels, ",")),
+                      fmt::format("{} label(s), one per curve ({} given)", labels_.size(), spec_.labels.size()));
+    for (std::size_t i = 0; i < spec_.labels.size(); ++i)
+      if (std::find(spec_.labels.begin(), spec_.labels.begin() + static_cast<std::ptrdiff_t>(i), spec_.labels[i]) !=
+          spec_.labels.begin() + static_cast<std::ptrdiff_t>(i))
+        throw_bad_value(where, "plot_labels", "'" + spec_.labels[i] + "'", "distinct labels (given twice)");
+    labels_ = spec_.labels;
+  }
+  PlotLine line = PlotLine::mean;
+  if (spec_.line == "median") line = PlotLine::median;
+  else if (spec_.line == "none") line = PlotLine::none;
+  else if (spec_.line != "mean") throw_bad_value(where, "plot_line", spec_.line, "mean, median or none");
   if (spec_.columns.empty()) throw_bad_value(where, "plot_columns", "(none)", "one or more of " + column_names());
   for (const auto& c : spec_.columns) {
     if (!axis_label(c)) throw_bad_value(where, "plot_columns", c, "one of " + column_names());
@@ -124,7 +146,9 @@ KernelPlot::KernelPlot(const KernelPlotSpec& spec, std::vector<std::string> labe
                     fmt::format("a size that fits the figure: {}", e.what()));
   }
   const int columns = plot_columns(spec_.width);
-  envelopes_.assign(spec_.columns.size(), std::vector<SeriesEnvelope>(labels_.size(), SeriesEnvelope(axis_, columns)));
+  envelopes_.assign(spec_.columns.size(),
+                    std::vector<SeriesEnvelope>(labels_.size(), SeriesEnvelope(axis_, columns, line == PlotLine::median)));
+  line_ = line;
 }
 
 void KernelPlot::add(std::size_t j, std::size_t column, double lag, double value) {
@@ -152,6 +176,8 @@ Figure KernelPlot::finish() const {
   o.height = spec_.height;
   o.xlabel = axis_.log ? "lag Dp (log scale)" : "lag Dp";
   o.title = title();
+  o.line = line_;
+  o.markers = spec_.markers;
   return svg_figure(axis_, panels, o);  // its layout and limits were checked by the constructor
 }
 

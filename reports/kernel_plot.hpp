@@ -22,7 +22,14 @@ struct KernelPlotSpec {
   std::optional<double> xmin, xmax;
   std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> yrange;  ///< by column
   std::vector<std::string> log_y;  ///< columns on a log y axis
+  std::vector<std::string> labels;  ///< one per curve, distinct; empty: the default labels the command gives
+  std::string line = "mean";        ///< what each curve's line follows: mean, median or none (the band only)
+  std::vector<PlotMarker> markers;  ///< labelled vertical lines (original context, window) within the lag axis
 };
+
+/// A default legend label: the text itself, cut to `chars` characters with "..." where longer (the legend wraps what
+/// is left; the table has the full spelling).
+std::string short_label(const std::string& text, std::size_t chars = 160);
 
 /// A numeric column of the kernel table: its name, its axis label, and which encodings fill it.
 struct KernelColumn {
@@ -44,10 +51,10 @@ std::pair<int, int> parse_plot_size(const std::string& text, const Where& where,
 
 class KernelPlot {
  public:
-  /// `labels`: one per curve (encoding); `available`: the columns the table holds; lags seen span [lo, hi] with
-  /// smallest positive lag `lo_positive` (infinity if none).
+  /// `labels`: one per curve (encoding), replaced by spec.labels when given; `available`: the columns the table
+  /// holds; lags seen span [lo, hi] with smallest positive lag `lo_positive` (infinity if none).
   /// @throws InputError naming the option for a column not plottable or not in the table, a range or scale the
-  /// lags cannot show.
+  /// lags cannot show, labels not one per curve or repeated, a line other than mean, median or none.
   KernelPlot(const KernelPlotSpec& spec, std::vector<std::string> labels, const std::vector<std::string>& available,
              double lo, double hi, double lo_positive, const Where& where);
   const std::vector<std::string>& columns() const { return spec_.columns; }
@@ -62,6 +69,7 @@ class KernelPlot {
   XAxis axis_;
   std::vector<std::string> labels_;
   std::vector<std::vector<SeriesEnvelope>> envelopes_;  ///< [column][curve]
+  PlotLine line_ = PlotLine::mean;
 };
 
 }  // namespace ropekit

@@ -1,10 +1,14 @@
 // NumPy .npy v1.0 writer (npy.hpp).
 #include "reports/npy.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <unordered_map>
@@ -86,6 +90,31 @@ std::string py_literal(std::string_view s) {
   return out + "'";
 }
 
+// Where temporaries go: $TMPDIR, as the user points scratch space there, else /tmp (std::tmpfile took /tmp always).
+std::string temporary_dir() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir && *dir ? dir : "/tmp";
+}
+
+// A file without a name in temporary_dir(): O_TMPFILE where the file system has it, else a name removed at once.
+std::FILE* unnamed_temporary() {
+  const std::string dir = temporary_dir();
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    std::string name = dir + "/ropekit-npy-XXXXXX";
+    fd = ::mkostemp(name.data(), O_CLOEXEC);
+    if (fd >= 0) ::unlink(name.c_str());
+  }
+  if (fd < 0) return nullptr;
+  std::FILE* f = ::fdopen(fd, "w+b");
+  if (!f) {
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+  }
+  return f;
+}
+
 }  // namespace
 
 struct NpyTableWriter::State {
@@ -96,7 +125,7 @@ struct NpyTableWriter::State {
   std::uint64_t rows = 0;
   std::size_t held_cells = 0;  // at most this many in memory
   void spill_held() {
-    if (!spill) spill = std::tmpfile();  // removed by the system when closed, or when the process ends
+    if (!spill) spill = unnamed_temporary();  // removed by the system when closed, or when the process ends
     if (!spill) fail();
     if (!held.empty() && std::fwrite(held.data(), sizeof(Spilled), held.size(), spill) != held.size()) fail();
     held.clear();
@@ -105,7 +134,8 @@ struct NpyTableWriter::State {
     if (spill) std::fclose(spill);
   }
   [[noreturn]] static void fail() {
-    throw InputError(fmt::format("cannot write a temporary file for the .npy table: {}", std::strerror(errno)));
+    throw InputError(fmt::format("cannot write a temporary file for the .npy table in '{}': {}", temporary_dir(),
+                                 std::strerror(errno)));
   }
 };
 

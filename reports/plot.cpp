@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/escape.hpp"
+
 namespace ropekit {
 
 namespace {
@@ -17,18 +19,6 @@ constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", 
 constexpr double kLeft = 84, kRight = 24, kGap = 14, kAxis = 46, kRow = 18, kNoteRow = 15;
 constexpr int kDefaultPanel = 300, kMinPanel = 60;
 constexpr const char* kMinus = "\u2212";
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
 
 std::string signed_text(const std::string& s) { return !s.empty() && s[0] == '-' ? kMinus + s.substr(1) : s; }
 
@@ -88,19 +78,24 @@ Ticks axis_ticks(double lo, double hi, bool log, int target) {
   return t;
 }
 
-// A column's values on the panel's y axis (log10 on a log axis); drawable when it has a value there.
+// A column's values on the panel's y axis (log10 on a log axis); drawable when it has a value there. `mean` is
+// where the line goes: the column's mean (geometric on a log axis) or, for PlotLine::median, its median.
 struct ColumnY {
   bool drawable = false;
   double x = 0, mean = 0, lo = 0, hi = 0;
 };
 
-ColumnY column_y(const EnvelopeColumn& c, bool log_y) {
+ColumnY column_y(const EnvelopeColumn& c, bool log_y, PlotLine line = PlotLine::mean) {
   ColumnY y;
   if (c.count == 0 || (log_y && c.positive == 0)) return y;
   y.drawable = true;
   y.x = c.x_sum / static_cast<double>(c.count);
   if (log_y) y.mean = c.log_sum / static_cast<double>(c.positive), y.lo = std::log10(c.min_positive), y.hi = std::log10(c.max);
   else y.mean = c.y_sum / static_cast<double>(c.count), y.lo = c.min, y.hi = c.max;
+  if (line == PlotLine::median) {
+    const double m = column_median(c, log_y);
+    y.mean = log_y ? std::log10(m) : m;
+  }
   return y;
 }
 
@@ -117,11 +112,11 @@ struct PanelFrame {
 // the line through the means; a lone column is a dot (with its min-max bar). Then bars on the frame's edge over
 // the columns whose values go beyond a given y limit. Returns whether it drew a band (for the legend's swatch).
 bool draw_curve(std::string& svg, const EnvelopeSeries& s, const PlotPanel& p, const PanelFrame& f,
-                const std::string& color, double width, bool dashed) {
+                const std::string& color, double width, bool dashed, PlotLine mode) {
   const auto& cols = s.envelope.columns();
   std::vector<std::vector<ColumnY>> runs(1);
   for (const auto& c : cols) {
-    const ColumnY y = column_y(c, p.log_y);
+    const ColumnY y = column_y(c, p.log_y, mode);
     if (y.drawable) runs.back().push_back(y);
     else if ((c.gap || c.count > 0) && !runs.back().empty()) runs.emplace_back();  // a break: nothing drawable here
   }
@@ -140,15 +135,17 @@ bool draw_curve(std::string& svg, const EnvelopeSeries& s, const PlotPanel& p, c
       for (std::size_t i = run.size(); i-- > 0;) band += fmt::format("L{:.1f},{:.1f} ", f.px(run[i].x), f.py(run[i].lo));
       band += "Z ";
     }
-    for (std::size_t i = 0; i < run.size(); ++i) line += fmt::format("{}{:.1f},{:.1f} ", i ? "L" : "M", f.px(run[i].x), f.py(run[i].mean));
+    if (mode != PlotLine::none || !spread)  // band only: a run without a band keeps its line (it is the data)
+      for (std::size_t i = 0; i < run.size(); ++i) line += fmt::format("{}{:.1f},{:.1f} ", i ? "L" : "M", f.px(run[i].x), f.py(run[i].mean));
   }
   svg += fmt::format("<g class=\"series\" data-label=\"{}\" clip-path=\"url(#panel{})\">", xml_escape(s.label), f.index);
   if (!band.empty())
     svg += fmt::format("<path class=\"envelope\" d=\"{}\" fill=\"{}\" fill-opacity=\"0.22\" stroke=\"{}\" "
                        "stroke-opacity=\"0.22\" stroke-width=\"0.6\"/>", band, color, color);
   if (!line.empty())
-    svg += fmt::format("<path class=\"mean\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{}/>", line, color,
-                       width, dashed ? " stroke-dasharray=\"6 3\"" : "");
+    svg += fmt::format("<path class=\"{}\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{}/>",
+                       mode == PlotLine::median ? "median" : "mean", line, color, width,
+                       dashed ? " stroke-dasharray=\"6 3\"" : "");
   if (!dots.empty()) svg += fmt::format("<g fill=\"{}\">{}</g>", color, dots);
   svg += "</g>\n";
   for (const bool above : {true, false}) {
@@ -243,20 +240,67 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
 int plot_columns(int width) { return width - static_cast<int>(kLeft + kRight); }
 
 namespace {
+// Characters as a reader counts them (UTF-8 continuation bytes are not): the legend's width estimate.
+std::size_t utf8_chars(std::string_view s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+}  // namespace
+
+std::vector<std::string> wrap_label(const std::string& label, std::size_t chars) {
+  std::vector<std::string> lines;
+  std::string_view rest = label;
+  chars = std::max<std::size_t>(chars, 2);
+  while (utf8_chars(rest) > chars) {
+    // The byte where `chars` characters end, never inside a UTF-8 sequence.
+    std::size_t end = 0;
+    for (std::size_t n = 0; end < rest.size() && n < chars; ++n)
+      do ++end;
+      while (end < rest.size() && (rest[end] & 0xC0) == 0x80);
+    std::size_t cut = end;
+    for (std::size_t i = end; i > end / 2; --i)
+      if (rest[i - 1] == ',' || rest[i - 1] == ' ' || rest[i - 1] == ':') {
+        cut = i;
+        break;
+      }
+    std::string_view line = rest.substr(0, cut);
+    while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
+    lines.emplace_back(line);
+    rest.remove_prefix(cut);
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  }
+  if (!rest.empty() || lines.empty()) lines.emplace_back(rest);
+  return lines;
+}
+
+namespace {
 // Legend entries side by side: as many columns of the longest label (about 6.6 px a character at 12 px, after the
 // 36 px swatch, 20 px apart) as the plot's width holds, at most 4.
+// Labels longer than the plot's width are wrapped (wrap_label) so that the legend stays inside the figure; a grid
+// row is as many text lines high as its longest entry.
 struct LegendGrid {
-  std::size_t columns = 1, rows = 0;
+  std::size_t columns = 1, rows = 0;  ///< rows: text lines in all
   double step = 0;  ///< px between columns
+  std::vector<std::vector<std::string>> lines;  ///< per label, its wrapped lines
+  std::vector<double> row_y;                    ///< per label, its first line's offset in rows from the legend's top
 };
 LegendGrid legend_grid(const std::vector<std::string>& labels, double pw) {
-  std::size_t longest = 0;
-  for (const auto& l : labels) longest = std::max(longest, l.size());
-  const double step = 56 + 6.6 * static_cast<double>(longest);
   LegendGrid g;
-  g.columns = std::clamp<std::size_t>(static_cast<std::size_t>(pw / step), 1, 4);
-  g.rows = (labels.size() + g.columns - 1) / g.columns;
-  g.step = step;
+  const auto chars = static_cast<std::size_t>(std::max(8.0, std::floor((pw - 36) / 6.6)));
+  std::size_t longest = 0;
+  for (const auto& l : labels) {
+    g.lines.push_back(wrap_label(l, chars));
+    for (const auto& line : g.lines.back()) longest = std::max(longest, utf8_chars(line));
+  }
+  g.step = 56 + 6.6 * static_cast<double>(longest);
+  g.columns = std::clamp<std::size_t>(static_cast<std::size_t>(pw / g.step), 1, 4);
+  for (std::size_t first = 0; first < labels.size(); first += g.columns) {
+    std::size_t height = 1;
+    for (std::size_t i = first; i < std::min(labels.size(), first + g.columns); ++i) {
+      g.row_y.push_back(static_cast<double>(g.rows));
+      height = std::max(height, g.lines[i].size());
+    }
+    g.rows += height;
+  }
   return g;
 }
 
@@ -297,6 +341,8 @@ Figure svg_figure(const XAxis& x, const std::vector<PlotPanel>& panels, const Fi
       if (static_cast<int>(s.envelope.columns().size()) != columns || s.envelope.axis().lo != x.lo ||
           s.envelope.axis().hi != x.hi || s.envelope.axis().log != x.log)
         throw std::invalid_argument(fmt::format("series '{}' is not on the figure's x axis", s.label));
+      if (o.line == PlotLine::median && !s.envelope.medians())
+        throw std::invalid_argument(fmt::format("series '{}' keeps no medians for a median line", s.label));
       if (color_of.count(s.label)) continue;
       labels.push_back(s.label);
       color_of[s.label] = s.color.empty() ? kPalette[(labels.size() - 1) % 10] : s.color;
@@ -372,10 +418,24 @@ Figure svg_figure(const XAxis& x, const std::vector<PlotPanel>& panels, const Fi
       if (i == 0 && k == 0 && !o.vline_label.empty())
         svg += fmt::format("<text class=\"marker\" x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#555\">{}</text>\n", at + 4, y0 + 14, xml_escape(o.vline_label));
     }
+    // Labelled markers: a line in every panel, the label in the first, one text row each (below vline_label's),
+    // left of the line where it sits in the plot's right third (so that the text stays inside the figure).
+    for (std::size_t i = 0; i < o.markers.size(); ++i) {
+      const double at = px(x.position(o.markers[i].at));
+      if (!(at >= kLeft && at <= kLeft + pw)) continue;
+      svg += fmt::format("<line class=\"marker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" "
+                         "stroke=\"#555\" stroke-dasharray=\"2 3\"/>\n", at, y0, y0 + ph);
+      const bool left = at > kLeft + 0.7 * pw;
+      if (k == 0 && !o.markers[i].label.empty())
+        svg += fmt::format("<text class=\"marker\" x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#555\"{}>{}</text>\n",
+                           left ? at - 4 : at + 4, y0 + 14 + 13 * static_cast<double>(i + (o.vline_label.empty() ? 0 : 1)),
+                           left ? " text-anchor=\"end\"" : "", xml_escape(o.markers[i].label));
+    }
     for (const auto& s : p.series) {
       const auto [width, dashed] = stroke_of[s.label];
-      banded[s.label] = draw_curve(svg, s, p, PanelFrame{x, k, y0, pw, ph, ylo, yhi}, color_of[s.label], width, dashed) ||
-                        banded[s.label];
+      banded[s.label] =
+          draw_curve(svg, s, p, PanelFrame{x, k, y0, pw, ph, ylo, yhi}, color_of[s.label], width, dashed, o.line) ||
+          banded[s.label];
     }
     svg += fmt::format("<rect class=\"frame\" x=\"{}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#333\"/>\n</g>\n", kLeft, y0,
                        pw, ph);
@@ -390,14 +450,18 @@ Figure svg_figure(const XAxis& x, const std::vector<PlotPanel>& panels, const Fi
     const std::string& label = labels[i];
     const auto [width, dashed] = stroke_of[label];
     const double lx = kLeft + grid.step * static_cast<double>(i % grid.columns);
-    const double y = ly + kRow * static_cast<double>(i / grid.columns);
+    const double y = ly + kRow * grid.row_y[i];
     if (banded[label])
       svg += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"28\" height=\"10\" fill=\"{}\" fill-opacity=\"0.22\"/>", lx,
                          y - 5, color_of[label]);
+    // A long label wrapped: its further lines as tspans one row down, under its first.
+    std::string text = xml_escape(grid.lines[i][0]);
+    for (std::size_t r = 1; r < grid.lines[i].size(); ++r)
+      text += fmt::format("<tspan x=\"{}\" dy=\"{}\">{}</tspan>", lx + 36, kRow, xml_escape(grid.lines[i][r]));
     svg += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" stroke-width=\"{4}\"{5}/>"
                        "<text class=\"legend-label\" x=\"{6}\" y=\"{7:.1f}\">{8}</text>\n",
                        lx, lx + 28, y, color_of[label], width, dashed ? " stroke-dasharray=\"6 3\"" : "", lx + 36, y + 4,
-                       xml_escape(label));
+                       text);
   }
   ly += kRow * static_cast<double>(grid.rows);
   svg += "</g>\n";

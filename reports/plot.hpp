@@ -29,12 +29,26 @@ struct PlotPanel {
   std::optional<double> ymin, ymax;  ///< default: the data's range (a linear axis padded by 4%)
 };
 
+/// What a curve's line follows through its columns: their means (a column holding a whole number of periods of a
+/// fast cosine averages out, its neighbours do not: a comb of spikes on a dense curve), their medians (the
+/// envelope's QuantileSketch, exact up to 128 values a column), or nothing (the band only; a run of columns of one
+/// point each, which has no band, keeps its line).
+enum class PlotLine { mean, median, none };
+
+/// A labelled dotted vertical line across the panels (the original context length, a sliding window).
+struct PlotMarker {
+  double at = 0;
+  std::string label;
+};
+
 struct FigureOptions {
   std::string title, xlabel;
   int width = 900;
   int height = 0;  ///< pixels of title, panels, axis and legend (0: 300 per panel); notes add lines below
   std::vector<double> vlines;  ///< dotted vertical markers across the panels (e.g. the training length)
   std::string vline_label;     ///< text beside the first marker
+  std::vector<PlotMarker> markers;  ///< more markers, each with its own label (stacked at the first panel's top)
+  PlotLine line = PlotLine::mean;   ///< median: every series' envelope must keep medians
 };
 
 struct Figure {
@@ -45,13 +59,18 @@ struct Figure {
 /// The plot area's width in pixels, which is the number of envelope columns a figure `width` px wide draws.
 int plot_columns(int width);
 
+/// A legend label as the figure writes it: lines of at most `chars` characters (the plot's width), broken after a
+/// ',', ' ' or ':' where one falls in the line's second half, else at the width.
+std::vector<std::string> wrap_label(const std::string& label, std::size_t chars);
+
 /// Whether a figure of `panels` panels and a legend of `labels` fits `options`' size.
 /// @throws std::invalid_argument with the reason (a width under 208 px, panels under 60 px high, no panel).
 void check_figure_layout(const FigureOptions& options, std::size_t panels, const std::vector<std::string>& labels);
 
 /// A panel with nothing drawable is drawn empty with a note.
 /// @throws std::invalid_argument (with the reason) as check_figure_layout, for a series on another x axis, or a
-/// given y limit that is not finite (or not > 0 on a log axis) or an empty given y range.
+/// given y limit that is not finite (or not > 0 on a log axis) or an empty given y range, or a median line of a
+/// series whose envelope keeps no medians.
 Figure svg_figure(const XAxis& x, const std::vector<PlotPanel>& panels, const FigureOptions& options);
 
 /// A curve given point by point, for the one-panel convenience below.

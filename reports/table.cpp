@@ -1,5 +1,6 @@
 #include "reports/table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "reports/escape.hpp"
 #include "reports/npy.hpp"
 #include "reports/output.hpp"
 #include "ropekit/core/enum_text.hpp"
@@ -158,12 +160,11 @@ std::string to_csv(const Table& t) {
 
 std::string to_markdown(const Table& t, const MarkdownOptions& o) {
   fmt::memory_buffer out;
-  auto cell = [&](std::string_view s) {  // " s |" with '|' escaped
+  auto cell = [&](std::string_view s) {  // " s |", escaped where it holds '|', a control character or non-ASCII
     out.push_back(' ');
-    for (char c : s) {
-      if (c == '|') out.push_back('\\');
-      out.push_back(c);
-    }
+    const bool plain = std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F && c != '|'; });
+    if (plain) out.append(s);
+    else out.append(std::string_view(markdown_cell(s)));
     out.append(std::string_view(" |"));
   };
   out.push_back('|');

@@ -1,7 +1,9 @@
 #include "targets/kernel_table.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <vector>
 
 #include <fmt/format.h>
@@ -19,6 +21,13 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
+}
+
+// The key of a selection item "key=value" (a name of letters, digits and '_' before '='), or empty.
+std::string_view selector_key(std::string_view item) {
+  std::size_t n = 0;
+  while (n < item.size() && (std::isalnum(static_cast<unsigned char>(item[n])) || item[n] == '_')) ++n;
+  return n > 0 && n < item.size() && item[n] == '=' ? item.substr(0, n) : std::string_view{};
 }
 
 }  // namespace
@@ -133,22 +142,28 @@ KernelTable read_kernel_table(const std::string& path, std::string_view where) {
     throw InputError(fmt::format("{}: path = '{}\\x00...' (must be a path without NUL characters: the system reads "
                                  "only the part before one)",
                                  where, path.substr(0, std::min<std::size_t>(nul, 200))));
-  // FILE#column=NAME,encoding=SPELLING: the selection after the last '#' that starts with one of the keys (a
-  // spelling holds commas, so encoding= takes the rest of the text).
+  // FILE#column=NAME,encoding=SPELLING: the selection after the last '#' when it starts with "key=" (a spelling holds
+  // commas, so encoding= takes the rest of the text). An unknown key is refused naming it and the known ones (it was
+  // read as part of the file name and reported as a missing file), unless the whole text names an existing file.
   std::string file = path;
   TableSelect select;
   const auto hash = path.rfind('#');
   if (hash != std::string::npos) {
     std::string_view rest = std::string_view(path).substr(hash + 1);
-    if (rest.rfind("column=", 0) == 0 || rest.rfind("encoding=", 0) == 0) {
+    const std::string_view first = selector_key(rest);
+    const bool known = first == "column" || first == "encoding";
+    if (known || (!first.empty() && !std::filesystem::exists(path))) {
       file = path.substr(0, hash);
       while (!rest.empty()) {
-        if (rest.rfind("encoding=", 0) == 0) {
+        const std::string_view key = selector_key(rest);
+        if (key == "encoding") {
           select.encoding = std::string(rest.substr(9));
           break;
         }
-        if (rest.rfind("column=", 0) != 0)
-          throw InputError(fmt::format("{}: {} (must be FILE#column=NAME[,encoding=SPELLING])", where,
+        if (key != "column")
+          throw InputError(fmt::format("{}: selector = {} in {} (must be column or encoding, as in "
+                                       "FILE#column=NAME[,encoding=SPELLING])",
+                                       where, quote(bounded(std::string(key.empty() ? rest : key))),
                                        quote(bounded(path))));
         const auto comma = rest.find(',');
         select.column = std::string(rest.substr(7, comma == std::string_view::npos ? rest.npos : comma - 7));

@@ -57,20 +57,27 @@ def _pixels(ax):
     return max(1, int(round(ax.get_position().width * fig.get_figwidth() * fig.dpi)))
 
 
-def _curve(ax, x, y, label, color, log_x, log_y, columns):
-    """One curve through its per-column envelope: band (where a column holds several points) and mean line."""
+def _curve(ax, x, y, label, color, log_x, log_y, columns, line="mean"):
+    """One curve through its per-column envelope: band (where a column holds several points) and a line through
+    the columns' means or medians; line="none": the band only (a curve without a band keeps its line)."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     keep = np.isfinite(x) & (x > 0) if log_x else np.isfinite(x)
     if not keep.any():
         return None
-    e = ropekit.envelope(x[keep], y[keep], columns=columns or _pixels(ax), log=log_x)
+    e = ropekit.envelope(x[keep], y[keep], columns=columns or _pixels(ax), log=log_x, median=line == "median")
     lo = e["min_positive"] if log_y else e["min"]
-    mean = e["geometric_mean"] if log_y else e["mean"]
-    (line,) = ax.plot(e["x"], mean, color=color, lw=1.4, label=label)
-    if (e["count"] > 1).any():
-        ax.fill_between(e["x"], lo, e["max"], color=line.get_color(), alpha=0.22, lw=0)
-    return line
+    if line == "median":
+        centre = e["median_positive"] if log_y else e["median"]
+    else:
+        centre = e["geometric_mean"] if log_y else e["mean"]
+    banded = (e["count"] > 1).any()
+    if line == "none" and banded:  # the band only, which the legend then shows
+        return ax.fill_between(e["x"], lo, e["max"], color=color, alpha=0.22, lw=0, label=label)
+    (drawn,) = ax.plot(e["x"], centre, color=color, lw=1.4, label=label)
+    if banded:
+        ax.fill_between(e["x"], lo, e["max"], color=drawn.get_color(), alpha=0.22, lw=0)
+    return drawn
 
 
 def _finish(fig, axes, xlabel, title, log_x, own):
@@ -99,7 +106,7 @@ def _finish(fig, axes, xlabel, title, log_x, own):
 
 
 def kernel(encodings, lags=None, *, columns=("kernel", "content_variance"), rho=1.0, seq_len=None, log_x=None,
-           log_y=(), title=None, ax=None, envelope_columns=None):
+           log_y=(), title=None, ax=None, envelope_columns=None, labels=None, line="mean", markers=None):
     """The kernels (and the other columns of ``ropekit.kernel``) of one or several encodings over the lags.
 
     Args:
@@ -113,6 +120,11 @@ def kernel(encodings, lags=None, *, columns=("kernel", "content_variance"), rho=
         title: the figure's title (default: none).
         ax: an Axes or a sequence of one Axes per column to draw into (default: a new figure).
         envelope_columns: columns of the per-pixel summary (default: the axes' width in pixels).
+        labels: the legend's labels, one per encoding, distinct (default: the canonical spellings).
+        line: what each curve's line follows through its pixel columns: "mean", "median" (``ropekit.envelope``'s
+            bounded median) or "none" (the min-max band only), as ``ropekit kernel --plot-line``.
+        markers: labelled dotted vertical lines, {lag: label} (e.g. {8192: "original context 8192"}); default: each
+            scaling scheme's original context length, as ``ropekit kernel --plot`` marks it.
 
     Returns:
         matplotlib.figure.Figure
@@ -123,6 +135,8 @@ def kernel(encodings, lags=None, *, columns=("kernel", "content_variance"), rho=
     for c in columns + log_y:
         if c not in KERNEL_COLUMNS:
             raise ValueError(f"ropekit.plot.kernel: column = {c!r} (must be one of {', '.join(KERNEL_COLUMNS)})")
+    if line not in ("mean", "median", "none"):
+        raise ValueError(f"ropekit.plot.kernel: line = {line!r} (must be mean, median or none)")
     names = [encodings] if isinstance(encodings, str) else list(encodings)
     data = ropekit.kernel(names, lags, rho=rho, seq_len=seq_len, columns=["encoding", "lag"] + columns)
     lag = np.asarray(data["lag"], dtype=float)
@@ -134,15 +148,43 @@ def kernel(encodings, lags=None, *, columns=("kernel", "content_variance"), rho=
     fig, axes, own = _axes(ax, len(columns), plt)
     encoding = np.asarray(data["encoding"])
     order = list(dict.fromkeys(data["encoding"]))  # canonical spellings in the order given
+    if labels is None:
+        labels = order
+    else:
+        labels = [labels] if isinstance(labels, str) else [str(x) for x in labels]
+        if len(labels) != len(order):
+            raise ValueError(f"ropekit.plot.kernel: labels = {len(labels)} label(s) (must be {len(order)}, one per "
+                             "curve)")
+        if len(set(labels)) != len(labels):
+            raise ValueError("ropekit.plot.kernel: labels = a label given twice (must be distinct labels)")
+    if markers is None:
+        markers = {}
+        for name in order:
+            for L0 in _original_contexts(name):
+                markers.setdefault(L0, f"original context {L0:g}")
     for a, c in zip(axes, columns):
         for k, name in enumerate(order):
             rows = encoding == name
-            _curve(a, lag[rows], np.asarray(data[c])[rows], name, f"C{k}", log_x, c in log_y, envelope_columns)
+            _curve(a, lag[rows], np.asarray(data[c])[rows], labels[k], f"C{k}", log_x, c in log_y, envelope_columns,
+                   line)
+        for at, text in markers.items():
+            if not (lag.min() <= at <= lag.max()):  # as the command line: only markers on the lag axis
+                continue
+            a.axvline(at, color="#555", ls=":", lw=1)
+            if a is axes[0]:
+                a.annotate(text, (at, 1), xycoords=("data", "axes fraction"), xytext=(4, -12),
+                           textcoords="offset points", color="#555", fontsize="small")
         a.set_ylabel(KERNEL_COLUMNS[c])
         a.set_yscale("log" if c in log_y else "linear")
         a.set_xscale("log" if log_x else "linear")
         a.grid(True, color="#e8e8e8")
     return _finish(fig, axes, "lag Dp", title, log_x, own)
+
+
+def _original_contexts(spelling):
+    """The original context lengths (orig=) a canonical spelling's scaling schemes name."""
+    import re
+    return sorted({float(m) for m in re.findall(r"\borig=([0-9.eE+]+)", spelling)})
 
 
 def variance(encodings, lags=None, *, rho=1.0, seq_len=None, log_y=False, **kwargs):

@@ -135,7 +135,7 @@ py::tuple py_design(const std::string& k, int blocks, const std::string& samplin
 py::dict py_list_spectra();
 // envelope_bindings.cpp
 py::dict py_envelope(const py::object& x, const py::object& y, int columns, std::optional<double> lo,
-                     std::optional<double> hi, bool log);
+                     std::optional<double> hi, bool log, bool median);
 // lie_bindings.cpp
 py::dict py_model(const std::string& path);
 py::dict py_precision(const std::string& encoding, const py::object& positions, const std::string& dtype,

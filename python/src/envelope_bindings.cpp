@@ -14,7 +14,7 @@
 namespace ropekit::bindings {
 
 py::dict py_envelope(const py::object& x_in, const py::object& y_in, int columns, std::optional<double> lo,
-                     std::optional<double> hi, bool log) {
+                     std::optional<double> hi, bool log, bool median) {
   const std::string where = "ropekit envelope";
   check_real(x_in, where, "--x");
   check_real(y_in, where, "--y");
@@ -36,14 +36,14 @@ py::dict py_envelope(const py::object& x_in, const py::object& y_in, int columns
   if (!(std::isfinite(axis.lo) && std::isfinite(axis.hi) && axis.hi > axis.lo && (!log || axis.lo > 0)))
     bad(where, "--lo", fmt::format("{} with hi = {}", format_number(axis.lo), format_number(axis.hi)),
         log ? "a range 0 < lo < hi (given, or the x > 0 the data has)" : "a range lo < hi (given, or the data's x)");
-  SeriesEnvelope e(axis, columns);
+  SeriesEnvelope e(axis, columns, median);
   {
     py::gil_scoped_release release;
     for (std::size_t i = 0; i < n; ++i) e.add(xs[i], ys[i]);
   }
   // One row per column holding a point or a gap (a gap row: NaN values, so matplotlib breaks the line there).
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> cx, mean, mn, mx, mnp, gmean;
+  std::vector<double> cx, mean, mn, mx, mnp, gmean, med, medp, rank_error;
   std::vector<std::int64_t> count;
   for (std::size_t c = 0; c < e.columns().size(); ++c) {
     const EnvelopeColumn& k = e.columns()[c];
@@ -58,6 +58,11 @@ py::dict py_envelope(const py::object& x_in, const py::object& y_in, int columns
     mx.push_back(any ? k.max : nan);
     mnp.push_back(pos ? k.min_positive : nan);
     gmean.push_back(pos ? std::pow(10.0, k.log_sum / static_cast<double>(k.positive)) : nan);
+    if (median) {
+      med.push_back(column_median(k, false));
+      medp.push_back(column_median(k, true));
+      rank_error.push_back(k.values.rank_error());
+    }
     count.push_back(k.count);
   }
   py::dict d;
@@ -68,6 +73,11 @@ py::dict py_envelope(const py::object& x_in, const py::object& y_in, int columns
   d["min_positive"] = column(std::move(mnp));
   d["geometric_mean"] = column(std::move(gmean));
   d["count"] = int_column(count);
+  if (median) {
+    d["median"] = column(std::move(med));
+    d["median_positive"] = column(std::move(medp));
+    d["median_rank_error"] = column(std::move(rank_error));
+  }
   d["outside"] = e.outside();
   return d;
 }

@@ -98,7 +98,7 @@ PYBIND11_MODULE(_ropekit, m) {
         py::kw_only(), "window"_a = 32, "pairs"_a = 256, "max_exp"_a = 2048, "seed"_a = std::uint64_t{0x5EED},
         "route"_a = "auto");
   m.def("envelope", named("envelope", &py_envelope), doc_envelope, "x"_a, "y"_a, "columns"_a = 800, "lo"_a = py::none(),
-        "hi"_a = py::none(), "log"_a = false);
+        "hi"_a = py::none(), "log"_a = false, "median"_a = false);
   m.def("list_encodings", named("list_encodings", &py_list_encodings), doc_list_encodings, "verbose"_a = false);
   m.def("list_schemes", named("list_schemes", &py_list_schemes), doc_list_schemes);
   m.def("list_targets", named("list_targets", &py_list_targets), doc_list_targets);

@@ -228,3 +228,14 @@ def test_kernel_of_several_encodings_is_one_tidy_table():
         ropekit.kernel([], "1")
     with pytest.raises(ValueError, match=r"^ropekit.kernel: columns = 'kernal' \(must be columns of kernel: "):
         ropekit.kernel(encs, "1", columns=["kernal"])
+
+
+def test_frequencies_zero_frequency_has_infinite_wavelength():
+    # Issue 32: a symmetric quantile grid of 7 blocks holds theta_3 = Phi^-1(1/2) = 0; it was refused ("theta_3 = 0
+    # is below 2 pi / DBL_MAX") while kernel took it. 2 pi / 0 is infinite: the frequency never repeats.
+    f = ropekit.frequencies("rf-rope:spectrum=gaussian(sigma=20),blocks=7")
+    assert f["theta"][3] == 0
+    assert f["wavelength"][3] == np.inf
+    np.testing.assert_allclose(np.delete(f["wavelength"], 3), 2 * np.pi / np.abs(np.delete(f["theta"], 3)),
+                               rtol=1e-15)  # one rounding of the division
+    assert cli_csv("frequencies", "--encoding", "rf-rope:spectrum=gaussian(sigma=20),blocks=7")["wavelength"][3] == "inf"

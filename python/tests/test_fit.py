@@ -229,3 +229,14 @@ def test_fit_summary_is_the_rows_best_per_target_and_length():
     cli = cli_csv("fit", "--encoding", *args[0], "--targets", "mixed", "phase", "--train-context", "256",
                   "--eval-contexts", "256,1024", "--seed", "0,1", "--summary")
     assert cli["best"] == list(s.best) and numbers(cli["best_mse"]) == list(s.best_mse)
+
+
+def test_fit_params_tunes_ropes_base():
+    # Issue 32: `free` takes the spelling's keys; base was refused for rope. The target is rope with base 500.
+    rows, summary = ropekit.fit_params("rope:dim=16,base=100", ["base"], ["kernel:rope:dim=16,base=500"],
+                                       ridge=1e-14, eval_contexts=[1024])
+    s = summary["kernel:rope:dim=16,base=500"]
+    assert s["params"][0] == pytest.approx(500, rel=1e-6)  # an exact kernel and ridge 1e-14: far better than asked
+    assert len(s["starts"]) == 3 + 3  # --starts 3 and the scan's 3, as the command line announces
+    with pytest.raises(ValueError, match=r"must be a parameter of rope: one of theta, factor \(with scaling=yarn"):
+        ropekit.fit_params("rope:dim=16,scaling=yarn(factor=4,orig=64)", ["base"], ["phase"])

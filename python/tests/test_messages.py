@@ -64,3 +64,13 @@ def test_a_10_mb_value_gives_a_short_message(function, call):
     assert message.startswith(f"ropekit.{function}: "), message[:300]
     assert len(message) < 1000, message[:300]
     assert re.search(r"\(10485[0-9]{3} characters\)", message), message
+
+
+def test_nul_in_a_path_is_reported_once():
+    # Issue 32: "(must be the path contains a NUL character (must be a path without NUL characters))": the reason
+    # was given inside a second constraint. One constraint, one "must be".
+    with pytest.raises(ValueError) as e:
+        ropekit.model("/tmp/config.json\x00.gguf")
+    msg = str(e.value)
+    assert msg.count("must be") == 1, msg
+    assert msg.endswith("(must be a path without NUL characters: the system reads only the part before one)"), msg

@@ -156,3 +156,39 @@ def test_cli_svg_renders_every_curve_inside_its_panels(tmp_path):
         swatch = np.abs(img - (0.22 * rgb + 0.78)).max(axis=2) < 0.02  # the band's 22% over white
         assert swatch[legend_top:].sum() > 100  # its legend swatch (28 x 10 px), below the panels
         assert near[:legend_top][~inside[:legend_top]].sum() == 0  # nothing drawn outside the frames
+
+
+def test_envelope_median_is_each_columns_lower_median():
+    # Issue 32: a median line needs each column's median; numpy's sorted values give it (the ceil(n/2)-th value).
+    x = np.arange(1000.0)
+    y = np.cos(x / 3.7) + 0.01 * x
+    e = ropekit.envelope(x, y, columns=10, median=True)
+    for c in range(10):
+        v = np.sort(y[(x >= 100 * c) & (x < 100 * (c + 1))])  # 100 values a column: exact (under 128)
+        assert e["median"][c] == v[int(np.ceil(len(v) / 2)) - 1]
+        assert e["median_rank_error"][c] == 0
+    big = ropekit.envelope(np.zeros(5000), np.arange(5000.0)[::-1], columns=1, lo=-1, hi=1, median=True)
+    # 5000 values in one column: the value returned is within the stated rank error of rank 2500.
+    assert abs((big["median"][0] + 1) - 2500) <= big["median_rank_error"][0] <= 6 * 5000 / 128
+    assert "median" not in ropekit.envelope(x, y, columns=10)
+
+
+def test_plot_kernel_labels_line_and_markers():
+    yarn = "rope:dim=64,base=10000,scaling=yarn(factor=4,orig=512)"
+    fig = ropekit.plot.kernel(["rope:dim=64", yarn], "1:4096", labels=["plain", "YaRN"], line="median")
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["plain", "YaRN"]
+    a = fig.get_axes()[0]
+    # The median line of the plain curve: each plotted y is one of the kernel's values (a median is a value).
+    k = ropekit.kernel("rope:dim=64", "1:4096")["kernel"]
+    assert np.isin(a.get_lines()[0].get_ydata(), k).all()
+    # The original context of the yarn curve, marked and labelled in the first panel.
+    assert [t.get_text() for t in a.texts] == ["original context 512"]
+    assert any(list(l.get_xdata()) == [512, 512] for l in a.get_lines())
+    mpl.pyplot.close(fig)
+    none = ropekit.plot.kernel("rope:dim=64", "1:4096", columns="kernel", line="none")
+    assert none.get_axes()[0].get_lines() == []  # the band only
+    mpl.pyplot.close(none)
+    with pytest.raises(ValueError, match=r"labels = 1 label\(s\) \(must be 2, one per curve\)"):
+        ropekit.plot.kernel(["rope:dim=64", yarn], "1:100", labels=["one"])
+    with pytest.raises(ValueError, match="line = 'spline'"):
+        ropekit.plot.kernel("rope:dim=64", "1:100", line="spline")

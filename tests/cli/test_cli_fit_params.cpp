@@ -278,3 +278,36 @@ TEST_CASE("fit-params refuses tables whose values would overflow the fit's sums 
   CHECK(r.out.find("NaN") == std::string::npos);
   CHECK(r.out.find("null") == std::string::npos);
 }
+
+TEST_CASE("fit-params --free base tunes rope's base (the how-to's `--free` takes the spelling's keys; issue 32)") {
+  // The target is rope with base 500 (theta_k = 500^{-2k/16}); from base 100 the fit must land on 500. Before: "--free
+  // = 'base' (must be a parameter of rope: one of theta)". The run has --starts 3 and the scan's 3 starts: 6 in all.
+  // --max-iterations 100000: a bound long enough to be announced (every start converges in tens of iterations).
+  const auto r = run_ropekit("fit-params --encoding rope:dim=16,base=100 --free base --target "
+                             "kernel:rope:dim=16,base=500 --ridge 1e-14 --eval-contexts 1024 --format json "
+                             "--max-iterations 100000");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string tuned = j["tuned_encoding"].begin().value();
+  const auto at = tuned.find("base=");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stod(tuned.substr(at + 5)) == doctest::Approx(500).epsilon(1e-6));
+  CHECK(j["summary"].begin().value()["starts"].size() == 6);
+  // The announcement counts the starts run (it said 3 where 4 ran).
+  CHECK(r.err.rfind("ropekit fit-params: 1 targets x 6 starts (3 and 3 from a scan of base), 1 parameters; "
+                    "estimated at most ", 0) == 0);
+  // The refusal where base cannot be tuned names the keys that can, and why.
+  check_rejected("fit-params --encoding 'rope:dim=16,base=100,scaling=llama3(factor=8,orig=64)' --free base",
+                 "--free = 'base' (must be a parameter of rope: one of theta, factor (with scaling=llama3 the "
+                 "frequencies are not a power of the base; base is free with scaling none, linear or ntk))");
+}
+
+TEST_CASE("fit-params data:FILE#key=...: an unknown selector is named with the known ones, not read as a file name") {
+  ScratchDir dir("fit-params-selector");
+  const auto table = dir.write("k.csv", "lag,value\n0,1\n1,0.5\n");
+  // Before: "cannot read kernel table '.../k.csv#bogus=1': No such file or directory".
+  check_rejected("fit-params --encoding rope:dim=8 --free theta --target 'data:" + table + "#bogus=1'",
+                 "ropekit fit-params: --target: selector = 'bogus' in '" + table +
+                     "#bogus=1' (must be column or encoding, as in FILE#column=NAME[,encoding=SPELLING])");
+}

@@ -168,3 +168,64 @@ TEST_CASE("kernel --plot options refused: one error line, exit 2, no table and n
     CHECK_FALSE(std::filesystem::exists(svg));
   }
 }
+
+TEST_CASE("kernel --plot-labels, --plot-line and the original-context marker (issue 32)") {
+  ScratchDir dir("plot-labels");
+  const std::string svg = dir.file("k.svg");
+  const std::string yarn = "rope:dim=64,base=10000,scaling=yarn(factor=4,orig=512)";
+  const auto r = run_ropekit("kernel --encoding rope:dim=64 '" + yarn + "' --lags 1:4096 --plot " + svg +
+                             " --plot-labels 'plain RoPE,YaRN x4' --plot-line median --out " + dir.file("k.csv"));
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string plot = slurp(svg);
+  CHECK(svg_texts(plot, "legend-label") == std::vector<std::string>{"plain RoPE", "YaRN x4"});
+  CHECK(svg_elements(plot, "<path class=\"median\"").size() == 4);  // two curves x two panels
+  CHECK(svg_elements(plot, "<path class=\"mean\"").empty());
+  // YaRN's original context 512, marked once with its label, its line in both panels at log10(512) of [0, log10 4096].
+  CHECK(svg_texts(plot, "marker") == std::vector<std::string>{"original context 512"});
+  const auto lines = svg_elements(plot, "<line class=\"marker\"");
+  REQUIRE(lines.size() == 2);
+  const auto frame = svg_elements(plot, "<rect class=\"frame\"").at(0);
+  const double x0 = svg_number(frame, "x"), w = svg_number(frame, "width");
+  CHECK(std::abs(svg_number(lines[0], "x1") - (x0 + w * std::log10(512.0) / std::log10(4096.0))) <= 0.051);  // 0.1 px printed
+  // --plot-line none: the bands only.
+  REQUIRE(run_ropekit("kernel --encoding rope:dim=64 --lags 1:4096 --plot " + svg + " --plot-line none").exit_code == 0);
+  CHECK(svg_elements(slurp(svg), "<path class=\"mean\"").empty());
+  CHECK(svg_elements(slurp(svg), "<path class=\"envelope\"").size() == 2);
+  // Refusals: a label count other than the curves', a repeated label, an unknown line.
+  const std::string base = "kernel --encoding rope:dim=64 xpos:dim=64 --lags 1:100 --plot " + dir.file("x.svg");
+  check_rejected(base + " --plot-labels a", "--plot-labels = 'a' (must be 2 label(s), one per curve (1 given))");
+  check_rejected(base + " --plot-labels a,b,c", "--plot-labels = 'a,b,c' (must be 2 label(s), one per curve (3 given))");
+  check_rejected(base + " --plot-labels a,a", "--plot-labels = 'a' (must be distinct labels (given twice))");
+  check_rejected(base + " --plot-line spline", "--plot-line = spline (must be mean, median or none)");
+  CHECK_FALSE(std::filesystem::exists(dir.file("x.svg")));
+}
+
+TEST_CASE("kernel --plot: a long spelling's legend label stays inside the figure") {
+  // Before: the spelling ran on in one text line past the 900 px figure.
+  ScratchDir dir("plot-long-label");
+  const std::string svg = dir.file("k.svg");
+  const std::string part = "rope(dim=128,base=500000,scaling=llama3(factor=8,low=1,high=4,orig=8192))";
+  REQUIRE(run_ropekit("kernel --encoding 'rope:dim=128,base=500000,scaling=llama3(factor=8,low=1,high=4,orig=8192)' "
+                      "'direct-sum:[" + part + "," + part + "," + part + "]' --lags 1:100 --plot " + svg)
+              .exit_code == 0);
+  const std::string plot = slurp(svg);
+  const double width = std::stod(svg_attr(svg_elements(plot, "<svg").at(0), "width"));
+  for (const auto& e : svg_elements(plot, "<text class=\"legend-label\"")) {
+    const auto at = plot.find(e);
+    const std::string inner = plot.substr(at + e.size(), plot.find("</text>", at) - at - e.size());
+    // each line (text, then tspans) at 6.6 px a character from x must end inside the figure
+    std::size_t chars = 0, longest_line = 0;
+    for (std::size_t i = 0; i < inner.size(); ++i) {
+      if (inner[i] == '<') {
+        longest_line = std::max(longest_line, chars), chars = 0;
+        i = inner.find('>', i);
+        continue;
+      }
+      if (inner[i] == '&') i = inner.find(';', i);
+      ++chars;
+    }
+    longest_line = std::max(longest_line, chars);
+    CHECK(svg_number(e, "x") + 6.6 * static_cast<double>(longest_line) <= width);
+  }
+}

@@ -3,7 +3,11 @@
 // has no line of Ceres' logging beside it.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <regex>
 #include <string>
 #include <vector>
@@ -118,4 +122,45 @@ TEST_CASE("Ceres' glog lines do not reach stderr") {
   CHECK(r.exit_code == 2);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK(r.err.rfind("error: ropekit fit-params: --spectrum = 'gaussian:sigma=?1e-300' (must be finite residuals", 0) == 0);
+}
+
+TEST_CASE("`ropekit list` alone prints what can be listed and exits 0; each item it names lists") {
+  // Before: "ropekit list" was an error (what is required).
+  const auto r = run_ropekit("list --format csv");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  // The five lists the command's help names, in its order, each a row of the overview.
+  const std::vector<std::string> expected = {"methods", "targets", "probes", "encodings", "schemes"};
+  std::vector<std::string> names;
+  std::size_t at = r.out.find('\n') + 1;  // past the header
+  while (at < r.out.size()) {
+    const std::size_t end = r.out.find('\n', at);
+    names.push_back(r.out.substr(at, r.out.find(',', at) - at));
+    at = end + 1;
+  }
+  CHECK(names == expected);
+  for (const auto& n : names) CHECK(run_ropekit("list " + n).exit_code == 0);
+  check_refusal("list widgets", "ropekit list");
+  CHECK(run_ropekit("list widgets").err.find("must be methods, targets, probes, encodings or schemes") !=
+        std::string::npos);
+}
+
+TEST_CASE("a file-size limit (ulimit -f) gives the 'File too large' error, exit 2, no partial file") {
+  // Before: SIGXFSZ killed the process (bash printed "File size limit exceeded", exit 153) and the run's
+  // temporary file was left to the signal handler. 1 block of 1024 bytes: the 10001 rows need about 250 kB.
+  ScratchDir dir("fsize-msg");
+  const std::string out = dir.file("k.csv");
+  for (const std::string& to : {"--out '" + out + "'", std::string("> '") + out + "'"}) {
+    CAPTURE(to);
+    const std::string cmd = "bash -c \"ulimit -f 1; exec '" + std::string(ROPEKIT_CLI) +
+                            "' kernel --encoding rope:dim=8 --lags 0:10000 " + to + "\" 2>'" + dir.file("err") + "'";
+    const int status = std::system(cmd.c_str());
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 2);
+    const std::string err = ropekit::test::slurp(dir.file("err"));
+    CHECK(err.find("File too large") != std::string::npos);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    if (to[0] == '-') CHECK_FALSE(std::filesystem::exists(out));  // --out: nothing, not a partial file
+    std::filesystem::remove(out);
+  }
 }

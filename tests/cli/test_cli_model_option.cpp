@@ -168,14 +168,15 @@ TEST_CASE("kernel --model --plot: the lags each layer type sees, refused where i
   CAPTURE(r.err);
   REQUIRE(r.exit_code == 0);
   const std::string plot = slurp(svg);
-  // Lags 1000..1020 are seen by both layer types, 1030.. by the full layers only: both series, labelled by type.
-  CHECK(plot.find("sliding_attention: " + kSliding) != std::string::npos);
-  CHECK(plot.find("full_attention: rope:dim=256,base=1000000") != std::string::npos);
+  // Lags 1000..1020 are seen by both layer types, 1030.. by the full layers only: both series, labelled by the
+  // file's name and the layer type (issue 32: the spelling made the legend run off the figure).
+  CHECK(plot.find(">gemma-3-4b.json: sliding_attention<") != std::string::npos);
+  CHECK(plot.find(">gemma-3-4b.json: full_attention<") != std::string::npos);
   // The sliding curve ends at its window: no column of it past lag 1023 (drawn columns' mean x are lags it sees).
   const auto frame = svg_elements(plot, "<rect class=\"frame\"").at(0);
   const double x0 = svg_number(frame, "x"), w = svg_number(frame, "width");
   const auto groups = svg_elements(plot, "<g class=\"series\"");
-  REQUIRE(svg_attr(groups.at(0), "data-label").rfind("sliding_attention: ", 0) == 0);  // the first curve of a panel
+  REQUIRE(svg_attr(groups.at(0), "data-label") == "gemma-3-4b.json: sliding_attention");  // a panel's first curve
   const auto mean = svg_path(svg_attr(svg_elements(plot, "<path class=\"mean\"").at(0), "d"));
   REQUIRE_FALSE(mean.points.empty());
   CHECK(std::abs(mean.points.back().first - (x0 + w * (1020.0 - 1000) / 90)) <= 0.051);  // linear axis 1000..1090

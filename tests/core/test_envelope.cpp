@@ -3,7 +3,10 @@
 // are counted, not binned.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <utility>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -75,4 +78,53 @@ TEST_CASE("envelopes refuse axes that cannot be drawn and mismatched points") {
   SeriesEnvelope e(XAxis{0, 1, false}, 2);
   const std::vector<double> x{0, 1}, y{0};
   CHECK_THROWS_AS(e.add(x, y), std::invalid_argument);
+}
+
+TEST_CASE("QuantileSketch: exact order statistics up to 128 values, then within its stated rank error") {
+  // Values in a scrambled order (a multiplicative walk mod a prime), so the sketch sees no sorted runs.
+  auto values = [](int n) {
+    std::vector<double> v;
+    std::uint64_t s = 1;
+    for (int i = 0; i < n; ++i) v.push_back(static_cast<double>(s = s * 48271 % 2147483647));
+    return v;
+  };
+  for (const int n : {1, 2, 127, 128}) {
+    QuantileSketch q;
+    auto v = values(n);
+    for (double y : v) q.add(y);
+    std::sort(v.begin(), v.end());
+    CAPTURE(n);
+    CHECK(q.rank_error() == 0);
+    for (int r = 1; r <= n; ++r) CHECK(q.at_rank(r) == v[static_cast<std::size_t>(r - 1)]);
+  }
+  for (const int n : {129, 1000, 100000}) {
+    QuantileSketch q;
+    auto v = values(n);
+    for (double y : v) q.add(y);
+    std::sort(v.begin(), v.end());
+    CAPTURE(n);
+    // The stated bound, and the H n / 128 it is under: H <= log2(n / 128) + 1 compacting levels.
+    const double H = std::floor(std::log2(n / 128.0)) + 1;
+    CHECK(q.rank_error() <= H * n / 128);
+    for (const double r : {1.0, std::ceil(n / 2.0), 0.9 * n, static_cast<double>(n)}) {
+      const double got = q.at_rank(r);
+      // Its true rank: the position of the value in the sorted data (the values are distinct).
+      const double true_rank = static_cast<double>(std::lower_bound(v.begin(), v.end(), got) - v.begin()) + 1;
+      CAPTURE(r);
+      CHECK(std::abs(true_rank - r) <= q.rank_error());
+    }
+  }
+}
+
+TEST_CASE("an envelope keeping medians: each column's lower median, of the positive values for a log axis") {
+  SeriesEnvelope e(XAxis{0, 2, false}, 2, true);
+  // Column 0: -5, 1, 2, 3 (median 1; of the positives 2); column 1: 7 alone.
+  for (const auto& [x, y] : std::vector<std::pair<double, double>>{{0.1, 3}, {0.2, -5}, {0.3, 1}, {0.4, 2}, {1.5, 7}})
+    e.add(x, y);
+  CHECK(column_median(e.columns()[0], false) == 1);
+  CHECK(column_median(e.columns()[0], true) == 2);
+  CHECK(column_median(e.columns()[1], false) == 7);
+  SeriesEnvelope plain(XAxis{0, 2, false}, 2);
+  plain.add(0.1, 3);
+  CHECK(std::isnan(column_median(plain.columns()[0], false)));  // no medians kept
 }

@@ -169,6 +169,41 @@ TEST_CASE("tuning recovers a damped RoPE's 8 perturbed frequencies and gamma = 3
   CHECK(std::get<enc::Damped>(again.value).gamma == doctest::Approx(gamma).epsilon(1e-6));
 }
 
+TEST_CASE("tuning rope's base recovers 500 from its kernel; the starts run are the starts counted, with progress") {
+  // The target (1/8) sum_k cos(500^{-2k/16} d), written here; from base 100 only base moves every frequency.
+  // Before: `--free base` was refused for rope ("one of theta"), and a scan short of 3 minima ran fewer starts
+  // than announced (3 announced, 4 run).
+  const Eigen::VectorXd lags = grid(1024);
+  Eigen::VectorXd y = Eigen::VectorXd::Zero(lags.size());
+  for (int k = 0; k < 8; ++k) y.array() += (std::pow(500.0, -2.0 * k / 16) * lags.array()).cos() / 8;
+  const auto t = tunable("rope:dim=16,base=100", {"base"});
+  REQUIRE(tuning_scans(t));  // one free parameter moving every frequency, finite bounds
+  TuneOptions o;
+  o.ridge = 1e-14;
+  o.starts = 2;
+  o.progress_seconds = 0;  // a line at every scan tick and iteration too
+  std::vector<std::string> lines;
+  o.progress = [&](const std::string& line) { lines.push_back(line); };
+  const auto r = tune_encoding(t, lags, y, o);
+  CHECK(std::abs(r.params[0] - 500) <= 1e-6 * 500);  // identified far better than asked: ridge 1e-14, exact kernel
+  CHECK(std::get<Geometric>(std::get<enc::Rope>(parse_encoding(spelling(r.tuned)).value).freqs.source).base ==
+        doctest::Approx(500).epsilon(1e-6));
+  // 2 starts asked + 3 from the scan = 5, as tuning_start_count (and so the command's announcement) says.
+  CHECK(tuning_start_count(t, 2) == 5);
+  REQUIRE(r.starts.size() == 5);
+  std::vector<std::string> ends;
+  bool scan_line = false, iteration_line = false;
+  for (const auto& l : lines) {
+    if (l.find(" -> ") != std::string::npos) ends.push_back(l.substr(0, l.find(" (")));
+    scan_line |= l.rfind("scan of base: ", 0) == 0 && l.find(" grid points (") != std::string::npos;
+    iteration_line |= l.find(" of 5 (") != std::string::npos && l.find(": iteration ") != std::string::npos;
+  }
+  CHECK(ends == std::vector<std::string>{"start 1 of 5", "start 2 of 5", "start 3 of 5", "start 4 of 5", "start 5 of 5"});
+  CHECK(lines.back().find(" s elapsed") != std::string::npos);
+  CHECK(scan_line);
+  CHECK(iteration_line);
+}
+
 TEST_CASE("tuning never ends worse than its untuned start (Table 3 targets, RoPE / damped / Jordan)") {
   TargetParams tp;
   tp.head_dim = 64;
@@ -223,9 +258,15 @@ TEST_CASE("free names are checked against the encoding before any solve") {
       CHECK(std::string(e.what()).find(expect) != std::string::npos);
     }
   };
-  rejected("rope:dim=8", {"gamma"}, "--free = 'gamma' (must be a parameter of rope: one of theta)");
+  rejected("rope:dim=8", {"gamma"}, "--free = 'gamma' (must be a parameter of rope: one of theta, base)");
+  // base: free where the frequencies are a power of it; the refusal names what can be tuned and why not base
+  rejected("rope:dim=8,base=100,scaling=yarn(factor=4,orig=64)", {"base"},
+           "--free = 'base' (must be a parameter of rope: one of theta, factor (with scaling=yarn the frequencies are "
+           "not a power of the base; base is free with scaling none, linear or ntk))");
+  rejected("rope-freqs:freqs=[1,0.1]", {"base"}, "one of theta (rope-freqs gives its frequencies, not a base)");
+  rejected("rope:dim=8,scaling=linear(factor=2)", {"base", "factor"}, "one of theta and the parameters that move");
   rejected("damped:dim=8", {"theta", "theta"}, "named once");
-  rejected("rope:dim=8,scaling=linear(factor=2)", {"theta", "factor"}, "not both");
+  rejected("rope:dim=8,scaling=linear(factor=2)", {"theta", "factor"}, "one of theta and the parameters that move");
   rejected("jordan:dim=8,tau=raw", {"eta"}, "absorb eta");
   rejected("alibi", {"slope"}, "the families with tunable parameters");
   rejected("rope:dim=8", {}, "at least one of theta");

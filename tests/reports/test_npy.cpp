@@ -4,10 +4,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <string>
 
+#include "ropekit/core/error.hpp"
 #include "reports/npy.hpp"
 #include "reports/table.hpp"
 
@@ -120,4 +123,37 @@ TEST_CASE("npy is a format of its own: parse_format reads it, render writes the 
   t.columns = {"x"};
   t.add_row({1.0});
   CHECK(render(t, Format::npy) == npy_table_bytes(t));
+}
+
+TEST_CASE("npy table: the spilled temporary goes to $TMPDIR, else /tmp (std::tmpfile ignored TMPDIR)") {
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "ropekit-npy-tmpdir-test";
+  Table block;
+  block.columns = {"a"};
+  for (int r = 0; r < 20; ++r) block.add_row({static_cast<double>(r)});
+  // A TMPDIR that does not exist: the spill fails naming it (with /tmp it would have succeeded).
+  const std::string missing = "/nonexistent-ropekit-tmpdir";
+  ::setenv("TMPDIR", missing.c_str(), 1);
+  {
+    NpyTableWriter w(block.columns, 4);
+    CHECK_THROWS_WITH_AS(w.add(block),
+                         ("cannot write a temporary file for the .npy table in '" + missing +
+                          "': No such file or directory").c_str(),
+                         InputError);
+  }
+  // An existing TMPDIR: the spill works, and leaves no file behind (the temporary has no name).
+  std::filesystem::create_directories(dir);
+  ::setenv("TMPDIR", dir.c_str(), 1);
+  {
+    NpyTableWriter w(block.columns, 4);
+    w.add(block);
+    std::string bytes;
+    w.finish([&](std::string_view piece) { bytes += piece; });
+    CHECK(bytes == npy_table_bytes(block));
+  }
+  CHECK(std::filesystem::is_empty(dir));
+  std::filesystem::remove_all(dir);
+  if (old) ::setenv("TMPDIR", saved.c_str(), 1);
+  else ::unsetenv("TMPDIR");
 }

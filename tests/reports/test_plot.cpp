@@ -260,3 +260,89 @@ TEST_CASE("golden structure: panels, curves, ticks, legend and notes of a fixed 
   if (std::getenv("ROPEKIT_UPDATE_GOLDEN")) std::ofstream(path) << structure;
   CHECK(structure == slurp(path));
 }
+
+TEST_CASE("wrap_label: lines of at most the width, broken after ',', ' ' or ':' in the line's second half") {
+  CHECK(wrap_label("short", 10) == std::vector<std::string>{"short"});
+  CHECK(wrap_label("rope:dim=128,base=500000,F=64", 14) ==
+        std::vector<std::string>{"rope:dim=128,", "base=500000,", "F=64"});
+  CHECK(wrap_label("abcdefghijkl", 5) == std::vector<std::string>{"abcde", "fghij", "kl"});  // no break point: cut
+  CHECK(wrap_label("a b", 2) == std::vector<std::string>{"a", "b"});                         // spaces dropped at breaks
+  // U+03B8 (2 bytes) counts as one character and is never split
+  CHECK(wrap_label("\xCE\xB8\xCE\xB8\xCE\xB8", 2) == std::vector<std::string>{"\xCE\xB8\xCE\xB8", "\xCE\xB8"});
+}
+
+TEST_CASE("a long legend label is wrapped inside the figure: no text line runs past its width") {
+  // Before: a 300-character label ran off a 900 px figure (one text line of ~2000 px).
+  PlotSeries s = sine(std::string(300, 'x') + ",tail", 1000);
+  PlotOptions o;
+  o.width = 900;
+  const std::string svg = svg_line_plot({s}, o);
+  const auto texts = svg_elements(svg, "<text class=\"legend-label\"");
+  REQUIRE(texts.size() == 1);
+  const double x = svg_number(texts[0], "x");
+  std::size_t lines = 0;
+  for (const auto& line : wrap_label(std::string(300, 'x') + ",tail", static_cast<std::size_t>((plot_columns(900) - 36) / 6.6))) {
+    ++lines;
+    CHECK(x + 6.6 * static_cast<double>(line.size()) <= 900);  // the legend's own estimate of a character's width
+  }
+  CHECK(lines >= 3);
+  CHECK(count(svg, "<tspan x=") == lines - 1);
+  // The figure grows by the wrapped rows: its height holds the last line (18 px a row).
+  const double height = std::stod(svg_attr(svg_elements(svg, "<svg").at(0), "height"));
+  CHECK(svg_number(texts[0], "y") + 18.0 * static_cast<double>(lines - 1) <= height);
+}
+
+TEST_CASE("the line through the columns: mean, median (the envelope's sketch) or none (band only)") {
+  // One column holding 0, 0, 0 and 10 (mean 2.5, lower median 0), beside sparse columns of one point each.
+  const XAxis x{0, 100, false};
+  const int columns = plot_columns(400);
+  EnvelopeSeries dense{"dense", SeriesEnvelope(x, columns, true), "", 1.6, false};
+  for (double y : {0.0, 0.0, 10.0, 0.0}) dense.envelope.add(50, y);
+  dense.envelope.add(10, 5);
+  dense.envelope.add(90, 5);
+  PlotPanel p{"y", {dense}, false, -1.0, 11.0};
+  FigureOptions o;
+  o.width = 400;
+  auto centre_y = [&](PlotLine line, const char* cls) {
+    o.line = line;
+    const std::string svg = svg_figure(x, {p}, o).svg;
+    const auto paths = svg_elements(svg, std::string("<path class=\"") + cls + "\"");
+    REQUIRE(paths.size() == 1);
+    const auto points = svg_path(svg_attr(paths[0], "d")).points;
+    REQUIRE(points.size() == 3);
+    const Frame f = frame(svg);
+    return (f.y + f.h - points[1].second) / f.h * 12 - 1;  // back to data units: y range [-1, 11]
+  };
+  CHECK(centre_y(PlotLine::mean, "mean") == doctest::Approx(2.5).epsilon(0.01));   // 0.1 px printed: 0.01 units
+  CHECK(centre_y(PlotLine::median, "median") == doctest::Approx(0).epsilon(0.01));
+  o.line = PlotLine::none;
+  const std::string none = svg_figure(x, {p}, o).svg;
+  CHECK(count(none, "<path class=\"envelope\"") == 1);
+  CHECK(count(none, "<path class=\"mean\"") == 0);
+  // A curve without a band keeps its line under none: its points are the data.
+  EnvelopeSeries sparse{"sparse", SeriesEnvelope(x, columns), "", 1.6, false};
+  sparse.envelope.add(10, 1), sparse.envelope.add(90, 2);
+  CHECK(count(svg_figure(x, {PlotPanel{"y", {sparse}, false, {}, {}}}, o).svg, "<path class=\"mean\"") == 1);
+  // A median line needs envelopes that keep medians.
+  o.line = PlotLine::median;
+  CHECK_THROWS_AS(svg_figure(x, {PlotPanel{"y", {sparse}, false, {}, {}}}, o), std::invalid_argument);
+}
+
+TEST_CASE("labelled markers: a dotted line in each panel at its lag, the label once, off-axis ones left out") {
+  const XAxis x{1, 10000, true};
+  const int columns = plot_columns(900);
+  EnvelopeSeries s{"s", SeriesEnvelope(x, columns), "", 1.6, false};
+  for (int i = 1; i <= 10000; ++i) s.envelope.add(i, std::cos(i / 5.0));
+  PlotPanel a{"a", {s}, false, {}, {}}, b{"b", {s}, false, {}, {}};
+  FigureOptions o;
+  o.markers = {{100, "original context 100"}, {9000, "sliding 9000 (m.gguf: local)"}, {50000, "off the axis"}};
+  const std::string svg = svg_figure(x, {a, b}, o).svg;
+  CHECK(svg_texts(svg, "marker") == std::vector<std::string>{"original context 100", "sliding 9000 (m.gguf: local)"});
+  const auto lines = svg_elements(svg, "<line class=\"marker\"");
+  REQUIRE(lines.size() == 4);  // two markers x two panels
+  const Frame f = frame(svg);
+  CHECK(svg_number(lines[0], "x1") == doctest::Approx(f.x + f.w * 2.0 / 4).epsilon(1e-3));  // log10(100) of [0, 4]
+  // The label right of x = 0.7 of the width sits left of its line (text-anchor end), inside the figure.
+  const auto texts = svg_elements(svg, "<text class=\"marker\"");
+  CHECK(svg_attr(texts[1], "text-anchor") == "end");
+}

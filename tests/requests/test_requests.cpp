@@ -1,5 +1,8 @@
 // The requests of the commands (issue 19): validated in the library, so the command line and the Python module,
 // which only bind options to them, refuse the same inputs with the same messages.
+#include <cmath>
+#include <limits>
+
 #include <doctest/doctest.h>
 
 #include "ropekit/core/error.hpp"
@@ -169,5 +172,26 @@ TEST_CASE("fit options: their ranges, as the command line's parser states them")
   o.basis.train_context = 16;
   o.seeds = {-1};
   CHECK_THROWS_WITH_AS(fit_config(o), "ropekit fit: --seed = -1 (must be an integer in [0, 9223372036854775807])",
+                       InputError);
+}
+
+TEST_CASE("frequencies request: a zero frequency has wavelength inf; a tiny non-zero one is still refused") {
+  // rf-rope's quantile grid with an odd number of blocks is symmetric about the median: the middle block has
+  // theta = Phi^-1(1/2) = 0 (it was refused as "theta_3 = 0 is below 2 pi / DBL_MAX" while `kernel` took it).
+  FrequenciesRequest r;
+  r.encoding = "rf-rope:spectrum=gaussian(sigma=20),blocks=7";
+  const FrequencyRows f = frequency_rows(r, plan_frequencies(r));
+  REQUIRE(f.index.size() == 7);
+  CHECK(f.theta[0][3] == 0.0);
+  CHECK(f.wavelength[3] == std::numeric_limits<double>::infinity());  // 2 pi / 0: a zero frequency never repeats
+  for (std::size_t i = 0; i < 7; ++i) {
+    // the grid's symmetry (quantiles at (i + 1/2) / 7 of an even law), to the rounding of p and 1 - p in Q(p)
+    CHECK(f.theta[0][i] == doctest::Approx(-f.theta[0][6 - i]).epsilon(1e-14));
+    // the others: 2 pi / |theta|, one rounding of the division
+    if (i != 3) CHECK(f.wavelength[i] == doctest::Approx(2 * 3.141592653589793 / std::abs(f.theta[0][i])).epsilon(1e-15));
+  }
+  // theta = 5e-324 > 0: its wavelength 2 pi / theta passes DBL_MAX; refused as before (issue 20 item 12)
+  r.encoding = "rope-freqs:freqs=[1,5e-324]";
+  CHECK_THROWS_WITH_AS(frequency_rows(r, plan_frequencies(r)), doctest::Contains("theta_1 = 5e-324 is below"),
                        InputError);
 }

@@ -76,6 +76,11 @@ TEST_CASE("read_kernel_table: FILE#column=NAME,encoding=SPELLING (the spelling t
   CHECK(t.source == path);
   CHECK(read_kernel_table(path + "#encoding=jordan:m=2,dim=8", "w").value.size() == 2);
   CHECK_THROWS_WITH_AS(read_kernel_table(path + "#column=kernel,bogus=1", "w"),
-                       doctest::Contains("(must be FILE#column=NAME[,encoding=SPELLING])"), InputError);
+                       ("w: selector = 'bogus' in '" + path + "#column=kernel,bogus=1' (must be column or encoding, as "
+                        "in FILE#column=NAME[,encoding=SPELLING])").c_str(), InputError);
+  // An unknown first key: named as the selector (it was taken for part of the file name: "no such file")
+  CHECK_THROWS_WITH_AS(read_kernel_table(path + "#bogus=1", "w"),
+                       ("w: selector = 'bogus' in '" + path + "#bogus=1' (must be column or encoding, as in "
+                        "FILE#column=NAME[,encoding=SPELLING])").c_str(), InputError);
   std::remove(path.c_str());
 }

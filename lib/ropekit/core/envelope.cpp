@@ -22,7 +22,53 @@ XAxis axis_around(double lo, double hi, bool log) {
   return XAxis{lo - w, lo + w, false};
 }
 
-SeriesEnvelope::SeriesEnvelope(const XAxis& axis, int columns) : axis_(axis), map_(axis) {
+void QuantileSketch::add(double y) {
+  ++count_;
+  if (levels_.empty()) levels_.emplace_back(), compactions_.push_back(0);
+  // A full level is compacted before it takes more (so kCapacity values stay exact): sorted, every other value (the
+  // offset alternating per compaction) up a level with twice the weight. Levels above 0 receive kCapacity / 2
+  // values at a time, so every compaction halves an even count.
+  for (std::size_t h = 0; h < levels_.size() && levels_[h].size() >= kCapacity; ++h) {
+    if (h + 1 == levels_.size()) levels_.emplace_back(), compactions_.push_back(0);
+    auto& level = levels_[h];
+    std::sort(level.begin(), level.end());
+    for (auto i = static_cast<std::size_t>(compactions_[h] % 2); i < level.size(); i += 2)
+      levels_[h + 1].push_back(level[i]);
+    ++compactions_[h];
+    level.clear();
+  }
+  levels_[0].push_back(y);
+}
+
+double QuantileSketch::at_rank(double rank) const {
+  std::vector<std::pair<double, double>> held;  // (value, weight)
+  for (std::size_t h = 0; h < levels_.size(); ++h)
+    for (double v : levels_[h]) held.emplace_back(v, std::ldexp(1.0, static_cast<int>(h)));
+  if (held.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(held.begin(), held.end());
+  double seen = 0;
+  for (const auto& [v, w] : held)
+    if ((seen += w) >= rank) return v;
+  return held.back().first;
+}
+
+double QuantileSketch::rank_error() const {
+  double bound = 0;  // each compaction at level h moves a weighted rank by at most 2^h
+  for (std::size_t h = 0; h < compactions_.size(); ++h)
+    bound += static_cast<double>(compactions_[h]) * std::ldexp(1.0, static_cast<int>(h));
+  return bound;
+}
+
+double column_median(const EnvelopeColumn& c, bool positive_only) {
+  const std::int64_t n = positive_only ? c.positive : c.count;
+  if (n == 0 || c.values.count() != c.count) return std::numeric_limits<double>::quiet_NaN();
+  // The lower median (rank ceil(n/2)) of the values considered; the values <= 0 come first in the order.
+  const double rank = static_cast<double>(c.count - n) + std::ceil(static_cast<double>(n) / 2);
+  return c.values.at_rank(rank);
+}
+
+SeriesEnvelope::SeriesEnvelope(const XAxis& axis, int columns, bool medians)
+    : axis_(axis), map_(axis), medians_(medians) {
   if (columns < 1) throw std::invalid_argument(fmt::format("SeriesEnvelope: {} columns (at least 1)", columns));
   if (!(std::isfinite(axis.lo) && std::isfinite(axis.hi) && axis.hi > axis.lo && (!axis.log || axis.lo > 0)))
     throw std::invalid_argument(fmt::format("SeriesEnvelope: axis [{}, {}]{} is not a drawable range", axis.lo,
@@ -44,6 +90,7 @@ void SeriesEnvelope::add(double x, double y) {
     return;
   }
   ++c.count;
+  if (medians_) c.values.add(y);
   c.x_sum += x;
   c.y_sum += y;
   c.min = std::min(c.min, y);

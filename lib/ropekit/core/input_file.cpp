@@ -92,7 +92,7 @@ std::string read_file(const std::string& path, std::string_view what, std::uint6
   // A NUL ends the name the system sees: "g.csv\0.zip" would read g.csv (issue 20 item 14; Python strings hold NULs).
   if (const auto nul = path.find('\0'); nul != std::string::npos)
     fail(what, path.substr(0, std::min<std::size_t>(nul, 200)) + "\\x00...",
-         "the path contains a NUL character (must be a path without NUL characters)");
+         "a path without NUL characters: the system reads only the part before one");
   // stat first: a FIFO or a device is refused without opening it (opening a FIFO blocks for a writer).
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) fail_errno(what, path);

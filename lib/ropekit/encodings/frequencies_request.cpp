@@ -1,6 +1,7 @@
 #include "ropekit/encodings/frequencies_request.hpp"
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include <fmt/format.h>
@@ -67,10 +68,12 @@ FrequencyRows frequency_rows(const FrequenciesRequest& a, const FrequenciesPlan&
         if (a.float32) out.theta32[j].push_back(c < f32.theta.cols() ? f32.theta(i, c) : 0.0);
       }
       // |theta| without squaring (norm() underflowed to 0 for theta below 1e-154 and printed an infinite
-      // wavelength); a theta whose wavelength passes the largest double is refused rather than printed as inf.
+      // wavelength); a non-zero theta whose wavelength passes the largest double is refused rather than printed as
+      // inf, while a zero frequency (a symmetric quantile grid's middle block, an identity plane) never repeats: its
+      // wavelength is inf (CSV "inf", JSON null), as documented.
       const double size = f64.theta.row(i).stableNorm();
-      const double wavelength = 2 * std::numbers::pi / size;
-      if (!std::isfinite(wavelength))
+      const double wavelength = size == 0 ? std::numeric_limits<double>::infinity() : 2 * std::numbers::pi / size;
+      if (size != 0 && !std::isfinite(wavelength))
         throw_bad_value(Where::options(a.command), "encoding", "'" + a.encoding + "'",
                         fmt::format("frequencies whose wavelength 2 pi / theta is a float64 number: theta_{} = {} "
                                     "is below 2 pi / DBL_MAX = 3.5e-308",

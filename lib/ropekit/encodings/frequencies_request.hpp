@@ -48,7 +48,7 @@ void check_frequencies_budget(const FrequenciesRequest& request, const Frequenci
 struct FrequencyRows {
   std::vector<std::int64_t> part, index;            ///< the part of a direct sum; i within the part
   std::vector<std::vector<double>> theta, theta32;  ///< [axis][row]; theta32 only with float32
-  std::vector<double> wavelength;                   ///< 2 pi / ||theta||: the period along the frequency vector
+  std::vector<double> wavelength;                   ///< 2 pi / ||theta||: the period along the frequency vector; inf for theta = 0
   std::vector<double> attention_factor;
 };
 /// @throws InputError with the encoding's own message as the command's.

@@ -38,7 +38,7 @@ const FamilyInfo& Rope::info() {
       "rope:dim=32,base=1e4,F=8",
       Rotary::always,
       "",
-      {"theta", "factor"},
+      {"theta", "base", "factor"},
       {},
       true,
   };

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
+#include <functional>
+#include <limits>
 #include <numbers>
 #include <queue>
 #include <tuple>
@@ -27,6 +29,7 @@
 #include "ropekit/fit/linear_fit.hpp"
 #include "ropekit/fit/metrics.hpp"
 #include "ropekit/fit/spectral_fit_stats.hpp"
+#include "ropekit/fit/tuning_scan.hpp"
 
 namespace ropekit {
 
@@ -132,6 +135,19 @@ ceres::Solver::Options solver_options(int max_iterations) {
   return o;
 }
 
+// Calls `f` after each Levenberg-Marquardt iteration (the progress of a long start); never stops the solve.
+class ProgressCallback : public ceres::IterationCallback {
+ public:
+  explicit ProgressCallback(std::function<void(const ceres::IterationSummary&)> f) : f_(std::move(f)) {}
+  ceres::CallbackReturnType operator()(const ceres::IterationSummary& summary) override {
+    f_(summary);
+    return ceres::SOLVER_CONTINUE;
+  }
+
+ private:
+  std::function<void(const ceres::IterationSummary&)> f_;
+};
+
 Eigen::VectorXd clamp_into(const Eigen::VectorXd& p, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi) {
   return p.cwiseMax(lo).cwiseMin(hi);
 }
@@ -212,90 +228,6 @@ std::vector<double> periodogram_peaks(const Eigen::VectorXd& lags, const Eigen::
   return out;
 }
 
-namespace {
-
-// A global scan of a one-dimensional frequency map (factor or a spectrum's scale; issue 20 item 6): from 64
-// log-spaced points on [lower, upper], intervals whose frequencies move more than pi/4 of phase at the largest lag,
-// max_k |theta_k(a) - theta_k(b)| max|d|, are split at their geometric midpoint (8 points per period of the fastest
-// cosine, so every basin the lags resolve holds a grid point), up to 4096 points.
-// Returns the grid's local minima of c(p), lowest first, at most `count`.
-std::vector<double> scan_minima(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
-                                double ridge, int count, int& points) {
-  const double lo = t.lower[0], hi = t.upper[0], dmax = lags.cwiseAbs().maxCoeff();
-  auto phase = [&](double a, double b) {
-    const auto va = tunable_values<double>(t, &a), vb = tunable_values<double>(t, &b);
-    double m = 0;
-    for (std::size_t k = 0; k < va.theta.size(); ++k) m = std::max(m, std::abs(va.theta[k] - vb.theta[k]));
-    return m * dmax;
-  };
-  // Intervals still moving more than pi/4, smallest phase first: the basins the lags resolve are split before the
-  // far end where the frequencies pass pi many times over (there the grid stops at the point budget).
-  constexpr auto kMaxPoints = static_cast<std::size_t>(kScanPoints);
-  using Interval = std::tuple<double, double, double>;  // (phase, a, b)
-  std::priority_queue<Interval, std::vector<Interval>, std::greater<>> open;
-  std::vector<double> grid{lo};
-  auto add = [&](double a, double b) {
-    const double ph = phase(a, b);
-    if (ph > std::numbers::pi / 4 && b > a * (1 + 1e-12)) open.emplace(ph, a, b);
-  };
-  for (int i = 1; i < 64; ++i) {
-    const double a = lo * std::pow(hi / lo, (i - 1) / 63.0), b = i == 63 ? hi : lo * std::pow(hi / lo, i / 63.0);
-    grid.push_back(b);
-    add(a, b);
-  }
-  while (!open.empty() && grid.size() < kMaxPoints) {
-    const auto [ph, a, b] = open.top();
-    open.pop();
-    const double mid = std::sqrt(a * b);
-    grid.push_back(mid);
-    add(a, mid);
-    add(mid, b);
-  }
-  std::sort(grid.begin(), grid.end());
-  points = static_cast<int>(grid.size());
-  std::vector<double> cost(grid.size());
-  for (std::size_t i = 0; i < grid.size(); ++i) {
-    if (i % 64 == 0) check_cancelled();
-    Eigen::VectorXd p(1);
-    p[0] = grid[i];
-    cost[i] = varpro_evaluate(t, lags, y, ridge, p, false).residual.squaredNorm();
-  }
-  std::vector<std::pair<double, double>> minima;  // (cost, p)
-  for (std::size_t i = 0; i < grid.size(); ++i)
-    if (std::isfinite(cost[i]) && (i == 0 || cost[i] <= cost[i - 1]) && (i + 1 == grid.size() || cost[i] <= cost[i + 1]))
-      minima.emplace_back(cost[i], grid[i]);
-  std::sort(minima.begin(), minima.end());
-  std::vector<double> out;
-  for (const auto& [c, p] : minima) {
-    if (static_cast<int>(out.size()) >= count) break;
-    out.push_back(p);
-  }
-  return out;
-}
-
-// Notes on a one-dimensional tuning: which starts ended in other minima than the best, and whether the best is
-// separated from them (its objective at least 1e-6 relative below theirs).
-std::vector<std::string> agreement_notes(const TuneResult& r, const std::vector<double>& ends) {
-  std::vector<std::string> notes;
-  const double best_p = r.params[0], best_c = r.tuned_cost;
-  std::vector<std::string> other, close;
-  for (std::size_t s = 0; s < ends.size(); ++s) {
-    if (std::abs(ends[s] - best_p) <= 1e-6 * std::abs(best_p) || !std::isfinite(r.starts[s].final_cost)) continue;
-    other.push_back(fmt::format("start {} ({}) at {} with objective {}", s + 1, r.starts[s].kind,
-                                format_significant(ends[s], 6), format_significant(r.starts[s].final_cost, 6)));
-    if (r.starts[s].final_cost <= best_c + 1e-6 * std::abs(best_c)) close.push_back(fmt::format("{}", s + 1));
-  }
-  if (!other.empty())
-    notes.push_back(fmt::format("starts disagree: the best ({}) ends at {} with objective {}; {}", r.best_start + 1,
-                                format_significant(best_p, 6), format_significant(best_c, 6), fmt::join(other, "; ")));
-  if (!close.empty())
-    notes.push_back(fmt::format("the best start is not separated: start(s) {} end elsewhere within 1e-6 relative of "
-                                "its objective (the data do not determine the parameter)", fmt::join(close, ", ")));
-  return notes;
-}
-
-}  // namespace
-
 TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
                          const TuneOptions& options) {
   if (!(options.ridge > 0) || !std::isfinite(options.ridge))
@@ -342,9 +274,25 @@ TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, 
   // objective's many basins holds the start, so a grid scan brackets every basin and the best three are refined.
   const bool scan = tuning_scans(t);
   TuneResult result;
-  if (scan)
-    for (double p0 : scan_minima(t, lags, y, options.ridge, kScanRefined, result.scanned_points))
+  // Progress (options.progress): a line per start as it ends, and while a scan or a start runs, one every
+  // progress_seconds, so that a long run never goes quiet after its announcement.
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - clock0).count(); };
+  double last_line = 0;
+  const auto due = [&] {
+    if (!options.progress || elapsed() - last_line < options.progress_seconds) return false;
+    last_line = elapsed();
+    return true;
+  };
+  const int total = tuning_start_count(t, options.starts);
+  if (scan) {
+    const auto tick = [&](int done, int points) {
+      if (due())
+        options.progress(fmt::format("scan of {}: {} of {} grid points ({:.0f} s elapsed)", t.names[0], done, points,
+                                     elapsed()));
+    };
+    for (double p0 : scan_minima(t, lags, y, options.ridge, kScanRefined, result.scanned_points, tick))
       starts.emplace_back("scan", Eigen::VectorXd::Constant(1, p0));
+  }
   std::vector<double> ends;
   result.untuned_cost = varpro_evaluate(t, lags, y, options.ridge, t.start, false).residual.squaredNorm();
   double best = std::numeric_limits<double>::infinity();
@@ -358,7 +306,14 @@ TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, 
       if (std::isfinite(t.upper[i])) problem.SetParameterUpperBound(p.data(), static_cast<int>(i), t.upper[i]);
     }
     ceres::Solver::Summary summary;
-    ceres::Solve(solver_options(options.max_iterations), &problem, &summary);
+    ceres::Solver::Options solver = solver_options(options.max_iterations);
+    ProgressCallback callback([&](const ceres::IterationSummary& it) {
+      if (due())
+        options.progress(fmt::format("start {} of {} ({}): iteration {}, cost {} ({:.0f} s elapsed)", s + 1, total,
+                                     starts[s].first, it.iteration, format_number(2 * it.cost), elapsed()));
+    });
+    solver.callbacks.push_back(&callback);
+    ceres::Solve(solver, &problem, &summary);
     TuneStart st;
     st.kind = starts[s].first;
     st.initial_cost = 2 * summary.initial_cost;  // Ceres' cost is |r|^2 / 2
@@ -375,10 +330,12 @@ TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, 
     }
     result.starts.push_back(st);
     ends.push_back(p[0]);
-    if (options.progress)
-      options.progress(fmt::format("start {}/{} ({}): cost {} -> {} in {} iterations ({})", s + 1, starts.size(),
-                                   st.kind, format_number(st.initial_cost), format_number(st.final_cost),
-                                   st.iterations, st.termination));
+    if (options.progress) {
+      last_line = elapsed();
+      options.progress(fmt::format("start {} of {} ({}): cost {} -> {} in {} iterations ({}); {:.1f} s elapsed",
+                                   s + 1, starts.size(), st.kind, format_number(st.initial_cost),
+                                   format_number(st.final_cost), st.iterations, st.termination, last_line));
+    }
   }
   // Never worse than the untuned encoding, and not moved for a gain at the rounding level of the cost.
   if (!(best < result.untuned_cost * (1 - 1e-12))) {

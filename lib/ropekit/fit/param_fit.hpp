@@ -55,15 +55,24 @@ inline constexpr int kScanPoints = 4096, kScanRefined = 3;
 inline bool tuning_scans(const TunableEncoding& t) {
   return t.start.size() == 1 && t.factor_at == 0 && std::isfinite(t.upper[0]) && t.lower[0] > 0;
 }
+/// The starts tune_encoding runs: `starts`, plus kScanRefined "scan" starts where it scans (the grid's best minima,
+/// then its lowest other points when it has fewer minima), so that what a run announces is what it runs.
+inline int tuning_start_count(const TunableEncoding& t, int starts) {
+  return starts + (tuning_scans(t) ? kScanRefined : 0);
+}
 
 struct TuneOptions {
   double ridge = 1e-4;          ///< finite, > 0
   int starts = 3;               ///< 1: the untuned encoding only; then the periodogram start, then perturbations
-                                ///< (one free factor or scale with finite bounds: plus up to 3 "scan" starts)
+                                ///< (one free base, factor or scale with finite bounds: plus 3 "scan" starts)
   std::uint64_t seed = 1;       ///< perturbations of the starts
   int max_iterations = 200;     ///< per start
-  /// Called after each start with a one-line account (the command prints it on stderr for long runs).
+  /// Called with a one-line account after each start ("start k of n (kind): cost a -> b in i iterations (...);
+  /// t s elapsed"), and every progress_seconds while a scan or a start runs ("scan of factor: 640 of 4096 grid
+  /// points (10 s elapsed)", "start 2 of 6 (perturbed): iteration 37, cost c (20 s elapsed)"); the command prints
+  /// them on stderr for runs past 2 s.
   std::function<void(const std::string&)> progress;
+  double progress_seconds = 10;
 };
 
 struct TuneStart {

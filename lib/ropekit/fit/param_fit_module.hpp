@@ -10,7 +10,7 @@
 namespace ropekit {
 
 /// Bumped when a signature or a result struct changes; the loader refuses a module built from other sources.
-inline constexpr int kParamFitModuleAbi = 3;
+inline constexpr int kParamFitModuleAbi = 4;
 
 struct ParamFitModule {
   int abi = kParamFitModuleAbi;

@@ -51,10 +51,22 @@ TunableEncoding make_tunable(const Encoding& e, const std::vector<std::string>& 
   const std::string family = family_name(e);
   std::optional<SpectralScale> scale;
   bool has_factor = false;
+  std::string no_base;  // why base cannot be tuned (empty: it can, or the family has no base)
   std::visit(Overloaded{
                  [&](const enc::Rope& r) {
                    Scaling scheme = r.freqs.scaling;
                    has_factor = scheme_factor(scheme) != nullptr;
+                   // base is free where every frequency is a power of it, theta_k = a_k B^{b_k}: a geometric grid
+                   // under no scheme, linear (a_k = 1/s) or ntk (B s^{r/(r-2)}); yarn's ramp, llama3's band and
+                   // dynamic's length move frequencies otherwise, and rope-freqs has no base.
+                   if (!std::holds_alternative<Geometric>(r.freqs.source))
+                     no_base = "rope-freqs gives its frequencies, not a base";
+                   else if (!std::holds_alternative<scaling::None>(scheme) &&
+                            !std::holds_alternative<scaling::Linear>(scheme) &&
+                            !std::holds_alternative<scaling::Ntk>(scheme))
+                     no_base = fmt::format("with scaling={} the frequencies are not a power of the base; base is "
+                                           "free with scaling none, linear or ntk",
+                                           scheme_name(scheme));
                  },
                  [](const enc::RopeMatched&) {},
                  [](const enc::Xpos&) {},
@@ -94,6 +106,7 @@ TunableEncoding make_tunable(const Encoding& e, const std::vector<std::string>& 
   std::vector<std::string> allowed;  // the family's free names, for messages
   for (const auto name : family_info(e).tunable) {
     if (name == "factor" && !has_factor) continue;
+    if (name == "base" && !no_base.empty()) continue;
     if (name == "scale") {
       if (scale) allowed.push_back(scale->name);
     } else {
@@ -112,16 +125,18 @@ TunableEncoding make_tunable(const Encoding& e, const std::vector<std::string>& 
   for (std::size_t i = 0; i < free.size(); ++i) {
     if (std::find(allowed.begin(), allowed.end(), free[i]) == allowed.end())
       throw_bad_value(where, "--free", "'" + free[i] + "'",
-                      fmt::format("a parameter of {}: one of {}", family, fmt::join(allowed, ", ")));
+                      fmt::format("a parameter of {}: one of {}{}", family, fmt::join(allowed, ", "),
+                                  free[i] == "base" && !no_base.empty() ? " (" + no_base + ")" : ""));
     if (std::find(free.begin(), free.begin() + static_cast<std::ptrdiff_t>(i), free[i]) !=
         free.begin() + static_cast<std::ptrdiff_t>(i))
       throw_bad_value(where, "--free", "'" + free[i] + "'", "named once");
   }
   auto is_free = [&](std::string_view n) { return std::find(free.begin(), free.end(), n) != free.end(); };
   const bool scale_free = scale && is_free(scale->name);
-  if (is_free("theta") && (is_free("factor") || scale_free))
+  const int movers = int{is_free("theta")} + int{is_free("factor")} + int{is_free("base")} + int{scale_free};
+  if (movers > 1)
     throw_bad_value(where, "--free", fmt::format("'{}'", fmt::join(free, ",")),
-                    "theta or a parameter that moves every frequency (factor, a spectral scale), not both");
+                    "one of theta and the parameters that move every frequency (base, factor, a spectral scale)");
   if (is_free("eta") && !t.bounded_tau)
     throw_bad_value(where, "--free", "'eta'",
                     "used with tau=bounded: with raw shear time that = eta d, and the linear weights absorb eta");
@@ -178,6 +193,18 @@ TunableEncoding make_tunable(const Encoding& e, const std::vector<std::string>& 
         t.freq_a = t.theta - t.freq_b / s0;
       }
       t.factor_at = add("factor", s0, std::min(1.0, s0), std::max(1e9, 2 * s0));  // the start is always feasible
+    } else if (name == "base") {
+      // theta_k = a_k B^{b_k}: b_k from the frequencies at B0 and 2 B0 (-2k/r for every scheme allowed above).
+      Encoding probe = e;
+      double& base = std::get<Geometric>(schedule_of(probe)->source).base;
+      const double b0 = base;
+      base = 2 * b0;
+      const Eigen::VectorXd theta1 = frequencies(probe).theta.col(0);
+      t.freq_map = TunableEncoding::FreqMap::power;
+      t.freq_b = (theta1.array() / t.theta.array()).log() / std::log(2.0);
+      t.freq_a = t.theta.array() / Eigen::pow(b0, t.freq_b.array());
+      // B > 1 keeps every theta_k <= theta_0 (a scheme needs it); the start is always feasible.
+      t.factor_at = add("base", b0, std::min(b0, 1 + 1e-9), std::max(1e12, 1e3 * b0));
     } else if (scale && name == scale->name) {
       t.freq_map = scale->inverse ? TunableEncoding::FreqMap::inverse_scale : TunableEncoding::FreqMap::scale;
       t.freq_a = scale->inverse ? Eigen::VectorXd(t.theta * scale->value) : Eigen::VectorXd(t.theta / scale->value);
@@ -203,6 +230,8 @@ Encoding tuned_encoding(const TunableEncoding& t, const Eigen::VectorXd& p) {
   if (t.factor_at >= 0) {
     if (auto* r = std::get_if<enc::RfRope>(&out.value))
       r->freqs.spectrum = with_scale(r->freqs.spectrum, p[t.factor_at]);
+    else if (t.names[static_cast<std::size_t>(t.factor_at)] == "base")
+      std::get<Geometric>(schedule_of(out)->source).base = p[t.factor_at];
     else
       *scheme_factor(schedule_of(out)->scaling) = p[t.factor_at];
   }
