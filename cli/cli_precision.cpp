@@ -1,5 +1,6 @@
 // ropekit precision: what a framework's RoPE pipeline holds (inverse frequencies, angles, cos/sin tables in its
 // dtypes) and how far its phase lands from the exact encoding, per position (lib/ropekit/precision/).
+#include <algorithm>
 #include <memory>
 
 #include <CLI/CLI.hpp>
@@ -22,7 +23,7 @@ constexpr const char* kDefaultPositions = "0,1,4095,32767,262143,1048575,9999999
 struct PrecisionArgs {
   PrecisionRequest request;
   std::vector<std::string> models;
-  std::string positions = kDefaultPositions, lags, format, out;  // format "": csv, or npy for --out FILE.npy
+  std::string positions, lags, format, out;  // positions "": the default; format "": csv, or npy for --out FILE.npy
 };
 
 void run_precision(PrecisionArgs& a) {
@@ -34,28 +35,29 @@ void run_precision(PrecisionArgs& a) {
     const Lags lags = parse_lags(a.lags, 1, Where::options(command), "--lags");
     a.request.lags.assign(lags.data(), lags.data() + lags.rows());
   }
+  // The positions are counted, never expanded, before the request is sized and checked (no row before that).
+  // Not given: kDefaultPositions, or with --tolerance every position (up to where the angles stay finite).
+  LagStream positions(a.positions.empty() ? kDefaultPositions : a.positions, Where::options(command), "--positions");
+  if (!a.positions.empty() || !a.request.tolerance) a.request.positions = positions.segments();
   const PrecisionRun run = plan_precision_request(a.request);
-  LagStream positions(a.positions, Where::options(command), "--positions");
+  const double pairs = static_cast<double>(run.plan.theta_held.size());
   if (run.tolerance) {
-    const auto found = precision_first_positions(run, command, positions.segments());
+    const auto found = precision_first_positions(run);
     Table t;
     t.columns = run.columns;
-    for (const FirstPosition& f : found) {
-      const auto optional_int = [](std::optional<double> v) { return v ? Cell(static_cast<std::int64_t>(*v)) : Cell(); };
-      t.add_row({f.quantity, optional_int(f.lag), f.tolerance, optional_int(f.position), f.value, f.evaluated, f.search});
-    }
+    const auto optional_int = [](std::optional<double> v) { return v ? Cell(static_cast<std::int64_t>(*v)) : Cell(); };
+    for (const FirstPosition& f : found)
+      t.add_row({f.quantity, optional_int(f.lag), f.tolerance, optional_int(f.position), optional_int(f.position_low),
+                 optional_int(f.position_high), f.value, f.evaluated, f.search, f.note});
     emit(a.out, render(t, format));
     return;
   }
-  // The run is sized, and every position checked, before the first row.
-  check_precision_budget(run, command, positions.count());
-  std::vector<double> block(1 << 14);
-  for (std::size_t n; (n = positions.next(block.data(), block.size())) > 0;)
-    check_precision_positions(run, command, block.data(), n);
-  positions.rewind();
-  announce(command, fmt::format("{} positions of {} pairs", positions.count(), run.plan.theta_held.size()),
-           precision_seconds(run, positions.count()));
+  announce(command, fmt::format("{} positions of {} pairs", positions.count(), pairs),
+           precision_seconds(run, pairs, positions.count()));
   TableStream out(a.out, format, run.columns);
+  // Blocks of about 2^16 rows: a table of many pairs holds a few positions at a time.
+  const double rows_per_position = run.table ? pairs : std::max<double>(1, static_cast<double>(run.lags.size()));
+  std::vector<double> block(static_cast<std::size_t>(std::clamp(65536 / rows_per_position, 1.0, 16384.0)));
   for (std::size_t n; (n = positions.next(block.data(), block.size())) > 0;) {
     const auto cols = precision_rows(run, block.data(), n);
     Table t;
@@ -100,8 +102,10 @@ void add_precision_command(CLI::App& app, const CliContext&) {
   c->add_option("--angle-dtype", a->request.angle_dtype,
                 "huggingface: the dtype of the angle product fl(fl(p) fl(theta)) (fp16: angles computed in half precision)")
       ->capture_default_str();
-  c->add_option("--positions", a->positions, "positions p: integers in [0, 2^31 - 1], list or start:stop[:step]")
-      ->capture_default_str();
+  c->add_option("--positions", a->positions,
+                fmt::format("positions p: integers in [0, 2^31 - 1], list or start:stop[:step] (default: {}; with "
+                            "--tolerance every position, up to the last whose angles are finite in their dtype)",
+                            kDefaultPositions));
   add_real_option(c, "ropekit precision", "--seq-len", a->request.seq_len,
                   "current sequence length for dynamic and longrope schemes");
   c->add_option("--lags", a->lags,
@@ -115,10 +119,13 @@ void add_precision_command(CLI::App& app, const CliContext&) {
       ->capture_default_str();
   add_seed_option(c, "ropekit precision", "--seed", a->request.seed, "seed of the content draws")->capture_default_str();
   add_real_option(c, "ropekit precision", "--tolerance", a->request.tolerance,
-                  "instead of rows: the first position of --positions where phase_error_max (or, with --lags, each "
-                  "lag's score_rms_rel_error) exceeds this; phase: exact, positions a bound rules out are skipped; "
-                  "score: 16 positions per octave, then bisection. Columns quantity,lag,tolerance,first_position,value,"
-                  "positions_evaluated,search (first_position empty: not exceeded)");
+                  "instead of rows: the first position of --positions where phase_error_max (the angle's), "
+                  "table_phase_error_max and table_error_max (the tables' in --dtype) exceed this, or with --lags each "
+                  "lag's score_rms_rel_error; phase and tables: exact, positions a bound rules out are skipped; score: "
+                  "16 positions per octave, then bisection, with the 95% interval of the Monte Carlo answer and the "
+                  "answer rounded to the digits it leaves. Columns quantity,lag,tolerance,first_position,"
+                  "first_position_low,first_position_high,value,positions_evaluated,search,note (first_position empty: "
+                  "not exceeded)");
   c->add_flag("--table", a->request.table,
               "rows position,i,inv_freq,angle,cos,sin per rotated pair, each value as the framework holds it (read "
               "back exactly); without it one row per position: phase_error_max (|angle - p theta_exact| wrapped to "

@@ -18,6 +18,7 @@
 #include "ropekit/core/embedded.hpp"
 #include "ropekit/models/hf_config.hpp"
 #include "ropekit/precision/first_position.hpp"
+#include "ropekit/precision/precision_request.hpp"
 #include "ropekit/precision/score.hpp"
 
 namespace ropekit {
@@ -50,6 +51,13 @@ std::string g3(double v) { return format_significant(v, 3); }
 std::string first_cell(const FirstPosition& f) {
   return f.position ? fmt::format("{}", static_cast<std::int64_t>(*f.position)) : std::string("none");
 }
+// A Monte Carlo answer to the digits its 95% interval leaves, with the interval.
+std::string score_cell(FirstPosition f) {
+  round_to_interval(f);
+  if (!f.position) return "none";
+  const auto end = [](std::optional<double> v) { return v ? fmt::format("{}", static_cast<std::int64_t>(*v)) : std::string("beyond"); };
+  return fmt::format("{} [{}, {}]", static_cast<std::int64_t>(*f.position), end(f.position_low), end(f.position_high));
+}
 
 }  // namespace
 
@@ -78,7 +86,7 @@ ProbeResult run_precision_probe(const ProbeContext& ctx) {
   Table data, first;
   data.columns = {"config", "position", "phase_error_max", "inv_freq_part_max", "angle_part_max", "table_error_max",
                   "score_rms_rel_error", "score_max_rel_error"};
-  first.columns = {"config", "phase 1e-3", "phase 1e-2", "score RMS 1e-3", "score RMS 1e-2", "phase at 2^20",
+  first.columns = {"config", "phase 1e-3", "phase 1e-2", "tables' phase 1e-3", "score RMS 1e-3", "score RMS 1e-2", "phase at 2^20",
                    "score RMS at 2^20", "relativity defect at 2^20"};
   // Every position 0 .. 2^31 - 1 (the score's query, p + 1, too).
   const std::vector<LagStream::Segment> all = {{0, 1, (std::int64_t{1} << 31) - 1}};
@@ -96,8 +104,9 @@ ProbeResult run_precision_probe(const ProbeContext& ctx) {
     const auto at20 = static_cast<std::size_t>(std::find(pos.begin(), pos.end(), 1048576.0) - pos.begin());
     first.add_row({c.label, first_cell(first_phase_position(c.plan, all, 1e-3)),
                    first_cell(first_phase_position(c.plan, all, 1e-2)),
-                   first_cell(first_score_position(c.plan, all, 1e-3, 1, kTrials, kSeed)),
-                   first_cell(first_score_position(c.plan, all, 1e-2, 1, kTrials, kSeed)), g3(phase[at20]), g3(score[at20]),
+                   first_cell(first_phase_position(c.plan, all, 1e-3, PhaseQuantity::table_phase_error_max)),
+                   score_cell(first_score_position(c.plan, all, 1e-3, 1, kTrials, kSeed)),
+                   score_cell(first_score_position(c.plan, all, 1e-2, 1, kTrials, kSeed)), g3(phase[at20]), g3(score[at20]),
                    g3(score_errors(c.plan, 1, 1048576, kTrials, kSeed).defect_rms)});
     phase_series.push_back({c.label, pos, phase});
     score_series.push_back({c.label, pos, score});
@@ -170,8 +179,10 @@ ProbeResult run_precision_probe(const ProbeContext& ctx) {
   md += "\n## 1. First positions past a tolerance\n\nOver every position 0 .. 2^31 - 1 (`ropekit precision "
         "--tolerance`). Phase: the largest |angle - p theta_exact| over the pairs, wrapped; exact, the first position "
         "past the tolerance (positions a bound on the angle's roundings rules out are skipped, the rest evaluated in "
-        "order). Score: the RMS of the score error at lag 1 relative to |q||k| over the draws, a Monte Carlo curve: its "
-        "first crossing found at 16 positions per octave, then by bisection to adjacent positions. Relativity defect: "
+        "order); the same for the phase the cos/sin tables carry in the dtype (atan2(sin, cos)). Score: the RMS of the "
+        "score error at lag 1 relative to |q||k| over the draws, a Monte Carlo curve: its first crossing found at 16 "
+        "positions per octave, then by bisection, with its 95% interval [low, high] (the same search on the interval's "
+        "ends) and rounded to the digits the interval leaves. Relativity defect: "
         "the RMS of how far the held score at lag 1 moves between positions (2^20 + 1, 2^20) and (1, 0), same draws."
         "\n\n";
   md += to_markdown(first);

@@ -228,17 +228,27 @@ def fit(result, *, metric="mse", title=None, ax=None):
 
 
 def precision(result, *, columns=None, title=None, ax=None):
-    """A precision table (``ropekit.precision``) against the position: one curve per error column, log-log.
+    """A precision result (``ropekit.precision``): rows per position drawn against the position, one curve per error
+    column, log-log; a tolerance result (``tolerance=...``) as its first positions, one line per quantity (and lag),
+    a marker at ``first_position`` and a bar over ``first_position_low`` .. ``first_position_high`` (the score's
+    95% interval), log x; a quantity not exceeded is named in its label.
 
     Args:
-        result: what ``ropekit.precision`` returns (with a "position" column).
-        columns: the columns to draw (default: every column but "position").
+        result: what ``ropekit.precision`` returns (a "position" column, or a tolerance result's "first_position").
+        columns: the columns to draw (default: every column but "position"; not for a tolerance result).
     """
     plt = _pyplot()
-    cols = {k: np.asarray(v) for k, v in dict(result).items()}
+    cols = dict(result)
+    if "first_position" in cols and "position" not in cols:
+        if columns is not None:
+            raise ValueError("ropekit.plot.precision: columns = given with a tolerance result (must be None: it draws "
+                             "first_position per quantity)")
+        return _first_positions(plt, cols, title, ax)
+    cols = {k: np.asarray(v) for k, v in cols.items()}
     if "position" not in cols:
-        raise ValueError("ropekit.plot.precision: result has no 'position' column (pass what ropekit.precision returns)")
-    names = [c for c in cols if c != "position"] if columns is None else list(columns)
+        raise ValueError(f"ropekit.plot.precision: result = a dict of {sorted(cols)} (must be what ropekit.precision "
+                         "returns: rows with a 'position' column, or a tolerance result with 'first_position')")
+    names = [c for c in cols if c not in ("position", "lag", "i")] if columns is None else list(columns)
     for c in names:
         if c not in cols or cols[c].dtype.kind not in "fi":
             raise ValueError(f"ropekit.plot.precision: column = {c!r} (must be a numeric column of the result)")
@@ -252,3 +262,35 @@ def precision(result, *, columns=None, title=None, ax=None):
     a.set_ylabel("error")
     a.grid(True, color="#e8e8e8")
     return _finish(fig, axes, "position", title, True, own)
+
+
+def _first_positions(plt, cols, title, ax):
+    """A tolerance result: per row, first_position with its interval on a log axis (position 0 drawn at 1)."""
+    n = len(cols["quantity"])
+    first = np.asarray(cols["first_position"], dtype=float)
+    low = np.asarray(cols.get("first_position_low", first), dtype=float)
+    high = np.asarray(cols.get("first_position_high", first), dtype=float)
+    lag = np.asarray(cols.get("lag", np.full(n, np.nan)), dtype=float)
+    tol = np.asarray(cols.get("tolerance", np.full(n, np.nan)), dtype=float)
+    fig, axes, own = _axes(ax, 1, plt, height=0.45 * n + 1.4)
+    a = axes[0]
+    for k in range(n):
+        label = str(cols["quantity"][k]) + ("" if np.isnan(lag[k]) else f" (lag {lag[k]:g})")
+        label += f" > {tol[k]:g}"
+        if np.isnan(first[k]):
+            a.plot([], [], "o", color=f"C{k}", label=label + ": not exceeded")
+            continue
+        x = max(first[k], 1.0)
+        lo = max(low[k], 1.0) if np.isfinite(low[k]) else x
+        hi = max(high[k], 1.0) if np.isfinite(high[k]) else x
+        a.errorbar([x], [k], xerr=[[x - lo], [hi - x]], fmt="o", color=f"C{k}", capsize=4,
+                   label=label + f": {first[k]:.0f}")
+        if not np.isfinite(high[k]):  # the interval runs past the positions given
+            a.annotate("", xy=(x * 4, k), xytext=(x, k), arrowprops={"arrowstyle": "->", "color": f"C{k}"})
+    a.set_yticks(range(n))
+    a.set_yticklabels([str(q) for q in cols["quantity"]])
+    a.set_ylim(-0.6, n - 0.4)
+    a.invert_yaxis()
+    a.set_xscale("log")
+    a.grid(True, axis="x", color="#e8e8e8")
+    return _finish(fig, axes, "first position past the tolerance", title, True, own)

@@ -13,44 +13,36 @@ namespace ropekit::bindings {
 
 namespace {
 
-// With a tolerance: the positions as segments (a str "start:stop[:step],..." is never expanded, so the whole range
-// 0:2147483648 can be searched; an array gives one segment per value, in order), one row per quantity.
-py::dict first_positions(const PrecisionRun& run, const std::string& command, const py::object& positions_in) {
-  std::vector<LagStream::Segment> segments;
-  if (positions_in.is_none()) {  // every position whose query (p + lag) is one too
-    const double top = run.lags.empty() ? 0 : *std::max_element(run.lags.begin(), run.lags.end());
-    segments.push_back({0, 1, (std::int64_t{1} << 31) - static_cast<std::int64_t>(top)});
-  } else if (py::isinstance<py::str>(positions_in)) {
-    segments = LagStream(positions_in.cast<std::string>(), Where::options(command), "positions").segments();
-  } else {
-    const Lags p = to_lags(positions_in, 1, command);
-    for (Eigen::Index i = 0; i < p.rows(); ++i) segments.push_back({p(i, 0), 0, 1});
-  }
-  const auto found = [&] {
-    py::gil_scoped_release release;
-    return precision_first_positions(run, command, segments);
-  }();
+// With a tolerance, one row per quantity: the first position, its interval, the value there, the search's size.
+py::dict first_positions(const PrecisionRun& run) {
+  const auto found = interruptible([&] { return precision_first_positions(run); });
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<std::string> quantity, search;
-  std::vector<double> lag, tolerance, position, value;
+  std::vector<std::string> quantity, search, note;
+  std::vector<double> lag, tolerance, position, low, high, value;
   std::vector<std::int64_t> evaluated;
   for (const FirstPosition& f : found) {
     quantity.push_back(f.quantity);
     lag.push_back(f.lag.value_or(nan));
     tolerance.push_back(f.tolerance);
     position.push_back(f.position.value_or(nan));
+    low.push_back(f.position_low.value_or(nan));
+    high.push_back(f.position_high.value_or(nan));
     value.push_back(f.value);
     evaluated.push_back(f.evaluated);
     search.push_back(f.search);
+    note.push_back(f.note);
   }
   py::dict d;
   d["quantity"] = py::cast(quantity);
   d["lag"] = column(std::move(lag));
   d["tolerance"] = column(std::move(tolerance));
   d["first_position"] = column(std::move(position));
+  d["first_position_low"] = column(std::move(low));
+  d["first_position_high"] = column(std::move(high));
   d["value"] = column(std::move(value));
   d["positions_evaluated"] = int_column(evaluated);
   d["search"] = py::cast(search);
+  d["note"] = py::cast(note);
   return d;
 }
 
@@ -100,15 +92,35 @@ py::dict py_precision(const std::string& encoding, const py::object& positions_i
     const Lags l = to_lags(lags, 1, r.command);
     r.lags.assign(l.data(), l.data() + l.rows());
   }
+  // The positions as segments, sized and checked by the request before any is expanded: a str "start:stop[:step],..."
+  // is counted (a range of 0:2147483648 is searched by a tolerance, or refused for rows past the budgets, without
+  // being allocated); an array gives one segment per value, in order; None: position 0 (with a tolerance, every
+  // position).
+  std::optional<LagStream> text;
+  Lags given;
+  if (py::isinstance<py::str>(positions_in)) {
+    text.emplace(positions_in.cast<std::string>(), Where::options(r.command), "positions");
+    r.positions = text->segments();
+  } else if (!positions_in.is_none()) {
+    given = to_lags(positions_in, 1, r.command, "--positions");
+    r.positions.emplace();
+    for (Eigen::Index i = 0; i < given.rows(); ++i) r.positions->push_back({given(i, 0), 0, 1});
+  } else if (!tolerance) {
+    r.positions = std::vector<LagStream::Segment>{{0, 0, 1}};
+  }
+  r.in_memory = true;
   const PrecisionRun run = plan_precision_request(r);
-  if (run.tolerance) return first_positions(run, r.command, positions_in);
-  const Lags p = positions_in.is_none() ? Lags(Eigen::VectorXd::LinSpaced(1, 0, 0)) : to_lags(positions_in, 1, r.command);
-  check_precision_positions(run, r.command, p.data(), static_cast<std::size_t>(p.rows()));
-  check_precision_budget(run, r.command, p.rows());
-  auto cols = [&] {
-    py::gil_scoped_release release;
-    return precision_rows(run, p.data(), static_cast<std::size_t>(p.rows()));
-  }();
+  if (run.tolerance) return first_positions(run);
+  std::vector<double> expanded;
+  if (text) {
+    expanded.resize(static_cast<std::size_t>(run.count));
+    text->next(expanded.data(), expanded.size());
+  } else if (!positions_in.is_none()) {
+    expanded.assign(given.data(), given.data() + given.rows());
+  } else {
+    expanded.push_back(0);
+  }
+  auto cols = interruptible([&] { return precision_rows(run, expanded.data(), expanded.size()); });
   py::dict d;
   if (run.table) return table_columns(run, std::move(cols));
   for (std::size_t c = 0; c < cols.size(); ++c) {

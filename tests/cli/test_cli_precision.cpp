@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -58,7 +59,10 @@ TEST_CASE("precision: refusals") {
   check_rejected("precision --encoding 'rope:dim=128,scaling=llama3(factor=8,low=1,high=4,orig=8192)' --pipeline ggml",
                  "--pipeline = ggml (must be huggingface for this encoding");
   check_rejected("precision --encoding rope:dim=128 --pipeline onnx", "--pipeline = 'onnx' (must be huggingface, ggml, vllm, flash or llama4)");
-  check_rejected("precision --encoding rope:dim=128 --positions 0:3e9", "--positions = 3000000000 positions (must be at most");
+  check_rejected("precision --encoding rope:dim=128 --positions 0:3e9",
+                 "--positions = 2999999999 (must be an integer in [0, 2^31 - 1])");
+  check_rejected("precision --encoding rope:dim=1024 --positions 0:2147483647",
+                 "--positions = 2147483647 positions (must be at most");
   check_rejected("precision --encoding rope:dim=128 --tolerance 0", "--tolerance = 0 (must be finite and > 0)");
   check_rejected("precision --encoding rope:dim=128 --tolerance nan", "--tolerance = nan (must be");
   check_rejected("precision --encoding rope:dim=128 --tolerance -1e-3", "--tolerance = -0.001 (must be finite and > 0)");
@@ -93,15 +97,108 @@ TEST_CASE("precision --tolerance: the first position past it over every position
   CHECK(first == 17582);
   const auto found = nlohmann::json::parse(
       run_ok("precision --encoding rope:dim=128,base=1e4 --positions 0:2147483648 --tolerance 1e-3 --format json"));
-  REQUIRE(found.size() == 1);
+  REQUIRE(found.size() == 3);
   CHECK(found[0]["quantity"] == "phase_error_max");
   CHECK(found[0]["first_position"].get<double>() == first);
+  CHECK(found[0]["first_position_low"].get<double>() == first);  // exact: the interval is the answer
+  CHECK(found[0]["first_position_high"].get<double>() == first);
   CHECK(found[0]["search"] == "exact");
   CHECK(found[0]["positions_evaluated"].get<double>() < 1000);
-  // Not exceeded: the cell is empty.
+  CHECK(found[1]["quantity"] == "table_phase_error_max");
+  CHECK(found[2]["quantity"] == "table_error_max");
+  // Not exceeded: the cells are empty.
   CHECK(run_ok("precision --encoding rope:dim=128,base=1e4 --positions 0:1000 --tolerance 1e-3") ==
-        "quantity,lag,tolerance,first_position,value,positions_evaluated,search\n"
-        "phase_error_max,,0.001,,0,0,exact\n");
+        "quantity,lag,tolerance,first_position,first_position_low,first_position_high,value,positions_evaluated,"
+        "search,note\n"
+        "phase_error_max,,0.001,,,,0,0,exact,\n"
+        "table_phase_error_max,,0.001,,,,0,0,exact,\n"
+        "table_error_max,,0.001,,,,0,0,exact,\n");
+}
+
+TEST_CASE("precision --tolerance --dtype: the tables' quantities per dtype (issue 32: bf16, fp16, fp32 all said 12559)") {
+  // Llama 3.1 8B. Independent route: the row mode over 0:13000, the first row past 1e-3 in each column read off.
+  const std::string model = "precision --model '" + source_path("data/models/llama-3.1-8b.json") + "'";
+  std::map<std::string, std::map<std::string, double>> first;  // dtype -> column -> first position
+  for (const std::string dtype : {"fp32", "bf16", "fp16"}) {
+    for (const auto& r : nlohmann::json::parse(run_ok(model + " --dtype " + dtype + " --positions 0:13000 --format json")))
+      for (const std::string c : {"phase_error_max", "table_phase_error_max", "table_error_max"})
+        if (!first[dtype].count(c) && r[c].get<double>() > 1e-3) first[dtype][c] = r["position"].get<double>();
+    const auto found = nlohmann::json::parse(run_ok(model + " --dtype " + dtype + " --tolerance 1e-3 --format json"));
+    REQUIRE(found.size() == 3);
+    for (const auto& f : found) {
+      CAPTURE(dtype);
+      CAPTURE(f["quantity"]);
+      REQUIRE(first[dtype].count(f["quantity"].get<std::string>()));
+      CHECK(f["first_position"].get<double>() == first[dtype][f["quantity"].get<std::string>()]);
+    }
+  }
+  // The angle is the same in every dtype; the bf16 tables carry 2.4e-3 of phase well before it passes 1e-3.
+  CHECK(first["bf16"]["phase_error_max"] == first["fp32"]["phase_error_max"]);
+  CHECK(first["bf16"]["table_phase_error_max"] < first["fp32"]["table_phase_error_max"]);
+  CHECK(first["bf16"]["table_phase_error_max"] < 100);
+}
+
+TEST_CASE("precision --tolerance: gpt-oss's bf16 tables are past 1e-3 at position 0, by the attention factor's rounding") {
+  // YaRN's attention factor 0.1 ln 32 + 1 = 1.3465736 is 172.36 x 2^-7 in bf16's binade [1, 2): held as
+  // 172 x 2^-7 = 1.34375 (by hand), 2.8e-3 off at position 0 where cos = 1.
+  const auto found = nlohmann::json::parse(
+      run_ok("precision --encoding 'rope:dim=64,base=150000,scaling=yarn(factor=32,orig=4096)' --dtype bf16 "
+             "--tolerance 1e-3 --format json"));
+  REQUIRE(found.size() == 3);
+  CHECK(found[2]["quantity"] == "table_error_max");
+  CHECK(found[2]["first_position"].get<double>() == 0);
+  CHECK(found[2]["value"].get<double>() == doctest::Approx(1.3465735902799727 - 1.34375).epsilon(1e-9));
+  const std::string note = found[2]["note"].get<std::string>();
+  CAPTURE(note);
+  CHECK(note.find("attention factor") != std::string::npos);
+  CHECK(note.find("1.34657") != std::string::npos);
+  CHECK(note.find("1.34375") != std::string::npos);
+  CHECK(note.find("bf16") != std::string::npos);
+  CHECK(found[1]["note"].get<std::string>().empty());  // no phase at position 0: the factor scales cos and sin alike
+}
+
+TEST_CASE("precision --lags --tolerance: the Monte Carlo answer with its 95% interval, to the digits it has") {
+  const auto found = nlohmann::json::parse(run_ok(
+      "precision --encoding rope:dim=128,base=1e4 --lags 1 --tolerance 1e-3 --positions 0:2147479552 --format json"));
+  REQUIRE(found.size() == 1);
+  const double p = found[0]["first_position"].get<double>(), lo = found[0]["first_position_low"].get<double>(),
+               hi = found[0]["first_position_high"].get<double>();
+  CHECK(lo < p);
+  CHECK(p < hi);
+  // Rounded to the unit of the half-width's leading digit: p, lo and hi are multiples of it.
+  const double unit = std::pow(10.0, std::floor(std::log10((hi - lo) / 2)));
+  CHECK(unit >= 1000);  // 64 trials: the RMS is known to ~9%, the position to about as much of ~1.3e6
+  CHECK(std::fmod(p, unit) == 0);
+  CHECK(std::fmod(lo, unit) == 0);
+  CHECK(std::fmod(hi, unit) == 0);
+  CHECK(found[0]["search"] == "bisection");
+}
+
+TEST_CASE("precision: positions past the dtype's finite angles are refused with the bound (no NaN rows)") {
+  // fp16 angles: 65519 rounds to 65504, fp16's largest finite value, and 65520 to inf (by hand: test_pipeline.cpp).
+  check_rejected("precision --encoding rope:dim=64,base=1e4 --angle-dtype fp16 --dtype fp16 --positions 65520",
+                 "--positions = 65520 (must be at most 65519: the largest position whose fp16 angles of this encoding "
+                 "are finite)");
+  check_rejected("precision --encoding rope:dim=64,base=1e4 --angle-dtype fp16 --lags 2 --positions 65518",
+                 "--positions + lags = 65520 (must be at most 65519");
+  const auto rows = nlohmann::json::parse(
+      run_ok("precision --encoding rope:dim=64,base=1e4 --angle-dtype fp16 --dtype fp16 --positions 65519 --format json"));
+  REQUIRE(rows.size() == 1);
+  CHECK(std::isfinite(rows[0]["phase_error_max"].get<double>()));
+  // A tolerance over every position (the default) searches up to the bound: the phase passes 1 rad before it.
+  const auto found = nlohmann::json::parse(
+      run_ok("precision --encoding rope:dim=64,base=1e4 --angle-dtype fp16 --tolerance 1 --format json"));
+  REQUIRE(found.size() == 3);
+  CHECK(found[0]["first_position"].get<double>() <= 65519);
+  check_rejected("precision --encoding rope:dim=64,base=1e4 --angle-dtype fp16 --positions 0:2147483648 --tolerance 1",
+                 "--positions = 2147483647 (must be at most 65519");
+}
+
+TEST_CASE("precision: the output's size is estimated and capped before the first row") {
+  // --table of 64 pairs: 6 cells of ~20 characters a row, 7680 bytes a position; the cap of 4 GB: 520833 positions.
+  check_rejected("precision --encoding rope:dim=128 --table --positions 0:100000000",
+                 "--positions = 100000000 positions (must be at most 520833 positions of 64 pairs with --table");
+  check_rejected("precision --encoding rope:dim=128 --table --positions 0:100000000", "over the output cap of 4");
 }
 
 TEST_CASE("precision --lags: score errors per (lag, position), against transformers' CPU measurement") {

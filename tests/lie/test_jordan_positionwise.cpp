@@ -3,6 +3,8 @@
 // against its closed form, the centred factorization, the dynamic range and the float32 path.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -280,4 +282,58 @@ TEST_CASE("the cost estimate grows with the sampled pairs and m") {
   const Cost big = positionwise_cost(p, o);
   CHECK(big.seconds > 100 * base.seconds);
   CHECK(!big.fits());  // 8.4e6 pairs of 64 x 64 products, six times: hours
+}
+
+TEST_CASE("float32 path: each score is float32 products summed in index order, without FMA (issue 32 item 6)") {
+  // Raw m = 3, window 64, 9 samples (+ the centre): positions 0, 8, 16, 24, 31, 32, 39, 47, 55, 63. By hand, as a
+  // float32 model computes it: G32(t) blocks (r, c >= r) = coef_{c-r} R(t), coef_0 = expf(-gamma t), coef_q =
+  // coef_{q-1} (eta t) / q, R from cosf / sinf, every product rounded to float; S32(i, j) = G32(t_i) G32(-t_j) with
+  // each entry summed over k = 0..5 in order in float (no FMA: the tests build without contraction). Reference:
+  // the library's float64 kernels multiplied in double. Eigen's float product (the code before) summed in another
+  // order with FMAs: 2.28e-7 here in an AVX-512 build, 2.80e-7 in order.
+  PositionwiseParams p;
+  p.m = 3;
+  PositionwiseOptions o;
+  o.window = 64;
+  o.samples = 9;
+  const PositionwiseRow row = measure_positionwise(p, JordanVariant::raw, Factorization::plain, o);
+  const float gamma = static_cast<float>(1.0 / 1024), eta = 0.1f;
+  const auto G32 = [&](float t) {
+    Eigen::MatrixXf G = Eigen::MatrixXf::Zero(6, 6);
+    float coef[3];
+    coef[0] = std::exp(-gamma * t);
+    for (int q = 1; q < 3; ++q) coef[q] = coef[q - 1] * (eta * t) / static_cast<float>(q);
+    const float c = std::cos(t), s = std::sin(t);
+    for (int r = 0; r < 3; ++r)
+      for (int col = r; col < 3; ++col) {
+        const float k = coef[col - r];
+        G(2 * r, 2 * col) = k * c;
+        G(2 * r, 2 * col + 1) = k * -s;
+        G(2 * r + 1, 2 * col) = k * s;
+        G(2 * r + 1, 2 * col + 1) = k * c;
+      }
+    return G;
+  };
+  const std::vector<int> pos = {0, 8, 16, 24, 31, 32, 39, 47, 55, 63};
+  double err = 0, top = 0;
+  for (std::size_t a = 0; a < pos.size(); ++a) {
+    for (std::size_t b = 0; b <= a; ++b) {
+      const Eigen::MatrixXf A = G32(static_cast<float>(pos[a])), K = G32(-static_cast<float>(pos[b]));
+      const Eigen::MatrixXd A64 = relative_kernel(p, JordanVariant::raw, pos[a]);
+      const Eigen::MatrixXd K64 = relative_kernel(p, JordanVariant::raw, -pos[b]);
+      for (int r = 0; r < 6; ++r)
+        for (int c = 0; c < 6; ++c) {
+          float s32 = 0;
+          double s64 = 0;
+          for (int k = 0; k < 6; ++k) {
+            const float term = A(r, k) * K(k, c);
+            s32 = s32 + term;
+            s64 = s64 + A64(r, k) * K64(k, c);
+          }
+          err = std::max(err, std::abs(static_cast<double>(s32) - s64));
+          top = std::max(top, std::abs(s64));
+        }
+    }
+  }
+  CHECK(row.f32_score_error == doctest::Approx(err / top).epsilon(1e-9));
 }

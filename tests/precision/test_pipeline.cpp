@@ -349,3 +349,20 @@ TEST_CASE("ggml: the angle at position 1, against the scheme's float32 ggml freq
   CHECK_THROWS_WITH_AS(plan("rope:dim=128,base=5e5,scaling=llama3(factor=8,low=1,high=4,orig=8192)", g),
                        doctest::Contains("llama3 and longrope come with the GGUF's rope_freqs factors"), InputError);
 }
+
+TEST_CASE("largest_finite_position: fp16 angles end at 65519, the others hold every position") {
+  // fp16's largest finite value is 65504 (0x7bff); 65520 is the tie between it and 65536 (inf), and ties go to the
+  // even significand, 65536: every position from 65520 on rounds to inf, 65519 to 65504 (theta_0 = 1).
+  Pipeline half;
+  half.dtype = Dtype::fp16;
+  half.angle_dtype = Dtype::fp16;
+  const PrecisionPlan p = plan_precision("test", parse_encoding("rope:dim=64,base=1e4"), half);
+  CHECK(largest_finite_position(p) == 65519);
+  CHECK(round_to(Dtype::fp16, 65519) == 65504);
+  CHECK(std::isinf(round_to(Dtype::fp16, 65520)));
+  for (const Dtype d : {Dtype::fp32, Dtype::tf32, Dtype::bf16, Dtype::fp16}) {
+    Pipeline q;
+    q.dtype = d;
+    CHECK(largest_finite_position(plan_precision("test", parse_encoding("rope:dim=64,base=1e4"), q)) == 2147483647);
+  }
+}

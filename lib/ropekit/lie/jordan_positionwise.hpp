@@ -15,8 +15,9 @@
 // Scores are measured for unit queries and keys, i.e. the whole bilinear form S(i, j) = A(i-c0)^{-1} A(j-c0)
 // (2m x 2m), over causal pairs j <= i of a deterministic sample of window positions.
 // The float32 path is a float32 model's: t = float(p) - float(c0), the parameters, exp, the powers of the
-// shear and cos / sin in float32, then S32 = A32(i)^{-T}^T A32(j) with float32 products (for omega = 1 and
-// integer t the phases omega t are exact, so the error is the dynamic range's, not RoPE's phase rounding).
+// shear and cos / sin in float32, then S32 = A32(i)^{-T}^T A32(j) with float32 products summed in index order
+// without FMA, the same bits on every build (for omega = 1 and integer t the phases omega t are exact, so the
+// error is the dynamic range's, not RoPE's phase rounding).
 
 #include <optional>
 #include <string>

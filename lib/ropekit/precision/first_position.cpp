@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <stdexcept>
 #include <numbers>
 
 #include "ropekit/core/cancel.hpp"
@@ -62,28 +64,73 @@ double phase_error_bound(const PrecisionPlan& plan, double p) {
   return bound * (1 + 1e-9) + 1e-300;
 }
 
+std::string_view quantity_name(PhaseQuantity q) {
+  switch (q) {
+    case PhaseQuantity::phase_error_max: return "phase_error_max";
+    case PhaseQuantity::table_phase_error_max: return "table_phase_error_max";
+    case PhaseQuantity::table_error_max: return "table_error_max";
+  }
+  throw std::logic_error("quantity_name: unknown quantity");
+}
+
+double quantity_of(const PhaseErrors& e, PhaseQuantity q) {
+  switch (q) {
+    case PhaseQuantity::phase_error_max: return e.phase_error_max;
+    case PhaseQuantity::table_phase_error_max: return e.table_phase_error_max;
+    case PhaseQuantity::table_error_max: return e.table_error_max;
+  }
+  throw std::logic_error("quantity_of: unknown quantity");
+}
+
+namespace {
+
+// e of quantity_bound: how far stage 3 puts a table entry from a32 cos(angle).
+double table_rounding(const PrecisionPlan& plan) {
+  const double a32 = std::abs(plan.held_attention_factor);
+  return a32 * 0x1p-23 + half_ulp(table_dtype(plan.pipeline), a32 * (1 + 0x1p-22));
+}
+
+// The largest value q can take (a wrapped phase: pi and the last ulps of its reduction; an entry: a32 + e + a).
+double quantity_cap(const PrecisionPlan& plan, PhaseQuantity q) {
+  if (q != PhaseQuantity::table_error_max) return std::numbers::pi + 1e-12;
+  return (std::abs(plan.held_attention_factor) + table_rounding(plan) + std::abs(plan.attention_factor)) * (1 + 1e-9);
+}
+
+}  // namespace
+
+double quantity_bound(const PrecisionPlan& plan, double p, PhaseQuantity q) {
+  const double angle = phase_error_bound(plan, p);
+  if (q == PhaseQuantity::phase_error_max) return angle;
+  const double e = table_rounding(plan), a32 = std::abs(plan.held_attention_factor);
+  if (q == PhaseQuantity::table_phase_error_max) {
+    const double moved = a32 > 0 ? std::asin(std::min(1.0, std::sqrt(2.0) * e / a32)) : std::numbers::pi;
+    return (angle + moved) * (1 + 1e-9);
+  }
+  return (e + std::abs(a32 - std::abs(plan.attention_factor)) + std::abs(plan.attention_factor) * angle) * (1 + 1e-9);
+}
+
 FirstPosition first_phase_position(const PrecisionPlan& plan, const std::vector<LagStream::Segment>& positions,
-                                   double tolerance) {
+                                   double tolerance, PhaseQuantity q) {
   FirstPosition out;
-  out.quantity = "phase_error_max";
+  out.quantity = quantity_name(q);
   out.tolerance = tolerance;
   out.search = "exact";
-  // A wrapped phase is at most pi (and the last ulp of its reduction): nothing to look for at or past it.
-  if (tolerance >= std::numbers::pi + 1e-12) return out;
+  // Nothing to look for at or past the quantity's largest value.
+  if (tolerance >= quantity_cap(plan, q)) return out;
   for (const auto& s : positions) {
     // The first index whose bound reaches the tolerance: before it no position can exceed (bound nondecreasing).
     std::int64_t lo = 0, hi = s.count;
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      if (phase_error_bound(plan, at(s, mid)) >= tolerance) hi = mid;
+      if (quantity_bound(plan, at(s, mid), q) >= tolerance) hi = mid;
       else lo = mid + 1;
     }
     for (std::int64_t j = lo; j < s.count; ++j) {
       if (out.evaluated % 4096 == 0) check_cancelled();
-      const double p = at(s, j), v = phase_errors(plan, p).phase_error_max;
+      const double p = at(s, j), v = quantity_of(phase_errors(plan, p), q);
       ++out.evaluated;
       if (exceeds(v, tolerance)) {
-        out.position = p;
+        out.position = out.position_low = out.position_high = p;
         out.value = v;
         return out;
       }
@@ -93,20 +140,14 @@ FirstPosition first_phase_position(const PrecisionPlan& plan, const std::vector<
   return out;
 }
 
-FirstPosition first_score_position(const PrecisionPlan& plan, const std::vector<LagStream::Segment>& positions,
-                                   double tolerance, double lag, std::int64_t trials, std::uint64_t seed) {
-  FirstPosition out;
-  out.quantity = "score_rms_rel_error";
-  out.lag = lag;
-  out.tolerance = tolerance;
-  out.search = "bisection";
-  auto value = [&](double p) {
-    check_cancelled();
-    ++out.evaluated;
-    return score_errors(plan, lag, p, trials, seed).rms_rel;
-  };
+namespace {
+
+// The first crossing of one curve (16 probes per octave of each segment, then bisection to adjacent positions): the
+// position and its value, none if the curve stays within the tolerance over the positions given.
+template <class Value>
+std::optional<std::pair<double, double>> first_crossing(const std::vector<LagStream::Segment>& positions,
+                                                        double tolerance, const Value& value, double& largest) {
   for (const auto& s : positions) {
-    // Probes j = 0, 1, ... growing by 2^(1/16) (at least 1), and the segment's last index.
     std::int64_t below = -1;  // the last probe within the tolerance
     for (std::int64_t j = 0;;) {
       const double v = value(at(s, j));
@@ -123,17 +164,47 @@ FirstPosition first_score_position(const PrecisionPlan& plan, const std::vector<
             below = mid;
           }
         }
-        out.position = at(s, hi);
-        out.value = hi_value;
-        return out;
+        return std::pair{at(s, hi), hi_value};
       }
-      out.value = std::max(out.value, v);
+      largest = std::max(largest, v);
       below = j;
       if (j == s.count - 1) break;
       const auto next = static_cast<std::int64_t>(std::ceil(static_cast<double>(j) * 1.0442737824274138));  // 2^(1/16)
       j = std::min(std::max(next, j + 1), s.count - 1);
     }
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+FirstPosition first_score_position(const PrecisionPlan& plan, const std::vector<LagStream::Segment>& positions,
+                                   double tolerance, double lag, std::int64_t trials, std::uint64_t seed) {
+  FirstPosition out;
+  out.quantity = "score_rms_rel_error";
+  out.lag = lag;
+  out.tolerance = tolerance;
+  out.search = "bisection";
+  // The three searches probe the same positions: each is evaluated once.
+  std::map<double, ScoreErrors> seen;
+  const auto errors = [&](double p) -> const ScoreErrors& {
+    auto it = seen.find(p);
+    if (it == seen.end()) {
+      check_cancelled();
+      ++out.evaluated;
+      it = seen.emplace(p, score_errors(plan, lag, p, trials, seed)).first;
+    }
+    return it->second;
+  };
+  double ignored = 0;
+  if (const auto f = first_crossing(positions, tolerance, [&](double p) { return errors(p).rms_rel; }, out.value)) {
+    out.position = f->first;
+    out.value = f->second;
+  }
+  if (const auto f = first_crossing(positions, tolerance, [&](double p) { return errors(p).rms_rel_high; }, ignored))
+    out.position_low = f->first;
+  if (const auto f = first_crossing(positions, tolerance, [&](double p) { return errors(p).rms_rel_low; }, ignored))
+    out.position_high = f->first;
   return out;
 }
 

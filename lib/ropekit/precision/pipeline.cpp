@@ -272,6 +272,25 @@ std::vector<HeldPair> held_table(const PrecisionPlan& plan, double position) {
   return out;
 }
 
+double largest_finite_position(const PrecisionPlan& plan) {
+  HeldArrays h;
+  const auto finite = [&](double p) {
+    fill_held(plan, p, h);
+    for (const auto* v : {&h.angle, &h.cos, &h.sin})
+      for (const double x : *v)
+        if (!std::isfinite(x)) return false;
+    return true;
+  };
+  double lo = 0, hi = 2147483647.0;  // finite at lo, the answer in [lo, hi]
+  if (finite(hi)) return hi;
+  if (!finite(lo)) return -1;
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    (finite(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 PhaseErrors phase_errors(const PrecisionPlan& plan, double position) {
   thread_local HeldArrays h;
   thread_local std::vector<double> parts;

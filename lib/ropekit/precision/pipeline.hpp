@@ -91,6 +91,11 @@ struct PhaseErrors {
 };
 PhaseErrors phase_errors(const PrecisionPlan& plan, double position);
 
+/// The largest position in [0, 2^31 - 1] up to which every angle and table entry the pipeline holds is finite (fp16
+/// angles overflow past 65504: positions from 65520 on round to inf); -1 if none is. Angles grow with the position, so
+/// the bound is found by bisection.
+double largest_finite_position(const PrecisionPlan& plan);
+
 /// Positions: integers in [0, 2^31 - 1].
 /// @throws InputError naming the position and the range.
 void check_position(const Where& where, double position, std::string_view name = "position");

@@ -1,6 +1,7 @@
 #include "ropekit/precision/precision_request.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -9,6 +10,42 @@
 #include "ropekit/precision/score.hpp"
 
 namespace ropekit {
+
+namespace {
+
+// The last position of a segment.
+double last_of(const LagStream::Segment& s) { return s.start + static_cast<double>(s.count - 1) * s.step; }
+
+// Every position of the segments is an integer in range when each segment's ends are and its step is an integer;
+// with lags, the queries p + lag too. Returns the largest position.
+double check_segments(const Where& where, const std::vector<LagStream::Segment>& segments, double top_lag) {
+  double largest = 0;
+  for (const auto& s : segments) {
+    for (const double p : {s.start, last_of(s)}) {
+      check_position(where, p, "positions");
+      if (top_lag > 0) check_position(where, p + top_lag, "positions + lags");
+      largest = std::max(largest, p);
+    }
+    if (s.count > 1 && std::floor(s.step) != s.step)
+      throw_bad_value(where, "positions", "a step of " + format_number(s.step), "an integer step");
+  }
+  return largest;
+}
+
+// Cells per row of each mode (run.columns' sizes) and what one costs: about 20 characters of text, or 16 bytes in
+// memory (the double columns and the arrays they become).
+constexpr double kTextBytesPerCell = 20, kMemoryBytesPerCell = 16;
+
+}  // namespace
+
+double precision_seconds(const PrecisionRun& run, double pairs, std::int64_t positions) {
+  // Per position and pair: the held stages and the exact angle's reduction, vectorised: measured 8 ns on the
+  // reference machine (AVX-512), 2 elements here (40 ns, slower paths covered); with lags, per lag and trial four
+  // rotations of the table (the score and the relativity defect) and 2 n roundings, 25 elements a pair.
+  const double per_position =
+      pairs * (run.lags.empty() ? 2.0 : static_cast<double>(run.lags.size()) * static_cast<double>(run.trials) * 25);
+  return static_cast<double>(positions) * per_position / kElementsPerSecond;
+}
 
 PrecisionRun plan_precision_request(const PrecisionRequest& r) {
   const Where where = Where::options(r.command);
@@ -26,7 +63,6 @@ PrecisionRun plan_precision_request(const PrecisionRequest& r) {
   if (r.encoding.empty()) throw_bad_value(where, "encoding", "none", "given (or --model)");
   const Encoding e = parse_encoding(r.encoding, Where(r.command + ": --encoding"));
   PrecisionRun run;
-  run.plan = plan_precision(r.command, e, p, r.seq_len);
   run.table = r.table;
   if (!r.lags.empty() && r.table) throw_bad_value(where, "table", "given with lags", "one of --table and --lags");
   if (!(r.trials >= 1 && r.trials <= (std::int64_t{1} << 30)))
@@ -40,74 +76,100 @@ PrecisionRun plan_precision_request(const PrecisionRequest& r) {
       throw_bad_value(where, "tolerance", format_number(*r.tolerance), "finite and > 0");
     if (r.table) throw_bad_value(where, "table", "given with tolerance", "one of --table and --tolerance");
     run.tolerance = r.tolerance;
-    run.columns = {"quantity", "lag", "tolerance", "first_position", "value", "positions_evaluated", "search"};
-    return run;
-  }
-  if (!r.lags.empty()) {
+    run.columns = {"quantity", "lag", "tolerance", "first_position", "first_position_low", "first_position_high",
+                   "value", "positions_evaluated", "search", "note"};
+  } else if (!r.lags.empty()) {
     run.columns = {"lag", "position", "score_rms_rel_error", "score_max_rel_error", "relativity_defect_rms"};
-    return run;
+  } else {
+    run.columns = r.table ? std::vector<std::string>{"position", "i", "inv_freq", "angle", "cos", "sin"}
+                          : std::vector<std::string>{"position", "phase_error_max", "inv_freq_part_max",
+                                                     "angle_part_max", "table_error_max", "table_phase_error_max"};
   }
-  run.columns = r.table ? std::vector<std::string>{"position", "i", "inv_freq", "angle", "cos", "sin"}
-                        : std::vector<std::string>{"position", "phase_error_max", "inv_freq_part_max", "angle_part_max",
-                                                   "table_error_max", "table_phase_error_max"};
+
+  // The positions, then the run's size from the spelling's (its pairs; proportional RoPE's identity pairs included)
+  // and the positions' count: refused before the frequencies, a row or a block is allocated.
+  const double top_lag = r.lags.empty() ? 0 : *std::max_element(r.lags.begin(), r.lags.end());
+  run.positions = r.positions ? *r.positions
+                              : std::vector<LagStream::Segment>{
+                                    {0, 1, (std::int64_t{1} << 31) - static_cast<std::int64_t>(top_lag)}};
+  const double largest = check_segments(where, run.positions, top_lag);
+  for (const auto& s : run.positions) run.count += s.count;
+  const double pairs = std::max(1.0, encoding_size(e).n / 2);
+  // A phase search evaluates at most every position; a score search about 16 per octave and a bisection per segment
+  // and interval end (32 octaves at most): the time of that many rows.
+  const std::int64_t evaluated = std::max<std::int64_t>(
+      1, !run.tolerance || r.lags.empty()
+             ? run.count
+             : std::min<std::int64_t>(run.count, static_cast<std::int64_t>(run.positions.size()) * 700));
+  const double rows = run.tolerance ? 0 : static_cast<double>(run.count) *
+                                              (run.table ? pairs : std::max<double>(1, static_cast<double>(r.lags.size())));
+  const auto cost = [&](std::int64_t n) {
+    Cost c;
+    c.seconds = precision_seconds(run, pairs, n);
+    if (r.in_memory) c.bytes = rows * static_cast<double>(n) / static_cast<double>(evaluated) *
+                               static_cast<double>(run.columns.size()) * kMemoryBytesPerCell;
+    return c;
+  };
+  const std::string for_what = fmt::format("of {} pairs{}", pairs, run.table ? " with --table" : "");
+  if (!cost(evaluated).fits())
+    check_cost(where, "positions", fmt::format("{} positions", run.count), cost(evaluated),
+               fmt::format("{} positions", largest_fitting(1, evaluated, [&](std::int64_t n) { return cost(n).fits(); })),
+               for_what);
+  const double per_position = run.count ? rows / static_cast<double>(run.count) : 0;
+  const double text_bytes = rows * static_cast<double>(run.columns.size()) * kTextBytesPerCell;
+  if (!r.in_memory && text_bytes > kMaxOutputBytes)
+    throw_bad_value(where, "positions", fmt::format("{} positions", run.count),
+                    fmt::format("at most {} positions {}: the rows would take about {} of text, over the output cap "
+                                "of {}", std::floor(kMaxOutputBytes / (per_position * static_cast<double>(run.columns.size()) *
+                                                                        kTextBytesPerCell)),
+                                for_what, format_bytes(text_bytes), format_bytes(kMaxOutputBytes)));
+
+  run.plan = plan_precision(r.command, e, p, r.seq_len);
+  // Angles past their dtype's range round to inf (fp16: 65504): refused with the bound rather than printed as NaN.
+  const double finite = largest_finite_position(run.plan);
+  if (r.positions && largest + top_lag > finite) {
+    const bool tf32 = p.dtype == Dtype::tf32 || p.angle_dtype == Dtype::tf32;
+    const std::string angle_dtype(dtype_name(tf32 ? Dtype::tf32 : p.angle_dtype));
+    throw_bad_value(where, top_lag > 0 ? "positions + lags" : "positions", format_number(largest + top_lag),
+                    fmt::format("at most {}: the largest position whose {} angles of this encoding are finite",
+                                format_number(finite), angle_dtype));
+  }
+  if (!r.positions && run.positions.front().count - 1 > finite - top_lag) {
+    run.positions.front().count = static_cast<std::int64_t>(finite - top_lag) + 1;  // the default: up to the bound
+    run.count = run.positions.front().count;
+  }
   return run;
 }
 
-void check_precision_positions(const PrecisionRun& run, const std::string& command, const double* positions,
-                               std::size_t n) {
-  const double top = run.lags.empty() ? 0 : *std::max_element(run.lags.begin(), run.lags.end());
-  for (std::size_t i = 0; i < n; ++i) {
-    check_position(Where::options(command), positions[i], "positions");
-    if (top > 0) check_position(Where::options(command), positions[i] + top, "positions + lags");  // the query's
-  }
+void round_to_interval(FirstPosition& f) {
+  if (!f.position || !f.position_low || !f.position_high) return;
+  const double half = (*f.position_high - *f.position_low) / 2;
+  if (!(half >= 1)) return;
+  const double unit = std::pow(10.0, std::floor(std::log10(half)));
+  f.position = std::round(*f.position / unit) * unit;
+  f.position_low = std::floor(*f.position_low / unit) * unit;
+  f.position_high = std::ceil(*f.position_high / unit) * unit;
 }
 
-double precision_seconds(const PrecisionRun& run, std::int64_t positions) {
-  // Per position and pair: the held stages and the exact angle's reduction, vectorised: measured 8 ns on the
-  // reference machine (AVX-512), 2 elements here (40 ns, slower paths covered); with lags, per lag and trial four
-  // rotations of the table (the score and the relativity defect) and 2 n roundings, 25 elements a pair.
-  const double pairs = static_cast<double>(run.plan.theta_held.size()) *
-                       (run.lags.empty() ? 2.0 : static_cast<double>(run.lags.size()) * static_cast<double>(run.trials) * 25);
-  return static_cast<double>(positions) * pairs / kElementsPerSecond;
-}
-
-void check_precision_budget(const PrecisionRun& run, const std::string& command, std::int64_t positions) {
-  const auto cost = [&](std::int64_t n) {
-    Cost c;
-    c.seconds = precision_seconds(run, n);
-    return c;  // rows are streamed: no memory beyond a block
-  };
-  if (cost(positions).fits()) return;
-  check_cost(Where::options(command), "positions", fmt::format("{} positions", positions), cost(positions),
-             fmt::format("{} positions", largest_fitting(1, positions, [&](std::int64_t n) { return cost(n).fits(); })),
-             fmt::format("of {} pairs", run.plan.theta_held.size()));
-}
-
-std::vector<FirstPosition> precision_first_positions(const PrecisionRun& run, const std::string& command,
-                                                     const std::vector<LagStream::Segment>& positions) {
-  // Every position of a segment is an integer in range when its ends are and its step is an integer.
-  std::int64_t count = 0;
-  for (const auto& s : positions) {
-    const double last = s.start + static_cast<double>(s.count - 1) * s.step;
-    check_precision_positions(run, command, &s.start, 1);
-    check_precision_positions(run, command, &last, 1);
-    if (s.count > 1 && std::floor(s.step) != s.step)
-      throw_bad_value(Where::options(command), "positions", "a step of " + format_number(s.step), "an integer step");
-    count += s.count;
-  }
-  // The phase search evaluates at most every position; the score search about 16 per octave and a bisection per
-  // segment (32 octaves at most): the budget of that many rows.
-  if (run.lags.empty()) {
-    check_precision_budget(run, command, count);
-  } else {
-    check_precision_budget(run, command, std::min<std::int64_t>(count, static_cast<std::int64_t>(positions.size()) * 600));
-  }
+std::vector<FirstPosition> precision_first_positions(const PrecisionRun& run) {
   std::vector<FirstPosition> out;
-  if (run.lags.empty()) {
-    out.push_back(first_phase_position(run.plan, positions, *run.tolerance));
-  } else {
-    for (const double lag : run.lags)
-      out.push_back(first_score_position(run.plan, positions, *run.tolerance, lag, run.trials, run.seed));
+  if (!run.lags.empty()) {
+    for (const double lag : run.lags) {
+      out.push_back(first_score_position(run.plan, run.positions, *run.tolerance, lag, run.trials, run.seed));
+      round_to_interval(out.back());
+    }
+    return out;
+  }
+  for (const PhaseQuantity q :
+       {PhaseQuantity::phase_error_max, PhaseQuantity::table_phase_error_max, PhaseQuantity::table_error_max}) {
+    out.push_back(first_phase_position(run.plan, run.positions, *run.tolerance, q));
+    // At position 0 the tables hold cos 0 = 1 times the attention factor: their whole error there is that factor's
+    // rounding (fl32, then the table dtype).
+    const Dtype table = table_dtype(run.plan.pipeline);
+    const double held = round_to(table, run.plan.held_attention_factor), a = run.plan.attention_factor;
+    if (q == PhaseQuantity::table_error_max && out.back().position == 0.0 && held != a)
+      out.back().note = fmt::format("at position 0 the error is the attention factor's rounding: {} held as {} in {}",
+                                    format_number(a), format_number(held), dtype_name(table));
   }
   return out;
 }
@@ -128,6 +190,7 @@ std::vector<std::vector<double>> precision_rows(const PrecisionRun& run, const d
         cols[4].push_back(e.defect_rms);
       }
     } else if (run.table) {
+      if (k % 64 == 0) check_cancelled();
       fill_held(run.plan, p, held);  // the arrays reused across positions
       for (std::size_t i = 0; i < held.angle.size(); ++i) {
         cols[0].push_back(p);

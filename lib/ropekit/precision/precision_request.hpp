@@ -14,6 +14,9 @@
 
 namespace ropekit {
 
+/// The most a streamed (command-line) table may write: past it a request is refused before its first row.
+inline constexpr double kMaxOutputBytes = 4e9;
+
 struct PrecisionRequest {
   std::string command = "ropekit precision";  ///< names every refusal
   std::string encoding;                        ///< a spelling (rope family)
@@ -24,9 +27,15 @@ struct PrecisionRequest {
   std::int64_t trials = 64;  ///< Monte Carlo draws of q, k per (lag, position)
   std::uint64_t seed = 0;
   std::optional<double> tolerance;  ///< given: the first position past it (first_position.hpp) instead of rows
+  /// The positions as segments (a number: count 1, core/lags.hpp), never expanded here; none: every position whose
+  /// query p + lag is one and whose angles are finite (what a tolerance searches by default).
+  std::optional<std::vector<LagStream::Segment>> positions;
+  /// The rows are returned in memory (Python): sized against the memory budget; otherwise they are streamed as text,
+  /// sized against kMaxOutputBytes.
+  bool in_memory = false;
 };
 
-/// The validated request: its plan and the names of its columns.
+/// The validated request: its plan, its positions and the names of its columns.
 struct PrecisionRun {
   PrecisionPlan plan;
   bool table = false;
@@ -34,24 +43,30 @@ struct PrecisionRun {
   std::int64_t trials = 0;
   std::uint64_t seed = 0;
   std::optional<double> tolerance;
+  std::vector<LagStream::Segment> positions;  ///< as given, or the default range filled in
+  std::int64_t count = 0;                     ///< positions in them
   std::vector<std::string> columns;  ///< table: position,i,inv_freq,angle,cos,sin; else position and the errors
 };
-/// @throws InputError naming the command and the option (dtype, pipeline, encoding, ...).
+/// Checks every option and position (integers in [0, 2^31 - 1], p + lag too, and at most the largest position
+/// whose angles are finite: fp16 angles overflow past 65504), then the run's time and size from the spelling's
+/// sizes (its pairs and the positions' count) before anything is allocated, then plans it.
+/// @throws InputError naming the command and the option (dtype, pipeline, encoding, positions, ...).
 PrecisionRun plan_precision_request(const PrecisionRequest& r);
 
-/// Refuses positions that are not integers in [0, 2^31 - 1], and a count whose rows would exceed the time budget
-/// (announcing one past a few seconds on stderr when `announce_to` is true). Call before any output.
-void check_precision_positions(const PrecisionRun& run, const std::string& command, const double* positions,
-                               std::size_t n);
-void check_precision_budget(const PrecisionRun& run, const std::string& command, std::int64_t positions);
-/// The estimated run time (an upper bound on a slow machine) of `positions` positions.
-double precision_seconds(const PrecisionRun& run, std::int64_t positions);
+/// The estimated run time (an upper bound on a slow machine) of `positions` positions of `pairs` pairs.
+double precision_seconds(const PrecisionRun& run, double pairs, std::int64_t positions);
 
-/// With a tolerance: the first position past it, of the phase error or (with lags) of each lag's score error, over
-/// the positions' segments (rows in run.columns: quantity,lag,tolerance,first_position,value,positions_evaluated,
-/// search). Checks the segments' positions (their ends and steps) and the budget first.
-std::vector<FirstPosition> precision_first_positions(const PrecisionRun& run, const std::string& command,
-                                                     const std::vector<LagStream::Segment>& positions);
+/// With a tolerance: the first position past it, of each phase quantity (phase_error_max, table_phase_error_max,
+/// table_error_max) or with lags of each lag's score error, over run.positions (rows in run.columns: quantity,lag,
+/// tolerance,first_position,first_position_low,first_position_high,value,positions_evaluated,search,note). A score
+/// answer is rounded to the digits its 95% interval leaves (see round_to_interval); a note says when a table error
+/// found at position 0 is the attention factor's rounding into the table dtype.
+std::vector<FirstPosition> precision_first_positions(const PrecisionRun& run);
+
+/// A Monte Carlo answer to the digits it has: the unit of the leading digit of its interval's half-width, the answer
+/// rounded to it and the ends rounded outward (1301850 in [1250122, 1347001] -> 1300000 in [1250000, 1350000]).
+/// Unchanged without both ends.
+void round_to_interval(FirstPosition& f);
 
 /// Rows for n positions (with lags: every lag at each position), column by column (run.columns' order), as doubles.
 std::vector<std::vector<double>> precision_rows(const PrecisionRun& run, const double* positions, std::size_t n);

@@ -1,7 +1,9 @@
 // Compiled with -ffp-contract=off (CMakeLists.txt): every product and sum rounded on its own, as eager framework ops.
 #include "ropekit/precision/score.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ropekit/core/cancel.hpp"
 #include "ropekit/core/rng.hpp"
@@ -109,7 +111,7 @@ ScoreErrors score_errors(const PrecisionPlan& plan, double lag, double position,
   const RotationDtypes dtypes = rotation_dtypes(plan.pipeline);
   const Dtype d = plan.pipeline.dtype == Dtype::tf32 ? Dtype::fp32 : plan.pipeline.dtype;
   ScoreErrors out;
-  double sum_sq = 0, defect_sq = 0;
+  double sum_sq = 0, sum_q4 = 0, defect_sq = 0;
   Rng rng(seed, kStreamPrecision, 0);
   const Tables at_q = tables_at(plan, position + lag), at_k = tables_at(plan, position);
   // The same pair at the origin (q at lag, k at 0): the relativity defect compares the two held scores.
@@ -138,10 +140,20 @@ ScoreErrors score_errors(const PrecisionPlan& plan, double lag, double position,
     const double norm = std::sqrt(qq * kk);
     const double rel = (held - exact) / norm, moved = (held - at_origin) / norm;
     sum_sq += rel * rel;
+    sum_q4 += rel * rel * (rel * rel);
     defect_sq += moved * moved;
     out.max_rel = std::max(out.max_rel, std::abs(rel));
   }
-  out.rms_rel = trials ? std::sqrt(sum_sq / static_cast<double>(trials)) : 0;
+  const auto T = static_cast<double>(trials);
+  out.rms_rel = trials ? std::sqrt(sum_sq / T) : 0;
+  if (trials >= 2) {
+    const double mean = sum_sq / T, var = std::max(0.0, (sum_q4 - sum_sq * mean) / (T - 1));
+    const double half = 1.959963984540054 * std::sqrt(var / T);  // the normal distribution's 97.5% quantile
+    out.rms_rel_low = std::sqrt(std::max(0.0, mean - half));
+    out.rms_rel_high = std::sqrt(mean + half);
+  } else {
+    out.rms_rel_high = std::numeric_limits<double>::infinity();
+  }
   out.defect_rms = trials ? std::sqrt(defect_sq / static_cast<double>(trials)) : 0;
   return out;
 }

@@ -25,8 +25,11 @@ double held_score(const std::vector<double>& q_rot, const std::vector<double>& k
 /// The relativity defect (spec section 2): how far the held score moves when the same q, k sit at the origin
 /// instead, (held(p + lag, p) - held(lag, 0)) / (|q~| |k~|), RMS over the same draws; an exactly relative encoding
 /// has none.
+/// rms_rel_low / rms_rel_high: the RMS's 95% confidence interval from the same draws, sqrt of mean(e^2) -+ 1.96 times
+/// its standard error sd(e^2) / sqrt(trials) (the normal approximation of the mean of the squares; one trial: [0, inf)).
 struct ScoreErrors {
   double rms_rel = 0, max_rel = 0, defect_rms = 0;
+  double rms_rel_low = 0, rms_rel_high = 0;
 };
 ScoreErrors score_errors(const PrecisionPlan& plan, double lag, double position, std::int64_t trials, std::uint64_t seed);
 
