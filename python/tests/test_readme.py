@@ -15,7 +15,7 @@ Conventions of the pages (each fenced block is one of these; an unmarked block f
   of the machine that wrote the page: by default a float64 result to 1e-12 relative or 1e-15 absolute (the last
   bits of a sum move with the CPU's vector path and the build flags, amplified by the fits' condition numbers). A
   line `<!-- example-precision REGEX rel=R abs=A: REASON -->` before the block compares the numbers inside
-  matches of REGEX in the page's line (inside its first group, if it has one: a table's columns) to
+  matches of REGEX in the page's line (inside its groups, if it has any: a table's columns) to
   |page - real| <= R max(|page|, |real|) + A instead (a rounding-level residual to its threshold's order, a
   float32 quantity to float32's); the reason is required. A line
   `<!-- example-mask REGEX -->` replaces every match of REGEX by `<masked>` in both the page and the real output
@@ -156,8 +156,8 @@ def precision_rules(markers):
 
 def tolerances(line, rules):
     """Per number of the line, (rel, abs): the first rule whose REGEX match holds the number, else the default."""
-    group = lambda regex: 1 if regex.groups else 0  # the first group's span where REGEX has one
-    spans = [m.span(group(regex)) + (rel, ab) for regex, rel, ab in rules for m in regex.finditer(line)]
+    groups = lambda regex: range(1, regex.groups + 1) if regex.groups else [0]  # its groups' spans where it has any
+    spans = [m.span(g) + (rel, ab) for regex, rel, ab in rules for m in regex.finditer(line) for g in groups(regex)]
     out = []
     for n in NUMBER.finditer(line):
         hit = next(((rel, ab) for a, b, rel, ab in spans if a <= n.start() and n.end() <= b), None)
