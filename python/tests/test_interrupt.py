@@ -115,3 +115,16 @@ def test_ctrl_c_interrupts_a_long_kernel_of_many_lags():
     assert seconds < 2.0  # 0.1 s here when the machine is idle (chunks of 8192 lags); slack for a loaded runner
     with pytest.raises(ValueError, match=r"must be at most 1048576 values"):
         ropekit.kernel("rope:dim=128,base=1e4", "0:100000000")
+
+
+@pytest.mark.parametrize("call", [
+    'ropekit.precision("rope:dim=4096,base=1e4", positions="0:400000")',  # phase rows
+    'ropekit.precision("rope:dim=128,base=1e4", positions=[4095], lags=[1], trials=1 << 24)',  # score
+    'ropekit.precision("rope:dim=128,base=1e4", tolerance=1e-3, lags=[1], trials=1 << 17)',  # tolerance
+])
+def test_ctrl_c_interrupts_precision(call):
+    # Issue 32: ropekit.precision ran to its end under Ctrl-C. Each call takes tens of seconds here; the library's
+    # loops read the cancel flag between positions (every 64 positions of a table, every 256 trials).
+    out, seconds = _interrupt_after(call, delay=1.5)
+    assert out.strip() == "interrupted", out
+    assert seconds < 2.0
