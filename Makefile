@@ -48,7 +48,7 @@ test-portable: deps
 	@cd $(PORTABLE_BUILD) && ROPEKIT_SIMD=$(PORTABLE_SIMD) ctest --output-on-failure -j $(JOBS)
 	@cd $(PORTABLE_BUILD) && ROPEKIT_SIMD=scalar ctest --output-on-failure -R '^python_tests$$'
 	@$(MAKE) --no-print-directory build-cli
-	@bash tests/build/same_bits_across_builds.sh $(BUILD)/ropekit $(PORTABLE_BUILD)/ropekit
+	@bash tests/make/same_bits_across_builds.sh $(BUILD)/ropekit $(PORTABLE_BUILD)/ropekit
 
 # The command, its Ceres module, the library, headers and CMake package under PREFIX (default /usr/local): builds
 # what it installs (INSTALL_TARGETS), not the test suite.

@@ -20,6 +20,7 @@
 
 #include "ropekit/encoding.hpp"
 #include "ropekit/models/hf_config.hpp"
+#include "models/hf_refusal.hpp"
 #include "ropekit/models/model.hpp"
 
 using namespace ropekit;
@@ -178,19 +179,6 @@ TEST_CASE("config.json with transformers 4 keys (the kwargs given): the same fre
   }
   CHECK(checked >= 15);
 }
-
-namespace {
-
-std::string refusal(const std::string& text) {
-  try {
-    (void)read_hf_config(text, "c.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
 
 TEST_CASE("config.json: bad files are refused in one line naming the key and value") {
   const std::string llama = R"("hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 2)";

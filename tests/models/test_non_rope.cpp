@@ -12,20 +12,12 @@
 
 #include "ropekit/encoding.hpp"
 #include "ropekit/models/hf_config.hpp"
+#include "models/hf_refusal.hpp"
 #include "ropekit/models/non_rope.hpp"
 
 using namespace ropekit;
 
 namespace {
-
-std::string refusal(const std::string& text) {
-  try {
-    (void)read_hf_config(text, "c.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 double slope_of(const LayerType& l) { return std::get<enc::Alibi>(parse_encoding(l.encoding).value).slope; }
 
