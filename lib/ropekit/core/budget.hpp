@@ -3,7 +3,8 @@
 // arithmetic (never in int, which overflows first) and a request beyond its budget is refused with the
 // usual one-line message, naming the value and the largest one that fits.
 //   memory: half the physical memory (sysconf), 8 GiB if it cannot be read;
-//   work:   kMaxRunSeconds of estimated run time; runs estimated above kNoticeSeconds get a notice.
+//   work:   kMaxRunSeconds of estimated run time; runs estimated above kNoticeSeconds get a notice;
+//   output: kMaxOutputBytes of streamed text.
 // Run-time estimates count operations at rates measured on the project's reference machine (2 cores,
 // Xeon @ 2.8 GHz, AVX-512), divided by about 5 so that slower machines (AVX2) are covered: they are
 // bounds for refusing and announcing, not predictions.
@@ -20,6 +21,9 @@ namespace ropekit {
 inline constexpr double kMaxRunSeconds = 2 * 3600.0;
 /// Runs estimated beyond this say what they are doing on stderr when they start.
 inline constexpr double kNoticeSeconds = 2.0;
+/// The most a streamed (command-line) table may write, in bytes: a request whose text would exceed it is refused
+/// before its first row (issue 32: `precision --table` ran silently to tens of GB).
+inline constexpr double kMaxOutputBytes = 4e9;
 
 /// Conservative rates (see above; measured: 5e10 flop/s in Eigen's products and QR on both cores, 4e8 to 1e9
 /// Monte Carlo angles per second, 2e8 scalar sin/cos per second).

@@ -14,9 +14,6 @@
 
 namespace ropekit {
 
-/// The most a streamed (command-line) table may write: past it a request is refused before its first row.
-inline constexpr double kMaxOutputBytes = 4e9;
-
 struct PrecisionRequest {
   std::string command = "ropekit precision";  ///< names every refusal
   std::string encoding;                        ///< a spelling (rope family)
@@ -31,7 +28,7 @@ struct PrecisionRequest {
   /// query p + lag is one and whose angles are finite (what a tolerance searches by default).
   std::optional<std::vector<LagStream::Segment>> positions;
   /// The rows are returned in memory (Python): sized against the memory budget; otherwise they are streamed as text,
-  /// sized against kMaxOutputBytes.
+  /// sized against kMaxOutputBytes (core/budget.hpp).
   bool in_memory = false;
 };
 
