@@ -105,7 +105,7 @@ py::dict py_kernel(const py::object& encoding, const py::object& lags_in, double
       KernelRequest one;
       one.encodings = {t};
       one.lags_given = true;
-      const KernelPlan plan = plan_kernel(one);
+      const KernelPlan plan = interruptible([&] { return plan_kernel(one); });
       const auto all = kernel_columns(std::nullopt, plan.any_rf, plain_rope(plan.encodings.front()).has_value());
       own.emplace();
       for (const std::string& c : *columns) {
@@ -162,7 +162,7 @@ py::dict kernel_one(const std::string& text, const py::object& lags_in, double r
   request.rho = rho;
   request.seq_len = seq_len;
   request.matrix = true;  // numpy columns, no text: the budget counts those
-  const KernelPlan plan = plan_kernel(request);
+  const KernelPlan plan = interruptible([&] { return plan_kernel(request); });  // a huge encoding's blocks take seconds
   const Encoding& e = plan.encodings.front();
   const bool rf = plan.any_rf;
   const auto plain = plain_rope(e);
@@ -179,7 +179,7 @@ py::dict kernel_one(const std::string& text, const py::object& lags_in, double r
   // for; one call for every lag, so an even grid of lags takes the grid kernel. Plain RoPE's own columns alike
   // (rope_kernel_columns: the sine sums in the vector kernels).
   if (flat && !rf) {
-    check_kernel_budget(request, plan, n, static_cast<double>(n));
+    interruptible([&] { return check_kernel_budget(request, plan, n, static_cast<double>(n)), 0; });  // builds the blocks
     warn_notes("kernel", e);
     auto out = [&](const char* name) { return py::array_t<double>(wants(names, name) ? n : 0); };
     auto ptr = [](py::array_t<double>& a) { return a.size() ? a.mutable_data() : nullptr; };
@@ -207,7 +207,7 @@ py::dict kernel_one(const std::string& text, const py::object& lags_in, double r
     }
   }
   const Lags lags = held();
-  check_kernel_budget(request, plan, lags.rows(), static_cast<double>(lags.rows()));  // all lags held
+  interruptible([&] { return check_kernel_budget(request, plan, lags.rows(), static_cast<double>(lags.rows())), 0; });
   check_kernel_lags(request, plan, lags);
   if (!flat || rf) warn_notes("kernel", e);
   const Eigen::Index rows = lags.rows();
@@ -251,7 +251,7 @@ py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, 
   request.seq_len = seq_len;
   request.float32 = float32;
   request.convention = convention_text;
-  const FrequenciesPlan plan = plan_frequencies(request);
+  const FrequenciesPlan plan = interruptible([&] { return plan_frequencies(request); });
   check_frequencies_budget(request, plan);
   FrequencyRows f = frequency_rows(request, plan);
   warn_notes("frequencies", plan.encoding);
@@ -277,7 +277,7 @@ py::tuple py_features(const std::string& text, const py::object& lags_in) {
   request.encoding = text;
   request.lags_given = !lags_in.is_none();
   request.matrix = true;  // one float64 matrix, no text: the budget counts that
-  const FeaturesPlan plan = plan_features(request);
+  const FeaturesPlan plan = interruptible([&] { return plan_features(request); });
   Lags lags;
   if (lags_in.is_none()) {
     lags = feature_lags(request, plan);

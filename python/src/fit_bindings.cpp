@@ -190,7 +190,7 @@ py::tuple py_fit_params(const std::string& encoding_text, const py::object& free
   request.gamma = gamma;
   request.freq_index = freq_index;
   request.second_freq_index = second_freq_index;
-  const TunePlan plan = plan_tuning(request);
+  const TunePlan plan = interruptible([&] { return plan_tuning(request); });
   const Encoding& e = plan.encoding;
   const TuneOptions o = tune_options(request);
 

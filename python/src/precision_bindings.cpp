@@ -109,7 +109,7 @@ py::dict py_precision(const std::string& encoding, const py::object& positions_i
     r.positions = std::vector<LagStream::Segment>{{0, 0, 1}};
   }
   r.in_memory = true;
-  const PrecisionRun run = plan_precision_request(r);
+  const PrecisionRun run = interruptible([&] { return plan_precision_request(r); });
   if (run.tolerance) return first_positions(run);
   std::vector<double> expanded;
   if (text) {
