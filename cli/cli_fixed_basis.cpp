@@ -25,6 +25,7 @@
 #include "ropekit/core/lags.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
+#include "ropekit/precision/pipelines.hpp"
 #include "targets/target.hpp"
 
 namespace ropekit {
@@ -262,12 +263,13 @@ void run_features(const FeatureArgs& a) {
 }
 
 // What `ropekit list` lists, with what each row is: printed by `list` alone and named by the unknown-item message.
-constexpr std::array<std::array<const char*, 2>, 5> kListables = {{
+constexpr std::array<std::array<const char*, 2>, 6> kListables = {{
     {"methods", "the fixed-basis methods of fit: readable spelling, reference names, columns"},
     {"targets", "the target kernels y(d) of fit"},
     {"probes", "the built-in paper reproductions of `ropekit probe`"},
     {"encodings", "the encoding families and their spellings (--verbose: keys and an example)"},
     {"schemes", "the context-scaling schemes' keys, defaults, constraints and transformers keys"},
+    {"pipelines", "the frameworks' RoPE pipelines of `ropekit precision`: names, dtype per stage, convention, source"},
 }};
 
 void run_list(const std::string& what, const std::string& format_name, bool verbose) {
@@ -304,6 +306,9 @@ void run_list(const std::string& what, const std::string& format_name, bool verb
     t.columns = {"scheme", "key", "default", "constraint", "meaning", "transformers key"};
     for (const auto& k : scheme_key_infos())
       t.add_row({k.scheme, k.key, k.default_value, k.constraint, k.meaning, k.hf_key});
+  } else if (what == "pipelines") {
+    t.columns = pipeline_list_columns();
+    for (const auto& r : pipeline_list_rows()) t.add_row(std::vector<Cell>(r.begin(), r.end()));
   } else {
     std::string names;
     for (std::size_t i = 0; i < kListables.size(); ++i)
@@ -433,10 +438,10 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     auto what = std::make_shared<std::string>();
     auto format = std::make_shared<std::string>("md");
     auto verbose = std::make_shared<bool>(false);
-    auto* l = app.add_subcommand("list", "List what exists: methods, targets, probes, encodings or schemes");
+    auto* l = app.add_subcommand("list", "List what exists: methods, targets, probes, encodings, schemes or pipelines");
     l->add_option("what", *what,
-                  "methods, targets, probes, encodings or schemes (the context-scaling schemes' keys, defaults and "
-                  "transformers keys); none: what can be listed");
+                  "methods, targets, probes, encodings, schemes (the context-scaling schemes' keys, defaults and "
+                  "transformers keys) or pipelines (precision's framework pipelines); none: what can be listed");
     l->add_option("--format", *format, "md, csv, json or latex")->capture_default_str();
     l->add_flag("--verbose", *verbose, "encodings: also each family's keys (constraint, default) and an example");
     l->callback([what, format, verbose] { run_list(*what, *format, *verbose); });

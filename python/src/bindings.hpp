@@ -110,6 +110,7 @@ py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, 
 py::tuple py_features(const std::string& text, const py::object& lags_in);
 py::dict py_list_encodings(bool verbose);
 py::dict py_list_schemes();
+py::dict py_list_pipelines();
 // fit_bindings.cpp
 py::dict py_fit(const py::object& encodings, const py::object& targets, int train_context,
                 const std::vector<int>& eval_contexts, double ridge, const py::object& methods,

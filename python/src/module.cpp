@@ -101,6 +101,7 @@ PYBIND11_MODULE(_ropekit, m) {
         "hi"_a = py::none(), "log"_a = false, "median"_a = false);
   m.def("list_encodings", named("list_encodings", &py_list_encodings), doc_list_encodings, "verbose"_a = false);
   m.def("list_schemes", named("list_schemes", &py_list_schemes), doc_list_schemes);
+  m.def("list_pipelines", named("list_pipelines", &py_list_pipelines), doc_list_pipelines);
   m.def("list_targets", named("list_targets", &py_list_targets), doc_list_targets);
   m.def("list_spectra", named("list_spectra", &py_list_spectra), doc_list_spectra);
   m.def("_pythonise", &pythonise, "The command line's message as the module words it (for tests).");

@@ -133,4 +133,14 @@ py::dict py_precision(const std::string& encoding, const py::object& positions_i
   return d;
 }
 
+py::dict py_list_pipelines() {
+  const auto& columns = pipeline_list_columns();
+  std::vector<std::vector<std::string>> values(columns.size());
+  for (const auto& row : pipeline_list_rows())
+    for (std::size_t j = 0; j < columns.size(); ++j) values[j].push_back(row[j]);
+  py::dict d;
+  for (std::size_t j = 0; j < columns.size(); ++j) d[columns[j].c_str()] = values[j];
+  return d;
+}
+
 }  // namespace ropekit::bindings

@@ -150,3 +150,14 @@ def test_score_errors_per_lag_and_position():
     assert 7.7e-3 / 1.5 < e["score_rms_rel_error"][0] < 7.7e-3 * 1.5
     again = ropekit.precision("rope:dim=128,base=1e4", positions=[16777215], lags=[1, 2], dtype="fp16", seed=5)
     assert np.array_equal(e["score_rms_rel_error"], again["score_rms_rel_error"])
+
+
+def test_list_pipelines_names_every_pipeline_precision_takes():
+    p = ropekit.list_pipelines()
+    assert p["pipeline"] == ["huggingface", "ggml", "vllm", "flash", "llama4"]
+    assert set(p) >= {"aliases", "convention", "tables", "rotation", "stored", "source"}
+    for name in p["pipeline"]:
+        ropekit.precision("rope:dim=8,base=1e4", positions=[7], pipeline=name)  # each listed name is accepted
+    # transformers' tables are cast to the model dtype; Llama 4's complex64 ones are not (its source says so).
+    row = dict(zip(p["pipeline"], p["tables"]))
+    assert row["huggingface"] == "model dtype" and row["llama4"] == "fp32"

@@ -22,7 +22,7 @@ TEST_CASE("precision: fp32 phase errors of n = 128, B = 1e4 at the spec's positi
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto rows = nlohmann::json::parse(r.out);
   const double printed[] = {1.37e-4, 1.70e-3, 1.44e-2, 3.07e-2, 0.632};  // precision.md section 3, 3 digits
-  REQUIRE(rows.size() == 5);
+  REQUIRE(rows.size() == 5);  // huggingface, ggml, vllm, flash, llama4
   for (std::size_t i = 0; i < 5; ++i) {
     const double x = rows[i]["phase_error_max"].get<double>();
     CAPTURE(x);
@@ -223,4 +223,24 @@ TEST_CASE("precision --lags: score errors per (lag, position), against transform
                  "--positions + lags = 2147483648 (must be an integer in [0, 2^31 - 1])");
   check_rejected("precision --encoding rope:dim=128 --lags 1 --table", "(must be one of --table and --lags)");
   check_rejected("precision --encoding rope:dim=128 --lags 1 --trials 0", "--trials = 0 (must be an integer in [1,");
+}
+
+TEST_CASE("list pipelines: a row per --pipeline name, each accepted by precision; `list` alone names it") {
+  const auto r = run_ropekit("list pipelines --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 5);  // huggingface, ggml, vllm, flash, llama4
+  for (const auto& row : rows) {
+    const std::string name = row["pipeline"];
+    CAPTURE(name);
+    CHECK(!std::string(row["source"]).empty());
+    // Every listed name runs (fp32 tables of a plain RoPE: every pipeline models it).
+    CHECK(run_ropekit("precision --encoding rope:dim=8,base=1e4 --positions 7 --pipeline " + name).exit_code == 0);
+  }
+  CHECK(rows[1]["pipeline"] == "ggml");
+  CHECK(rows[1]["convention"] == "ggml");
+  CHECK(run_ropekit("list").out.find("pipelines") != std::string::npos);
+  const auto bad = run_ropekit("list pipeline");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("schemes or pipelines") != std::string::npos);
 }

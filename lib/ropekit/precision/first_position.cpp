@@ -36,7 +36,7 @@ double at(const LagStream::Segment& s, std::int64_t j) { return s.start + static
 double phase_error_bound(const PrecisionPlan& plan, double p) {
   const Pipeline& pipe = plan.pipeline;
   double bound = 0;
-  if (pipe.kind == PipelineKind::ggml) {
+  if (pipeline_info(pipe.kind).angle == AngleRule::ggml_running) {
     // running_i = fl32(p) then i products by S, each rounded; theta = fs running (1 - ramp) + running ramp with one
     // rounding per product, for 1 - ramp and for the sum: |angle_i - p t_i| <= ((1 + u)^(i+6) - 1) p t_i with
     // t_i = S^i (fs (1 - ramp_i) + ramp_i) >= 0 in double, plus p |t_i - theta_exact_i|.

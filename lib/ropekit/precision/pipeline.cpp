@@ -46,28 +46,8 @@ inline void reduce(double hi, double lo, double& rh, double& rl) {
 
 }  // namespace
 
-PipelineKind parse_pipeline(std::string_view text, const Where& where) {
-  if (text == "huggingface" || text == "hf" || text == "transformers") return PipelineKind::huggingface;
-  if (text == "ggml" || text == "llama.cpp") return PipelineKind::ggml;
-  if (text == "vllm") return PipelineKind::vllm;
-  if (text == "flash" || text == "flash-attention") return PipelineKind::flash;
-  if (text == "llama4") return PipelineKind::llama4;
-  throw_bad_value(where, "pipeline", quote(std::string(text)), "huggingface, ggml, vllm, flash or llama4");
-}
-
-std::string_view pipeline_name(PipelineKind p) {
-  switch (p) {
-    case PipelineKind::huggingface: return "huggingface";
-    case PipelineKind::ggml: return "ggml";
-    case PipelineKind::vllm: return "vllm";
-    case PipelineKind::flash: return "flash";
-    case PipelineKind::llama4: return "llama4";
-  }
-  throw std::logic_error("pipeline_name: unknown pipeline");
-}
-
 Dtype table_dtype(const Pipeline& p) {
-  return p.kind == PipelineKind::ggml || p.kind == PipelineKind::llama4 || p.dtype == Dtype::tf32 ? Dtype::fp32 : p.dtype;
+  return pipeline_info(p.kind).tables == StageDtype::fp32 || p.dtype == Dtype::tf32 ? Dtype::fp32 : p.dtype;
 }
 
 void check_position(const Where& where, double position, std::string_view name) {
@@ -83,14 +63,15 @@ PrecisionPlan plan_precision(const std::string& command, const Encoding& e, cons
   PrecisionPlan plan;
   plan.pipeline = p;
   // The exact frequencies (float64) in the pipeline's own convention: ggml's YaRN is not transformers'.
-  const Convention convention = p.kind == PipelineKind::ggml ? Convention::ggml : Convention::huggingface;
+  const PipelineInfo& info = pipeline_info(p.kind);
+  const Convention convention = info.convention;
   const FrequencyTable exact =
       for_encoding(command, spelling(e), [&] { return frequencies(e, seq_len, convention, false); });
   if (exact.theta.cols() != 1) throw_bad_value(where, "encoding", quote(spelling(e)), "1-D frequencies");
   plan.attention_factor = exact.attention_factor;
   plan.held_attention_factor = round_to(Dtype::fp32, exact.attention_factor);  // a Python float times an fp32 tensor
   plan.theta_exact.assign(exact.theta.data(), exact.theta.data() + exact.theta.rows());
-  if (p.kind == PipelineKind::ggml) {
+  if (info.angle == AngleRule::ggml_running) {
     const FrequencySchedule* s = schedule_of(e);
     const auto* g = s ? std::get_if<Geometric>(&s->source) : nullptr;
     const auto* yarn = s ? std::get_if<scaling::Yarn>(&s->scaling) : nullptr;
@@ -217,7 +198,7 @@ void fill_held(const PrecisionPlan& plan, double position, HeldArrays& h) {
   const double* theta_exact = plan.theta_exact.data();
   double* angle = h.angle.data();
   // Stage 2, the angle as held.
-  if (p.kind == PipelineKind::ggml) {
+  if (pipeline_info(p.kind).angle == AngleRule::ggml_running) {
     // ggml_rope_cache_init: theta = (float) p, theta *= theta_scale once per pair; rope_yarn: theta_interp =
     // freq_scale theta_extrap, and with YaRN's ramp theta_interp (1 - ramp) + theta_extrap ramp, in float.
     auto running = static_cast<float>(position);

@@ -29,15 +29,11 @@
 
 #include "ropekit/encoding.hpp"
 #include "ropekit/precision/dtype.hpp"
+#include "ropekit/precision/pipelines.hpp"
 
 namespace ropekit {
 
-enum class PipelineKind { huggingface, ggml, vllm, flash, llama4 };
-/// "huggingface" (or "hf", "transformers"), "ggml" (or "llama.cpp"), "vllm", "flash" (or "flash-attention"),
-/// "llama4".
-PipelineKind parse_pipeline(std::string_view text, const Where& where);
-std::string_view pipeline_name(PipelineKind p);
-
+/// A pipeline (its row of pipelines.hpp) in a model dtype.
 struct Pipeline {
   PipelineKind kind = PipelineKind::huggingface;
   Dtype dtype = Dtype::fp32;            ///< the model dtype (tables); tf32: fp32 tables, angles by a TF32 matmul
@@ -45,8 +41,8 @@ struct Pipeline {
   Dtype angle_dtype = Dtype::fp32;      ///< the dtype the angle product is rounded to (tf32: see above)
 };
 
-/// The dtype the cos / sin tables are held in: the model dtype, but fp32 for tf32 (fp32 tables, TF32 angle matmul),
-/// for ggml (f32 tensors) and for llama4 (complex64 freqs_cis).
+/// The dtype the cos / sin tables are held in: the row's (fp32 for ggml's f32 tensors and llama4's complex64
+/// freqs_cis), else the model dtype, but fp32 for tf32 (fp32 tables, TF32 angle matmul).
 Dtype table_dtype(const Pipeline& p);
 
 /// The encoding's rotated pairs as a pipeline sees them: exact (float64) and held inverse frequencies.

@@ -54,7 +54,7 @@ PrecisionRun plan_precision_request(const PrecisionRequest& r) {
   p.dtype = parse_dtype(r.dtype, where, "dtype");
   p.inv_freq_dtype = parse_dtype(r.inv_freq_dtype, where, "inv_freq_dtype");
   p.angle_dtype = parse_dtype(r.angle_dtype, where, "angle_dtype");
-  if (p.kind != PipelineKind::huggingface && (p.inv_freq_dtype != Dtype::fp32 || p.angle_dtype != Dtype::fp32))
+  if (!pipeline_info(p.kind).held_dtypes_settable && (p.inv_freq_dtype != Dtype::fp32 || p.angle_dtype != Dtype::fp32))
     throw_bad_value(where, "pipeline", std::string(pipeline_name(p.kind)),
                     "huggingface with inv_freq_dtype or angle_dtype other than fp32 (the others hold fp32 frequencies "
                     "and angles)");

@@ -12,17 +12,16 @@ namespace ropekit {
 
 namespace {
 
-// The dtypes of stage 4: transformers rotates in the model dtype (tf32 means fp32 tensors), ggml in fp32; vLLM's and
-// flash-attention's kernels in fp32 registers, Llama 4 as complex64 products, the result stored in the model dtype.
+// The dtypes of stage 4, from the pipeline's row (pipelines.cpp): transformers rotates in the model dtype (tf32 means
+// fp32 tensors), ggml in fp32; vLLM's and flash-attention's kernels in fp32 registers, Llama 4 as complex64 products,
+// the result stored in the model dtype.
 struct RotationDtypes {
   Dtype ops, store;
 };
 RotationDtypes rotation_dtypes(const Pipeline& p) {
   const Dtype model = p.dtype == Dtype::tf32 ? Dtype::fp32 : p.dtype;
-  const Dtype ops = p.kind == PipelineKind::huggingface ? model : Dtype::fp32;
-  const bool fp32_then_store =
-      p.kind == PipelineKind::vllm || p.kind == PipelineKind::flash || p.kind == PipelineKind::llama4;
-  return {ops, fp32_then_store ? model : ops};
+  const PipelineInfo& info = pipeline_info(p.kind);
+  return {info.rotation == StageDtype::model ? model : Dtype::fp32, info.stored == StageDtype::model ? model : Dtype::fp32};
 }
 
 // One position's tables, from one fill_held: the held ones as floats (each is a value of its dtype) and a cos /
