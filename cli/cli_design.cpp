@@ -1,5 +1,5 @@
 // ropekit design: inverse design of RF-RoPE frequencies from a target kernel (RF-RoPE Corollary 3, Bochner): the
-// options, and the report (md, json or csv) of the library's design (spectral/inverse_design.hpp, where the three
+// options, and the report (md, json or csv) of the library's design (design/inverse_design.hpp, where the three
 // inputs, their routes and checks are described). Exit code 3 (after writing everything) when Phi is not positive
 // definite.
 #include <algorithm>
@@ -21,8 +21,8 @@
 #include "reports/table.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/rng.hpp"
-#include "ropekit/spectral/design.hpp"
-#include "ropekit/spectral/inverse_design.hpp"
+#include "ropekit/design/design.hpp"
+#include "ropekit/design/inverse_design.hpp"
 #include "ropekit/version.hpp"
 
 namespace ropekit {
@@ -48,7 +48,7 @@ struct DesignArgs {
   CLI::Option* seed_opt = nullptr;
 };
 
-// The library's design (spectral/inverse_design.hpp) of the options; long runs are announced on stderr.
+// The library's design (design/inverse_design.hpp) of the options; long runs are announced on stderr.
 Design run(const DesignArgs& a) {
   DesignRequest r = a.req;
   r.seed_given = a.seed_opt && a.seed_opt->count();

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "cli/cli.hpp"
-#include "probes/jordan_positionwise_probe.hpp"
-#include "probes/nd_rope_probe.hpp"
+#include "reports/lie_check_report.hpp"
+#include "reports/positionwise_table.hpp"
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
 #include "reports/table.hpp"

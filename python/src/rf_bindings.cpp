@@ -31,8 +31,8 @@
 #include "ropekit/lie/lie.hpp"
 #include "ropekit/mc/rf_verify.hpp"
 #include "ropekit/mc/verify_request.hpp"
-#include "ropekit/spectral/design.hpp"
-#include "ropekit/spectral/inverse_design.hpp"
+#include "ropekit/design/design.hpp"
+#include "ropekit/design/inverse_design.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 #include "ropekit/version.hpp"
 #include "targets/kernel_table.hpp"
@@ -133,7 +133,7 @@ py::tuple py_verify_master(const std::string& spectrum, int blocks, std::int64_t
 }
 
 // ---------------------------------------------------------------------------------------------
-// design (spectral/inverse_design.hpp, as `ropekit design`)
+// design (design/inverse_design.hpp, as `ropekit design`)
 
 py::tuple py_design(const std::string& k, int blocks, const std::string& sampling, const py::object& seed_in,
                     const py::object& lags_in, const std::string& taper, std::int64_t wpoints,

@@ -4,7 +4,7 @@
 
 #include "reports/table.hpp"
 #include "ropekit/core/enum_text.hpp"
-#include "ropekit/mc/rf_estimator.hpp"
+#include "ropekit/spectral/rf_estimator.hpp"
 
 using namespace ropekit;
 

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "fuzz_support.hpp"
-#include "ropekit/spectral/design.hpp"
+#include "ropekit/design/design.hpp"
 #include "targets/kernel_table.hpp"
 
 using namespace ropekit;

@@ -21,7 +21,7 @@
 
 #include "ropekit/core/error.hpp"
 #include "ropekit/encodings/scaling/schemes.hpp"  // Scaling, Convention, geometric_frequency
-#include "ropekit/mc/rf_estimator.hpp"  // Sampling
+#include "ropekit/spectral/rf_estimator.hpp"  // Sampling
 #include "ropekit/spectral/spectrum.hpp"      // Spectrum
 
 namespace ropekit {

@@ -13,7 +13,7 @@
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/encodings/rotary_spectrum.hpp"
-#include "ropekit/mc/rf_estimator.hpp"
+#include "ropekit/spectral/rf_estimator.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 
 namespace ropekit {

@@ -7,7 +7,7 @@
 #include "ropekit/core/rng.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/encodings/feature_columns.hpp"
-#include "ropekit/mc/rf_estimator.hpp"
+#include "ropekit/spectral/rf_estimator.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 
 namespace ropekit::enc {

@@ -13,7 +13,7 @@
 
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/error.hpp"
-#include "ropekit/mc/rf_estimator.hpp"
+#include "ropekit/spectral/rf_estimator.hpp"
 #include "ropekit/core/rng.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 

@@ -20,7 +20,7 @@
 #include "ropekit/core/error.hpp"
 #include "ropekit/core/lags.hpp"
 #include "ropekit/mc/monte_carlo.hpp"
-#include "ropekit/mc/rf_estimator.hpp"
+#include "ropekit/spectral/rf_estimator.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 
 namespace ropekit {

@@ -14,7 +14,7 @@
 #include "ropekit/core/lags.hpp"
 #include "ropekit/core/rng.hpp"
 #include "ropekit/mc/monte_carlo.hpp"
-#include "ropekit/mc/rf_estimator.hpp"
+#include "ropekit/spectral/rf_estimator.hpp"
 #include "ropekit/mc/rf_verify.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 

@@ -22,7 +22,7 @@
 
 #include "ropekit/core/lags.hpp"
 #include "ropekit/core/rng.hpp"
-#include "ropekit/spectral/design.hpp"
+#include "ropekit/design/design.hpp"
 
 namespace ropekit {
 

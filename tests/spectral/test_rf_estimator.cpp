@@ -1,4 +1,4 @@
-// The RF-RoPE estimator (lib/ropekit/mc/rf_estimator.hpp): the block decomposition against explicit
+// The RF-RoPE estimator (lib/ropekit/spectral/rf_estimator.hpp): the block decomposition against explicit
 // rotations, and Theorem 2 / Proposition 4 exactly, by enumerating every draw of a discrete spectrum.
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ropekit/core/error.hpp"
-#include "ropekit/mc/rf_estimator.hpp"
+#include "ropekit/spectral/rf_estimator.hpp"
 #include "ropekit/core/rng.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 #include "support.hpp"

@@ -1,4 +1,4 @@
-#include "ropekit/mc/rf_estimator.hpp"
+#include "ropekit/spectral/rf_estimator.hpp"
 
 #include <cmath>
 #include <numeric>

@@ -1,4 +1,4 @@
-// Inverse design (spectral/design.hpp; RF-RoPE Corollary 3, Bochner): the interpolant transform against a direct
+// Inverse design (design/design.hpp; RF-RoPE Corollary 3, Bochner): the interpolant transform against a direct
 // quadrature written here, round trips of tables of closed-form kernels back to their densities (closed forms written
 // here, never taken from the library's output), the Fejer certificate (box refuted; slowly decaying and pure-cosine
 // PD kernels pass although their untapered transforms ripple negative), the cosine sums' accuracy at N = 1e5, the
@@ -20,7 +20,7 @@
 
 #include "ropekit/core/rng.hpp"
 #include "ropekit/encoding.hpp"
-#include "ropekit/spectral/design.hpp"
+#include "ropekit/design/design.hpp"
 #include "encoding_spellings.hpp"
 #include "support.hpp"
 

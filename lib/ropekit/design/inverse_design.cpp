@@ -1,4 +1,4 @@
-#include "ropekit/spectral/inverse_design.hpp"
+#include "ropekit/design/inverse_design.hpp"
 
 #include <algorithm>
 #include <cmath>

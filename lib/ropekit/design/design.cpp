@@ -1,5 +1,5 @@
 // Inverse design of RF-RoPE frequencies (design.hpp): RF-RoPE Corollary 3 / Bochner run backwards, from Phi to p.
-#include "ropekit/spectral/design.hpp"
+#include "ropekit/design/design.hpp"
 
 #include <algorithm>
 #include <cmath>
