@@ -4,7 +4,8 @@
 # probes/ or cli/; probes/ no cli/; only lib/ropekit/fit/param_fit.cpp includes Ceres; no library source file over
 # 700 lines and encoding.cpp (the families' dispatch) at most 500; no std::visit over the encoding variant with a
 # generic (auto) overload, so a new family without its overload is a compile error (issue 19), and visits over the
-# scheme and spectrum variants go through their concept-constrained lambdas. Prints each offence
+# scheme and spectrum variants go through their concept-constrained lambdas; library folders include only lower
+# floors (core, spectral, encodings, lie, then the rest), nd -> lie the one exception. Prints each offence
 # and fails if there is one.
 # Usage: tests/layout_rules.sh [repository root]
 set -euo pipefail
@@ -96,6 +97,45 @@ PY
 ); then
   echo "layout rule broken: every visit over the encoding variant names each family, and scheme and spectrum visits are concept-constrained (no auto overload):"
   echo "$visit_hits"
+  status=1
+fi
+
+# Floors of the library's folders (issue 33): a folder includes only folders on lower floors (and itself). The one
+# allowed arrow back up: N-D RoPE is an encoding family whose generators live in lie/ (encodings/nd.{hpp,cpp} and
+# encoding.hpp, which holds the family in its variant, include lie/).
+if ! floor_hits=$(python3 - <<'PY'
+import pathlib, re
+# encoding.{hpp,cpp} (the families' dispatch) counts with encodings/: the families still include it (issue 33).
+floor = {"core": 0, "spectral": 1, "encodings": 2, "version": 0, "lie": 3,
+         "mc": 4, "fit": 4, "models": 4, "precision": 4, "design": 4}
+allowed_up = {("lib/ropekit/encodings/nd.hpp", "lie"), ("lib/ropekit/encodings/nd.cpp", "lie"),
+              ("lib/ropekit/encoding.hpp", "lie")}
+inc = re.compile(r'^\s*#\s*include\s*"ropekit/([a-z_]+)(/|\.hpp)', re.M)
+found = False
+for path in sorted(pathlib.Path("lib/ropekit").rglob("*")):
+    if path.suffix not in (".cpp", ".hpp") or not path.is_file():
+        continue
+    parts = path.relative_to("lib/ropekit").parts
+    own = parts[0] if len(parts) > 1 else path.stem
+    own = "encodings" if own == "encoding" else own
+    if own not in floor:
+        print(f"{path}: folder {own}/ has no floor in tests/layout_rules.sh")
+        found = True
+        continue
+    for m in inc.finditer(path.read_text(errors="replace")):
+        other = "encodings" if m.group(1) == "encoding" else m.group(1)
+        if other == own or (other in floor and floor[other] < floor[own]):
+            continue
+        if (str(path), other) in allowed_up:
+            continue
+        line = path.read_text(errors="replace").count("\n", 0, m.start()) + 1
+        print(f"{path}:{line}: includes ropekit/{other} (floor {floor.get(other, '?')}) from {own}/ (floor {floor[own]})")
+        found = True
+raise SystemExit(1 if found else 0)
+PY
+); then
+  echo "layout rule broken: a library folder includes one on its own floor or above (floors: core, spectral, encodings, lie, then mc fit models precision design):"
+  echo "$floor_hits"
   status=1
 fi
 
