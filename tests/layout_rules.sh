@@ -32,8 +32,9 @@ check targets 'probes/ or cli/' 'probes/|cli/'
 # The YAML run-config reader (config/) sits on the library only; the probes use it, never the command line.
 check config 'reports/, probes/, cli/ or CLI11' 'reports/|probes/|cli/|CLI/'
 check probes 'cli/ or CLI11' 'cli/|CLI/'
-# The Python module binds the library, never the command line (issue 10) nor the YAML reader.
-check python 'reports/, probes/, cli/ or config/' 'reports/|probes/|cli/|config/'
+# The Python module binds the library, never the command line (issue 10) nor the YAML reader; it renders with
+# reports/ as the command line does (ropekit.report's page).
+check python 'probes/, cli/ or config/' 'probes/|cli/|config/'
 
 # Ceres stays inside one source file (issue 8: inputs are validated there before Ceres, which aborts on misuse).
 ceres_hits=$(grep -rlE "${sources[@]}" "${include}ceres/" lib reports targets cli probes tests | grep -v '^lib/ropekit/fit/param_fit.cpp$' || true)

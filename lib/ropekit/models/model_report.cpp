@@ -224,7 +224,7 @@ Pipeline model_file_pipeline(const std::string& path, const Model& m, std::strin
 }
 
 std::vector<FileReport> report_files(const ReportRequest& r) {
-  if (r.files.empty()) throw_bad_value(r.command, "FILE", "none", "at least one model file (config.json, GGUF or a folder holding a config.json)");
+  if (r.files.empty()) throw_bad_value(r.command, r.files_name, "none", "at least one model file (config.json, GGUF or a folder holding a config.json)");
   for (const double t : r.tolerances)
     if (!(t > 0 && std::isfinite(t))) throw_bad_value(r.command, "tolerance", format_number(t), "finite and > 0");
   std::vector<FileReport> out;
@@ -237,12 +237,12 @@ std::vector<FileReport> report_files(const ReportRequest& r) {
       f.path = (std::filesystem::path(given) / "config.json").string();
       struct stat st {};
       if (::stat(f.path.c_str(), &st) != 0)
-        throw_bad_value(r.command, "FILE", "'" + given + "'",
+        throw_bad_value(r.command, r.files_name, "'" + given + "'",
                         "a model file or a folder holding a config.json; this folder has none");
     } else {
       struct stat st {};
       if (given.find('\0') == std::string::npos && ::stat(given.c_str(), &st) != 0)
-        throw_bad_value(r.command, "FILE", "'" + given + "'", "an existing model file (config.json or GGUF) or folder");
+        throw_bad_value(r.command, r.files_name, "'" + given + "'", "an existing model file (config.json or GGUF) or folder");
     }
     try {
       f.model = read_model(f.path);

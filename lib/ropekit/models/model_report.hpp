@@ -82,6 +82,7 @@ struct FileReport {
 /// config.json), read and checked before anything is computed.
 struct ReportRequest {
   std::string command = "ropekit report";
+  std::string files_name = "FILE";  ///< the files' parameter in messages ("files" in Python)
   std::vector<std::string> files;
   std::vector<double> tolerances = {1e-3, 1e-2};
 };
