@@ -73,7 +73,7 @@ ProbeResult run_models_probe(const ProbeContext& ctx) {
       rotary_count += r.rotary;
       if (r.rotary) {
         negative += r.first_negative_lag.has_value();
-        below_bound += r.base_bound && r.base < *r.base_bound;
+        below_bound += r.base_bound && r.base && *r.base < *r.base_bound;
         PlotSeries line;
         line.label = m.layer_types.size() > 1 ? fmt::format("{} {}", pm.name, r.layer.name) : pm.name;
         line.x = r.plot_lags;

@@ -60,13 +60,24 @@ std::string html_table(const Table& t) {
   return out + "</tbody>\n</table>\n";
 }
 
-// The SVG as an element of the HTML body (an XML declaration, if any, dropped).
-std::string inline_svg(const std::string& svg) {
+// The SVG as an element of the HTML body (an XML declaration, if any, dropped), its ids (clip paths) prefixed with
+// "<prefix>-" and their references with them: ids must be unique in the page, where each plot has its "panel0".
+std::string inline_svg(const std::string& svg, const std::string& prefix) {
   const auto at = svg.find("<svg");
-  return at == std::string::npos ? svg : svg.substr(at);
+  std::string out = at == std::string::npos ? svg : svg.substr(at);
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; (i = out.find(" id=\"", i)) != std::string::npos; i += 5)
+    ids.push_back(out.substr(i + 5, out.find('"', i + 5) - (i + 5)));
+  for (const auto& id : ids)
+    for (const auto& [from, to] : {std::pair{" id=\"" + id + "\"", " id=\"" + prefix + "-" + id + "\""},
+                                   std::pair{"url(#" + id + ")", "url(#" + prefix + "-" + id + ")"},
+                                   std::pair{"href=\"#" + id + "\"", "href=\"#" + prefix + "-" + id + "\""}})
+      for (std::size_t i = 0; (i = out.find(from, i)) != std::string::npos; i += to.size()) out.replace(i, from.size(), to);
+  return out;
 }
 
 std::string render_html(const std::vector<PageBlock>& blocks, const std::string& title) {
+  int figures = 0;
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>\n"
       "body {{ font-family: sans-serif; margin: 2em; max-width: 100em; }}\n"
@@ -86,7 +97,7 @@ std::string render_html(const std::vector<PageBlock>& blocks, const std::string&
         out += "</ul>\n";
         break;
       case PageBlock::figure:
-        out += "<figure>\n" + inline_svg(b.svg) + "<figcaption>" + html_text(b.text) + "</figcaption>\n</figure>\n";
+        out += "<figure>\n" + inline_svg(b.svg, fmt::format("plot{}", ++figures)) + "<figcaption>" + html_text(b.text) + "</figcaption>\n</figure>\n";
         break;
     }
   }
@@ -162,14 +173,21 @@ ReportPage render_report_page(const std::vector<FileReport>& files, const Report
                                                     : (l.name.empty() ? "all" : l.name));
          return s;
        }},
-      {"encoding", [](const FileReport& f) { return per_layer(f, [](const LayerReport& r) { return r.layer.encoding; }); }},
+      {"encoding", [](const FileReport& f) {
+         return per_layer(f, [](const LayerReport& r) {
+           // A GGUF's explicit frequencies spell 64 numbers: cut (`ropekit model FILE` prints them all).
+           const std::string& e = r.layer.encoding;
+           return e.size() <= 100 ? e : e.substr(0, 80) + fmt::format("... ({} characters)", e.size());
+         });
+       }},
       {"context", [&](const FileReport& f) { return per_layer(f, [&](const LayerReport& r) { return format_number(r.context); }); }},
       {"visible lags", [](const FileReport& f) {
          return per_layer(f, [](const LayerReport& r) { return std::to_string(r.visible_lags); });
        }},
       {"min kernel (at lag)", [&](const FileReport& f) {
          return per_layer(f, [&](const LayerReport& r) {
-           return r.rotary ? fmt::format("{} ({})", g4(r.min_kernel), r.min_kernel_lag) : std::string("1 (NoPE)");
+           return r.rotary ? fmt::format("{} ({})", g4(r.min_kernel), r.min_kernel_lag)
+                           : r.family == "nope" ? std::string("1 (NoPE)") : std::string();
          });
        }},
       {"first negative lag", [](const FileReport& f) {
@@ -180,7 +198,8 @@ ReportPage render_report_page(const std::vector<FileReport>& files, const Report
       {"base / Men et al.'s bound", [&](const FileReport& f) {
          return per_layer(f, [&](const LayerReport& r) {
            if (!r.rotary) return std::string();
-           return fmt::format("{} / {}", format_number(r.base), r.base_bound ? g4(*r.base_bound) : std::string("none <= 1e12"));
+           if (!r.base) return std::string("explicit frequencies");
+           return fmt::format("{} / {}", format_number(*r.base), r.base_bound ? g4(*r.base_bound) : std::string("none <= 1e12"));
          });
        }},
       {"pairs turning within orig / context", [](const FileReport& f) {
@@ -192,11 +211,7 @@ ReportPage render_report_page(const std::vector<FileReport>& files, const Report
          return fmt::format("{}, {} ({})", pipeline_name(f.pipeline.kind), dtype_name(f.pipeline.dtype), f.dtype_source);
        }},
   };
-  std::vector<double> tolerances;
-  for (const auto& f : files)
-    for (const auto& r : f.report.layers)
-      if (tolerances.empty())
-        for (const auto& p : r.precision) tolerances.push_back(p.tolerance);
+  const std::vector<double> tolerances = files.empty() ? std::vector<double>{} : files.front().tolerances;
   for (std::size_t i = 0; i < tolerances.size(); ++i) {
     rows.push_back({fmt::format("first position, phase > {} / tables' phase > {}", tol_text(tolerances[i]),
                                 tol_text(tolerances[i])),
@@ -239,7 +254,8 @@ ReportPage render_report_page(const std::vector<FileReport>& files, const Report
   blocks.push_back({PageBlock::table, {}, summary, {}, {}, {}});
   blocks.push_back({PageBlock::heading, "3. Kernels at selected lags", {}, {}, {}, {}});
   blocks.push_back({PageBlock::paragraph,
-                    "Phi(Dp) for isotropic content (blank: the layer cannot see that lag). NoPE layers: Phi = 1.", {},
+                    "Phi(Dp) for isotropic content (blank: the layer cannot see that lag). NoPE layers: Phi = 1; ALiBi layers "
+                    "(a bias, no rotation): blank.", {},
                     {}, {}, {}});
   blocks.push_back({PageBlock::table, {}, kernels, {}, {}, {}});
 

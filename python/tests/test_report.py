@@ -66,9 +66,10 @@ window.addEventListener("load", function () {
     var b = s.getBBox(), r = s.getBoundingClientRect();
     boxes.push([b.width, b.height, r.width, r.height]);
   });
+  var ids = Array.prototype.map.call(document.querySelectorAll("[id]"), function (e) { return e.id; });
   var p = document.createElement("pre");
   p.id = "verdict";
-  p.textContent = JSON.stringify({boxes: boxes, errors: errors});
+  p.textContent = JSON.stringify({boxes: boxes, errors: errors, ids: ids.length, unique_ids: new Set(ids).size});
   document.body.appendChild(p);
 });
 </script>"""
@@ -103,6 +104,7 @@ def test_html_page_renders_in_a_browser(tmp_path, route):
     assert m, dom[-2000:]
     verdict = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&"))
     assert verdict["errors"] == []
+    assert verdict["ids"] == verdict["unique_ids"] >= 3  # each plot's clip path its own
     assert len(verdict["boxes"]) == 3
     for box in verdict["boxes"]:
         assert all(v > 0 for v in box), box

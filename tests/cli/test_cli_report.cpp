@@ -59,7 +59,12 @@ TEST_CASE("ropekit report: --format html is one self-contained page") {
   CHECK(html.find("<script") == std::string::npos);
   CHECK(html.find("src=") == std::string::npos);
   CHECK(html.find("href=") == std::string::npos);
-  CHECK(html.find("url(") == std::string::npos);
+  for (std::size_t at = 0; (at = html.find("url(", at)) != std::string::npos; ++at)
+    CHECK(html.compare(at, 5, "url(#") == 0);  // a clip path of the page itself
+  // Each plot's ids (its clip paths) are its own: "panel0" once per plot, prefixed.
+  CHECK(html.find("id=\"panel0\"") == std::string::npos);
+  CHECK(html.find("id=\"plot3-panel0\"") != std::string::npos);
+  CHECK(html.find("url(#plot3-panel0)") != std::string::npos);
   CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);  // no SVG files beside it
 }
 

@@ -173,3 +173,53 @@ TEST_CASE("report files: refusals name FILE and the constraint") {
   refused({dir.path().string()}, "(must be a model file or a folder holding a config.json");
   refused({dir.write("bad.json", "{\"a\": ")}, "ropekit report: " + dir.file("bad.json") + ": not JSON");
 }
+
+TEST_CASE("model report: ALiBi heads are not rotary (no kernel, base or bound), and the report still runs") {
+  ReportRequest req;
+  req.files = {source_path("data/models/bloom-560m.json")};
+  const auto files = report_files(req);
+  REQUIRE(files.size() == 1);
+  REQUIRE_FALSE(files[0].report.layers.empty());
+  for (const auto& l : files[0].report.layers) {
+    CHECK_FALSE(l.rotary);
+    CHECK(l.family == "alibi");
+    CHECK_FALSE(l.base);
+    CHECK(l.precision.empty());
+    for (const auto& v : l.table_kernel) CHECK_FALSE(v);
+  }
+}
+
+TEST_CASE("report files: a model without a context is refused naming the file and the key") {
+  ScratchDir dir("report-context");
+  ReportRequest req;
+  req.files = {dir.write("config.json", R"({"model_type": "llama", "head_dim": 8, "num_attention_heads": 1,
+    "num_hidden_layers": 1, "rope_theta": 10000.0})")};
+  try {
+    (void)report_files(req);
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("ropekit report: FILE = '" + req.files[0] +
+                                     "' (must be a model with a context (max_position_embeddings; GGUF: context_length)") == 0);
+  }
+}
+
+TEST_CASE("report files: a GGUF file runs through llama.cpp's pipeline in fp32, and agrees with its config.json") {
+  // The corpus's Llama 3.1 GGUF (rope_freqs factors: explicit frequencies) against Meta's config.json (llama3).
+  ReportRequest req;
+  req.files = {source_path("tests/fuzz/corpus/gguf/seed-llama31"), source_path("data/models/llama-3.1-8b.json")};
+  const auto files = report_files(req);
+  REQUIRE(files.size() == 2);
+  CHECK(files[0].pipeline.kind == PipelineKind::ggml);
+  CHECK(files[0].pipeline.dtype == Dtype::fp32);
+  CHECK(files[1].pipeline.kind == PipelineKind::huggingface);
+  CHECK(files[1].pipeline.dtype == Dtype::bf16);  // torch_dtype = bfloat16
+  const LayerReport &g = files[0].report.layers.at(0), &h = files[1].report.layers.at(0);
+  CHECK_FALSE(g.base);  // explicit frequencies: no base, no bound
+  CHECK_FALSE(g.base_bound);
+  CHECK(g.precision.empty());  // ggml's pipeline does not model rope_freqs factors: said in the note
+  CHECK(g.precision_note.find("not modelled") == 0);
+  CHECK(g.visible_lags == h.visible_lags);
+  CHECK(g.first_negative_lag == h.first_negative_lag);
+  CHECK(g.min_kernel_lag == h.min_kernel_lag);
+  CHECK(g.min_kernel == doctest::Approx(h.min_kernel).epsilon(1e-5));  // the factors are float32
+}

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ropekit/core/budget.hpp"
 #include "ropekit/core/cancel.hpp"
 #include "ropekit/core/input_file.hpp"
 #include "ropekit/encoding.hpp"
@@ -41,6 +42,12 @@ std::vector<double> log_lags(double V, int n) {
     if (out.empty() || l > out.back()) out.push_back(l);
   }
   return out;
+}
+
+// The rotated part with a frequency schedule (a decoupled head's rope part); none for ALiBi and the like.
+const Encoding* schedule_leaf(const Encoding& e) {
+  const auto leaves = rotary_leaves(e);
+  return !leaves.empty() && schedule_of(*leaves.front()) ? leaves.front() : nullptr;
 }
 
 // llama.cpp's reading of a YaRN layer: ggml's ramp with truncated correction dims (it has no truncate = false); the
@@ -93,38 +100,49 @@ void add_precision(LayerReport& r, const Encoding& leaf, std::optional<double> s
 LayerReport layer_report(const Model& m, const LayerType& l, const ModelReportOptions& o) {
   LayerReport r;
   r.layer = l;
-  r.rotary = !l.encoding.starts_with("nope");  // "nope:dim=<head>" for a NoPE layer
-  const std::optional<Encoding> e = r.rotary ? std::optional<Encoding>(parse_encoding(l.encoding)) : std::nullopt;
+  // Rotary: the encoding has a rotated part with a frequency schedule; NoPE ("nope:dim=<head>") and ALiBi not.
+  std::optional<Encoding> e;
+  const Encoding* leaf = nullptr;
+  if (!l.encoding.starts_with("nope")) {
+    e = parse_encoding(l.encoding);
+    leaf = schedule_leaf(*e);
+  }
+  r.rotary = leaf != nullptr;
+  r.family = l.encoding.substr(0, l.encoding.find(':'));
+  if (!r.rotary) e.reset();
   r.context = context_of(m, e ? &*e : nullptr);
   const double L = r.context;
   const auto span = window_span(l);
   // Positions 0..L-1: lags up to L - 1, and below the window's span.
-  r.visible_lags = static_cast<std::int64_t>(std::min<double>(L, span ? static_cast<double>(*span) : L) - 1);
+  r.visible_lags =
+      std::max<std::int64_t>(0, static_cast<std::int64_t>(std::min<double>(L, span ? static_cast<double>(*span) : L) - 1));
   const double V = static_cast<double>(r.visible_lags);
   const auto& table_lags = model_report_table_lags();
   if (!e) {
-    for (double lag : table_lags) r.table_kernel.push_back(lag <= V ? std::optional<double>(1.0) : std::nullopt);
+    for (double lag : table_lags)
+      r.table_kernel.push_back(lag <= V && r.family == "nope" ? std::optional<double>(1.0) : std::nullopt);
   } else {
-    // The rotated part's schedule (a decoupled head is a direct sum: its rope part carries the frequencies).
-    const Encoding& leaf = *rotary_leaves(*e).front();
-    const FrequencySchedule* s = schedule_of(leaf);
-    const auto& g = std::get<Geometric>(s->source);
+    // The rotated part's schedule (a decoupled head is a direct sum: its rope part carries the frequencies); a base
+    // and its bound for a geometric one (a GGUF file's rope_freqs make an explicit one).
+    const FrequencySchedule* s = schedule_of(*leaf);
+    const auto* g = std::get_if<Geometric>(&s->source);
     const bool needs_len = scheme_needs_seq_len(s->scaling) || std::holds_alternative<scaling::LongRope>(s->scaling);
     const std::optional<double> seq_len = needs_len ? std::optional<double>(L) : std::nullopt;
     // Coverage: pairs whose wavelength 2 pi / theta fits within the original context (the scheme's L0, else the
     // context) and within the extended context (frequencies at the extended length).
     const auto orig = scheme_original_length(s->scaling);
-    const FrequencyTable f0 = frequencies(leaf), f1 = seq_len ? frequencies(leaf, seq_len) : f0;
+    const FrequencyTable f0 = frequencies(*leaf), f1 = seq_len ? frequencies(*leaf, seq_len) : f0;
     auto turns = [](const FrequencyTable& f, double len) {
       std::int64_t c = 0;
       for (Eigen::Index i = 0; i < f.theta.rows(); ++i) c += 2 * std::numbers::pi / f.theta(i, 0) <= len;
       return c;
     };
     const KernelScan sc = scan_kernel(*e, r.visible_lags, seq_len);
-    const BaseBound bound = smallest_nonnegative_base(leaf, r.visible_lags, seq_len, BaseScan{10, 1e12, 16});
+    const BaseBound bound =
+        g ? smallest_nonnegative_base(*leaf, r.visible_lags, seq_len, BaseScan{10, 1e12, 16}) : BaseBound{};
     Scaling scheme = s->scaling;
     const double* factor = tunable_factor(scheme);
-    r.base = g.base;
+    if (g) r.base = g->base;
     r.scheme = factor ? fmt::format("{}({})", scheme_name(s->scaling), format_number(*factor)) : scheme_name(s->scaling);
     r.pairs = static_cast<std::int64_t>(f0.theta.rows());
     r.turns_within_orig = turns(f0, orig.value_or(L));
@@ -144,8 +162,8 @@ LayerReport layer_report(const Model& m, const LayerType& l, const ModelReportOp
     for (std::size_t i = 0; i < r.plot_lags.size(); ++i) lags(static_cast<Eigen::Index>(i), 0) = r.plot_lags[i];
     const Eigen::VectorXd phi = kernel(*e, lags, seq_len);
     r.plot_kernel.assign(phi.data(), phi.data() + phi.size());
-    if (auto n = ggml_yarn_note(leaf)) r.notes.push_back(*n);
-    if (o.pipeline) add_precision(r, leaf, seq_len, o);
+    if (auto n = ggml_yarn_note(*leaf)) r.notes.push_back(*n);
+    if (o.pipeline) add_precision(r, *leaf, seq_len, o);
   }
   r.notes.insert(r.notes.end(), l.notes.begin(), l.notes.end());
   if (l.temperature)
@@ -250,6 +268,25 @@ std::vector<FileReport> report_files(const ReportRequest& r) {
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}: {}", r.command, e.what()));
     }
+    // The kernel scans every visible lag of every pair, and the base bound's scans near the bound about as many
+    // again (x 4 here, rates of core/budget.hpp): a context of billions is refused rather than run for hours.
+    Cost cost;
+    for (const auto& l : f.model.layer_types) {
+      const auto span = window_span(l);
+      const double lags = std::min<double>(f.model.context_length ? static_cast<double>(*f.model.context_length) : 0,
+                                           span ? static_cast<double>(*span) : 1e300);
+      if (!l.encoding.starts_with("nope") && !(lags >= 2) && schedule_leaf(parse_encoding(l.encoding)))
+        throw_bad_value(r.command, r.files_name, "'" + given + "'",
+                        fmt::format("a model with a context (max_position_embeddings; GGUF: context_length) of at least 2 positions: "
+                                    "the report scans the lags each layer sees, and layer type '{}' sees {}",
+                                    l.name, f.model.context_length ? format_number(lags) + " positions"
+                                                                   : std::string("none (the file gives no context)")));
+      cost.seconds += lags * std::max(1, l.rotary_dims / 2) * 4 / kElementsPerSecond;
+    }
+    if (!cost.fits())
+      throw_bad_value(r.command, r.files_name, "'" + given + "'",
+                      fmt::format("a model whose layers' visible lags can be scanned within the time cap: this one {}",
+                                  cost.excess()));
     out.push_back(std::move(f));
   }
   ModelReportOptions o;
@@ -257,6 +294,7 @@ std::vector<FileReport> report_files(const ReportRequest& r) {
   o.tolerances = r.tolerances;
   for (auto& f : out) {
     o.pipeline = f.pipeline;
+    f.tolerances = r.tolerances;
     f.report = model_report(f.model, o);
   }
   return out;

@@ -30,20 +30,23 @@ struct PrecisionFirsts {
   FirstPosition table_phase;   ///< table_phase_error_max: the phase the cos / sin tables carry in their dtype
 };
 
-/// One layer type's numbers. NoPE layers (not rotary) have no schedule: only context, visible lags and the notes.
+/// One layer type's numbers. NoPE and ALiBi layers (not rotary) have no schedule: only context, visible lags and the
+/// notes (a NoPE layer's kernel is 1).
 struct LayerReport {
   LayerType layer;
   bool rotary = false;
+  std::string family;              ///< the encoding's family ("rope", "nope", "alibi", ...)
   double context = 0;              ///< max_position_embeddings, or YaRN's orig x factor where it stretches past it
   std::int64_t visible_lags = 0;   ///< the largest lag the layer sees: min(context, window span) - 1
   // Rotary layers (the rotated part's schedule: a decoupled head's rope part):
-  double base = 0;
+  std::optional<double> base;      ///< a geometric schedule's (none: explicit frequencies)
   std::string scheme;              ///< "yarn(4)", "llama3(8)", "default" (the scheme and its factor)
   std::int64_t pairs = 0, turns_within_orig = 0, turns_within_context = 0;
   double min_kernel = 1;
   std::int64_t min_kernel_lag = 0;
   std::optional<std::int64_t> first_negative_lag;
-  std::optional<double> base_bound;  ///< Men et al.'s bound on a 16-per-decade grid from 10 (none: none up to 1e12)
+  std::optional<double> base_bound;  ///< Men et al.'s bound on a 16-per-decade grid from 10 (none: none up to 1e12,
+                                     ///< or no base)
   std::vector<std::optional<double>> table_kernel;  ///< at model_report_table_lags() (none past visible_lags)
   std::vector<double> plot_lags, plot_kernel;       ///< 161 log-spaced lags 1 .. visible_lags (duplicates once)
   std::vector<std::string> notes;  ///< framework notes, in the report's order (llama.cpp's YaRN reading first)
@@ -75,6 +78,7 @@ struct FileReport {
   Pipeline pipeline;
   std::string dtype_source;  ///< "torch_dtype = bfloat16", "dtype = float16", "GGUF: ggml's f32 tables", ...
   std::vector<std::string> dtype_notes;  ///< a default assumed (bf16 when the config names no dtype), said here
+  std::vector<double> tolerances;        ///< the precision searches' (ReportRequest::tolerances)
   ModelReport report;
 };
 
