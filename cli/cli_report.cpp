@@ -9,6 +9,7 @@
 #include "cli/cli.hpp"
 #include "reports/model_page.hpp"
 #include "reports/output.hpp"
+#include "reports/progress.hpp"
 #include "ropekit/models/model_report.hpp"
 
 namespace ropekit {
@@ -38,6 +39,7 @@ void run_report(const ReportArgs& a, const CliContext& ctx) {
   ReportRequest r;
   r.command = command;
   r.files = a.files;
+  r.announce = [&](const std::string& what, double seconds) { announce(command, what, seconds); };
   const auto files = report_files(r);
   ReportPageOptions o;
   o.html = html;

@@ -93,6 +93,11 @@ TEST_CASE("ropekit report: bad input is refused in one line, nothing written") {
   const std::string bad = dir.write("bad.json", "{\"rope_theta\": ");
   check_rejected("report '" + bad + "'", "ropekit report: " + bad + ": not JSON");
   check_rejected("report " + kThree + " --format pdf", "ropekit report: --format = 'pdf' (must be md or html)");
+  // A context of 2e9 lags: refused before hours of scanning, with the estimate.
+  const std::string huge = dir.write("huge.json", R"({"model_type": "llama", "head_dim": 128, "num_attention_heads": 1,
+    "num_hidden_layers": 1, "rope_theta": 500000.0, "max_position_embeddings": 2000000000})");
+  check_rejected("report '" + huge + "'", "' (must be a model whose layers' visible lags can be scanned within the time cap: "
+                                          "this one would take about");
   // A good file beside a bad one: the good one's page is not written either.
   const std::string out = dir.file("partial.md");
   const auto r = run_ropekit("report '" + source_path("data/models/llama-2-7b.json") + "' '" + bad + "' --out '" + out + "'");

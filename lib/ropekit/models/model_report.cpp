@@ -246,6 +246,8 @@ std::vector<FileReport> report_files(const ReportRequest& r) {
   for (const double t : r.tolerances)
     if (!(t > 0 && std::isfinite(t))) throw_bad_value(r.command, "tolerance", format_number(t), "finite and > 0");
   std::vector<FileReport> out;
+  double seconds = 0;
+  std::size_t layer_types = 0;
   // Every file is read and checked before any is computed.
   for (const auto& given : r.files) {
     FileReport f;
@@ -283,12 +285,18 @@ std::vector<FileReport> report_files(const ReportRequest& r) {
                                                                    : std::string("none (the file gives no context)")));
       cost.seconds += lags * std::max(1, l.rotary_dims / 2) * 4 / kElementsPerSecond;
     }
+    seconds += cost.seconds;
+    layer_types += f.model.layer_types.size();
     if (!cost.fits())
       throw_bad_value(r.command, r.files_name, "'" + given + "'",
                       fmt::format("a model whose layers' visible lags can be scanned within the time cap: this one {}",
                                   cost.excess()));
     out.push_back(std::move(f));
   }
+  if (r.announce)
+    r.announce(fmt::format("{} file(s), {} layer type(s): kernels over every visible lag, base bounds, precision",
+                           out.size(), layer_types),
+               seconds);
   ModelReportOptions o;
   o.command = r.command;
   o.tolerances = r.tolerances;

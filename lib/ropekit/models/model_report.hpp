@@ -9,6 +9,7 @@
 //      pipeline and dtype.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +90,9 @@ struct ReportRequest {
   std::string files_name = "FILE";  ///< the files' parameter in messages ("files" in Python)
   std::vector<std::string> files;
   std::vector<double> tolerances = {1e-3, 1e-2};
+  /// Called once the files are read, before the computation, with what runs and its estimated seconds (the command
+  /// line says it on stderr when long: reports/progress.hpp's announce).
+  std::function<void(const std::string& what, double seconds)> announce;
 };
 /// @throws InputError "<command>: FILE = '<path>' (must be ...)" for zero files, a missing path or a folder without
 /// config.json; "<command>: <path>: ..." for a malformed model file (the reader's message).
