@@ -49,7 +49,7 @@ std::string html_text(const std::string& text) {
 }
 
 std::string html_table(const Table& t) {
-  std::string out = "<table>\n<thead><tr>";
+  std::string out = "<div class=\"wide\"><table>\n<thead><tr>";
   for (const auto& c : t.columns) out += "<th>" + xml_escape(c) + "</th>";
   out += "</tr></thead>\n<tbody>\n";
   for (const auto& row : t.rows) {
@@ -57,7 +57,7 @@ std::string html_table(const Table& t) {
     for (const auto& c : row) out += "<td>" + xml_escape(cell_text(c)) + "</td>";
     out += "</tr>\n";
   }
-  return out + "</tbody>\n</table>\n";
+  return out + "</tbody>\n</table></div>\n";
 }
 
 // The SVG as an element of the HTML body (an XML declaration, if any, dropped), its ids (clip paths) prefixed with
@@ -83,7 +83,7 @@ std::string render_html(const std::vector<PageBlock>& blocks, const std::string&
       "body {{ font-family: sans-serif; margin: 2em; max-width: 100em; }}\n"
       "table {{ border-collapse: collapse; margin: 1em 0; font-size: 90%; }}\n"
       "th, td {{ border: 1px solid #bbb; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }}\n"
-      "th {{ background: #eee; }}\n figure {{ margin: 1em 0; }}\n svg {{ max-width: 100%; height: auto; }}\n"
+      "th {{ background: #eee; }}\n .wide {{ overflow-x: auto; }}\n figure {{ margin: 1em 0; }}\n svg {{ max-width: 100%; height: auto; }}\n"
       "</style>\n</head>\n<body>\n",
       xml_escape(title));
   for (const auto& b : blocks) {
