@@ -192,6 +192,7 @@ const std::vector<CommandGroup>& command_groups() {
       {add_merge_command, {"merge"}},
       {add_model_command, {"model"}},
       {add_precision_command, {"precision"}},
+      {add_report_command, {"report"}},
   };
   return groups;
 }

@@ -46,6 +46,8 @@ void add_design_commands(CLI::App& app, const CliContext& ctx);
 void add_model_command(CLI::App& app, const CliContext& ctx);
 /// ropekit precision (cli_precision.cpp).
 void add_precision_command(CLI::App& app, const CliContext& ctx);
+/// ropekit report FILE... (cli_report.cpp).
+void add_report_command(CLI::App& app, const CliContext& ctx);
 /// --model FILE[:LAYER_TYPE] beside a command's --encoding (cli_model.cpp).
 CLI::Option* add_model_option(CLI::App* c, std::vector<std::string>& models, bool several);
 /// A model's layer type taken into a command: its encoding's spelling, the smallest lag its window hides

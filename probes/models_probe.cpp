@@ -1,27 +1,22 @@
 // Built-in probe `models`: the config.json of 14 public checkpoints (data/models/, compiled in), each layer type's
-// encoding as ropekit reads it (lib/ropekit/models/), and per layer type:
-//   1. the kernel Phi(Dp) over the lags the layer can see (its window) up to the model's context, with its minimum;
-//   2. wavelength coverage: how many rotating pairs complete a turn within the original and the extended context;
-//   3. Men et al.'s base bound (models/base_bound.hpp): the smallest base whose kernel stays >= 0 over those lags;
-//   4. the framework notes of the reader, and where llama.cpp's YaRN (truncated correction dims) differs.
+// encoding as ropekit reads it (lib/ropekit/models/), and per layer type the numbers of models/model_report.hpp
+// (kernel over the visible lags, wavelength coverage, Men et al.'s base bound, framework notes), the tables of
+// reports/model_tables.hpp; `ropekit report` computes the same for the user's files.
 #include "probes/models_probe.hpp"
 
 #include <chrono>
-#include <cmath>
 #include <filesystem>
 #include <map>
-#include <numbers>
 
 #include <fmt/format.h>
 
+#include "reports/model_tables.hpp"
 #include "reports/output.hpp"
 #include "reports/plot.hpp"
 #include "reports/table.hpp"
 #include "ropekit/core/embedded.hpp"
-#include "ropekit/encoding.hpp"
-#include "ropekit/models/base_bound.hpp"
 #include "ropekit/models/hf_config.hpp"
-#include "ropekit/models/model.hpp"
+#include "ropekit/models/model_report.hpp"
 
 namespace ropekit {
 
@@ -52,55 +47,6 @@ const std::vector<PublicModel>& public_models() {
   return m;
 }
 
-constexpr int kPlotLags = 161;
-const std::vector<double> kTableLags = {1, 16, 256, 4000, 32000, 128000, 1000000};
-
-std::string g4(double v) { return format_significant(v, 4); }
-
-// The extended context: max_position_embeddings, or YaRN's orig x factor where it stretches past it (Qwen2.5's
-// documented YaRN x4 on a 32k max_position_embeddings).
-double context_of(const Model& m, const Encoding* e) {
-  double L = m.context_length ? static_cast<double>(*m.context_length) : 0;
-  if (const FrequencySchedule* s = e ? schedule_of(*e) : nullptr) {
-    if (const auto* y = std::get_if<scaling::Yarn>(&s->scaling); y && y->factor) L = std::max(L, y->orig * *y->factor);
-  }
-  return L;
-}
-
-std::vector<double> log_lags(double V, int n) {
-  std::vector<double> out;
-  for (int i = 0; i < n; ++i) {
-    const double l = std::round(std::pow(V, static_cast<double>(i) / (n - 1)));
-    if (out.empty() || l > out.back()) out.push_back(l);
-  }
-  return out;
-}
-
-// llama.cpp's reading of a YaRN layer: ggml's ramp with truncated correction dims (it has no truncate = false); the
-// largest relative frequency difference from transformers' reading. None when the layer is not YaRN or ggml refuses.
-std::optional<std::string> ggml_yarn_note(const Encoding& e) {
-  const FrequencySchedule* s = schedule_of(e);
-  const auto* y = s ? std::get_if<scaling::Yarn>(&s->scaling) : nullptr;
-  if (!y) return std::nullopt;
-  if (y->mscale || y->mscale_all_dim)
-    return std::string("llama.cpp: YaRN's mscale / mscale_all_dim are applied in its model graph, not its rope kernel");
-  Encoding g = e;
-  std::get<scaling::Yarn>(schedule_of(g)->scaling).truncate = true;
-  const FrequencyTable hf = frequencies(e), gg = frequencies(g, std::nullopt, Convention::ggml, false);
-  double worst = 0;
-  Eigen::Index at = 0;
-  for (Eigen::Index i = 0; i < hf.theta.rows(); ++i) {
-    const double d = std::abs(gg.theta(i, 0) - hf.theta(i, 0)) / hf.theta(i, 0);
-    if (d > worst) worst = d, at = i;
-  }
-  if (worst == 0 && gg.attention_factor == hf.attention_factor)
-    return std::string("llama.cpp (ggml's YaRN ramp): the same frequencies and attention factor");
-  return fmt::format("llama.cpp (ggml's YaRN ramp{}): theta differs by up to {} relative (pair {}); attention "
-                     "factor {} vs transformers' {}",
-                     y->truncate ? "" : ", correction dims truncated though the file says truncate = false", g4(worst),
-                     at, format_significant(gg.attention_factor, 8), format_significant(hf.attention_factor, 8));
-}
-
 }  // namespace
 
 ProbeResult run_models_probe(const ProbeContext& ctx) {
@@ -109,13 +55,7 @@ ProbeResult run_models_probe(const ProbeContext& ctx) {
   std::filesystem::create_directories(dir);
   std::vector<std::string> files;
 
-  Table summary, kernels, data;
-  summary.columns = {"model",      "layer_type",        "layers",         "head_dim",   "rotary_dims", "base",
-                     "scheme",     "window",            "context",        "visible_lags", "pairs",     "turns_within_orig",
-                     "turns_within_context", "min_kernel", "min_kernel_lag", "first_negative_lag", "men_base_bound",
-                     "base_at_or_above_bound", "attention_factor", "softmax_scale"};
-  kernels.columns = {"model", "layer_type"};
-  for (double l : kTableLags) kernels.columns.push_back(fmt::format("Phi({})", static_cast<std::int64_t>(l)));
+  Table summary = model_summary_table(), kernels = model_kernels_table(), data;
   data.columns = {"model", "layer_type", "encoding", "lag", "kernel"};
   std::map<std::string, std::vector<PlotSeries>> plots;
   std::vector<std::string> family_order;
@@ -126,84 +66,27 @@ ProbeResult run_models_probe(const ProbeContext& ctx) {
     const Model m = read_hf_config(std::string(embedded_file(pm.file)), pm.file);
     if (std::find(family_order.begin(), family_order.end(), pm.family) == family_order.end())
       family_order.push_back(pm.family);
+    const ModelReport report = model_report(m);
     std::string model_notes;
-    for (const auto& l : m.layer_types) {
+    for (const auto& r : report.layers) {
       ++layer_count;
-      const bool rotary = !l.encoding.starts_with("nope");  // "nope:dim=<head>" for a NoPE layer
-      rotary_count += rotary;
-      const std::optional<Encoding> e = rotary ? std::optional<Encoding>(parse_encoding(l.encoding)) : std::nullopt;
-      const double L = context_of(m, e ? &*e : nullptr);
-      const auto span = window_span(l);
-      // Positions 0..L-1: lags up to L - 1, and below the window's span.
-      const auto V = static_cast<std::int64_t>(std::min<double>(L, span ? static_cast<double>(*span) : L) - 1);
-      std::vector<Cell> row{pm.name, l.name, static_cast<std::int64_t>(l.layers), static_cast<std::int64_t>(l.head_dim),
-                            static_cast<std::int64_t>(l.rotary_dims)};
-      std::vector<Cell> krow{pm.name, l.name};
-      if (!e) {
-        row.insert(row.end(), {Cell(), std::string("nope"), l.window, L, static_cast<double>(V), Cell(), Cell(), Cell(),
-                               1.0, Cell(), Cell(), Cell(), Cell(), l.attention_factor, l.softmax_scale});
-        for (double lag : kTableLags) krow.push_back(lag <= static_cast<double>(V) ? Cell(std::string("1")) : Cell());
-      } else {
-        // The rotated part's schedule (a decoupled head is a direct sum: its rope part carries the frequencies).
-        const Encoding& leaf = *rotary_leaves(*e).front();
-        const FrequencySchedule* s = schedule_of(leaf);
-        const auto& g = std::get<Geometric>(s->source);
-        const bool needs_len = scheme_needs_seq_len(s->scaling) || std::holds_alternative<scaling::LongRope>(s->scaling);
-        const std::optional<double> seq_len = needs_len ? std::optional<double>(L) : std::nullopt;
-        // Coverage: pairs whose wavelength 2 pi / theta fits within the original context (the scheme's L0, else the
-        // context) and within the extended context (frequencies at the extended length).
-        const auto orig = scheme_original_length(s->scaling);
-        const FrequencyTable f0 = frequencies(leaf), f1 = seq_len ? frequencies(leaf, seq_len) : f0;
-        auto turns = [](const FrequencyTable& f, double len) {
-          std::int64_t c = 0;
-          for (Eigen::Index i = 0; i < f.theta.rows(); ++i) c += 2 * std::numbers::pi / f.theta(i, 0) <= len;
-          return c;
-        };
-        const KernelScan sc = scan_kernel(*e, V, seq_len);
-        const BaseBound bound = smallest_nonnegative_base(leaf, V, seq_len, BaseScan{10, 1e12, 16});
-        negative += sc.first_negative.has_value();
-        below_bound += bound.base && g.base < *bound.base;
-        Scaling scheme = s->scaling;
-        const double* factor = tunable_factor(scheme);
-        row.insert(row.end(),
-                   {g.base, factor ? fmt::format("{}({})", scheme_name(s->scaling), format_number(*factor))
-                                   : scheme_name(s->scaling),
-                    l.window, L, static_cast<double>(V), static_cast<std::int64_t>(f0.theta.rows()),
-                    turns(f0, orig.value_or(L)), turns(f1, L), sc.min, static_cast<double>(sc.argmin),
-                    sc.first_negative ? Cell(static_cast<double>(sc.first_negative->lag)) : Cell(),
-                    bound.base ? Cell(*bound.base) : Cell(), bound.base ? Cell(g.base >= *bound.base) : Cell(),
-                    l.attention_factor, l.softmax_scale});
-        Lags table_lags(static_cast<Eigen::Index>(kTableLags.size()), 1);
-        for (std::size_t i = 0; i < kTableLags.size(); ++i) table_lags(static_cast<Eigen::Index>(i), 0) = kTableLags[i];
-        const Eigen::VectorXd at = kernel(*e, table_lags, seq_len);  // one call; lags past V are blanked
-        for (std::size_t i = 0; i < kTableLags.size(); ++i)
-          krow.push_back(kTableLags[i] <= static_cast<double>(V) ? Cell(g4(at[static_cast<Eigen::Index>(i)])) : Cell());
-        const auto lags_v = log_lags(static_cast<double>(V), kPlotLags);
-        Lags lags(static_cast<Eigen::Index>(lags_v.size()), 1);
-        for (std::size_t i = 0; i < lags_v.size(); ++i) lags(static_cast<Eigen::Index>(i), 0) = lags_v[i];
-        const Eigen::VectorXd phi = kernel(*e, lags, seq_len);
+      rotary_count += r.rotary;
+      if (r.rotary) {
+        negative += r.first_negative_lag.has_value();
+        below_bound += r.base_bound && r.base && *r.base < *r.base_bound;
         PlotSeries line;
-        line.label = m.layer_types.size() > 1 ? fmt::format("{} {}", pm.name, l.name) : pm.name;
-        line.x = lags_v;
-        line.y.assign(phi.data(), phi.data() + phi.size());
+        line.label = m.layer_types.size() > 1 ? fmt::format("{} {}", pm.name, r.layer.name) : pm.name;
+        line.x = r.plot_lags;
+        line.y = r.plot_kernel;
         plots[pm.family].push_back(line);
-        for (std::size_t i = 0; i < lags_v.size(); ++i)
-          data.add_row({pm.name, l.name, l.encoding, lags_v[i], phi[static_cast<Eigen::Index>(i)]});
-        if (auto n = ggml_yarn_note(leaf)) model_notes += fmt::format("- {}: {}\n", l.name, *n);
+        for (std::size_t i = 0; i < r.plot_lags.size(); ++i)
+          data.add_row({pm.name, r.layer.name, r.layer.encoding, r.plot_lags[i], r.plot_kernel[i]});
       }
-      summary.add_row(row);
-      kernels.add_row(krow);
-      for (const auto& n : l.notes) model_notes += fmt::format("- {}: {}\n", l.name, n);
-      if (l.temperature)
-        model_notes += fmt::format("- {}: query scale s(p) = {} / {} / {} / {} at p = 8190 / 8191 / 65536 / 1048576\n",
-                                   l.name, g4(query_scale(*l.temperature, 8190)), g4(query_scale(*l.temperature, 8191)),
-                                   g4(query_scale(*l.temperature, 65536)), g4(query_scale(*l.temperature, 1048576)));
-      if (l.softmax_scale != 1)
-        model_notes += fmt::format("- {}: the softmax is multiplied by {} besides the rotary attention factor (its "
-                                   "kernel, coverage and bound are the rotated part's but for min_kernel)\n",
-                                   l.name, format_significant(l.softmax_scale, 8));
+      add_summary_row(summary, pm.name, r);
+      add_kernels_row(kernels, pm.name, r);
+      for (const auto& n : r.notes) model_notes += fmt::format("- {}: {}\n", r.layer.name, n);
     }
-    for (const auto& n : m.notes) model_notes += fmt::format("- (file): {}\n", n);
+    for (const auto& n : report.notes) model_notes += fmt::format("- (file): {}\n", n);
     if (!model_notes.empty()) notes_md += fmt::format("\n**{}** (`{}`)\n\n{}", pm.name, pm.file, model_notes);
   }
 

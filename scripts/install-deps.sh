@@ -12,6 +12,8 @@ packages=(
   python3-pip
   # Figures: ropekit.plot draws on matplotlib; the tests render the command line's SVG to PNG with rsvg-convert.
   python3-matplotlib librsvg2-bin
+  # The tests open `ropekit report --format html`'s page in a headless browser (python/tests/test_report.py).
+  chromium
   # The locale sources, from which a test compiles de_DE (a decimal comma) to check numbers ignore LC_NUMERIC.
   locales
 )

@@ -31,6 +31,7 @@ from ._ropekit import (  # noqa: F401  (the library's functions, documented in t
     list_targets,
     model,
     precision,
+    report,
     spectrum_kernel,
     verify_master,
 )
@@ -39,14 +40,14 @@ from ._signatures import with_signature as _with_signature
 
 # Each library function as a Python function with a real signature (inspect.signature, Jupyter's and IDEs' hints).
 design, envelope, features, fit, fit_params, fit_spectrum, frequencies, kernel, lie_check, list_encodings, \
-    list_pipelines, list_schemes, list_spectra, list_targets, model, precision, spectrum_kernel, verify_master = map(
-        _with_signature, (design, envelope, features, fit, fit_params, fit_spectrum, frequencies, kernel, lie_check,
+    list_pipelines, list_schemes, list_spectra, list_targets, model, precision, report, spectrum_kernel, verify_master = \
+    map(_with_signature, (design, envelope, features, fit, fit_params, fit_spectrum, frequencies, kernel, lie_check,
                           list_encodings, list_pipelines, list_schemes, list_spectra, list_targets, model, precision,
-                          spectrum_kernel, verify_master))
+                          report, spectrum_kernel, verify_master))
 
 __all__ = [
     "DEFAULT_SEED", "FIT_COLUMNS", "design", "envelope", "features", "fit", "fit_params", "fit_spectrum", "frequencies",
-    "kernel", "lie_check", "list_encodings", "list_pipelines", "list_schemes", "list_spectra", "list_targets", "model", "precision",
-    "spectrum_kernel", "sweep",
+    "kernel", "lie_check", "list_encodings", "list_pipelines", "list_schemes", "list_spectra", "list_targets", "model",
+    "precision", "report", "spectrum_kernel", "sweep",
     "verify_master",
 ]

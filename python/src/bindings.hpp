@@ -123,6 +123,8 @@ py::tuple py_fit_params(const std::string& encoding_text, const py::object& free
 py::tuple py_fit_spectrum(const std::string& spectrum, const py::object& lags_in, const py::object& values_in,
                           int max_iterations);
 py::dict py_list_targets();
+// report_bindings.cpp
+py::tuple py_report(const py::object& files, const std::string& format, const std::optional<std::string>& svg_stem);
 // rf_bindings.cpp
 py::dict py_spectrum_kernel(const std::string& text, const py::object& lags_in);
 py::tuple py_verify_master(const std::string& spectrum, int blocks, std::int64_t trials, const py::object& lags_in,
