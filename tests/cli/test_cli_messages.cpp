@@ -129,8 +129,8 @@ TEST_CASE("`ropekit list` alone prints what can be listed and exits 0; each item
   const auto r = run_ropekit("list --format csv");
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.empty());
-  // The five lists the command's help names, in its order, each a row of the overview.
-  const std::vector<std::string> expected = {"methods", "targets", "probes", "encodings", "schemes"};
+  // The six lists the command's help names, in its order, each a row of the overview.
+  const std::vector<std::string> expected = {"methods", "targets", "probes", "encodings", "schemes", "pipelines"};
   std::vector<std::string> names;
   std::size_t at = r.out.find('\n') + 1;  // past the header
   while (at < r.out.size()) {
@@ -141,7 +141,7 @@ TEST_CASE("`ropekit list` alone prints what can be listed and exits 0; each item
   CHECK(names == expected);
   for (const auto& n : names) CHECK(run_ropekit("list " + n).exit_code == 0);
   check_refusal("list widgets", "ropekit list");
-  CHECK(run_ropekit("list widgets").err.find("must be methods, targets, probes, encodings or schemes") !=
+  CHECK(run_ropekit("list widgets").err.find("must be methods, targets, probes, encodings, schemes or pipelines") !=
         std::string::npos);
 }
 
