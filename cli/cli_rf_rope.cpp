@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/cli.hpp"
 #include "cli/cli_encoding.hpp"
@@ -44,6 +45,7 @@ struct KernelArgs {
   std::vector<ModelLayer> layers;  // empty, or one per encoding (encoding_kernel_args.layers)
   std::optional<double> rho, seq_len, position;
   KernelPlotArgs plot_options;
+  std::vector<std::string> columns;  // --columns: these only, in this order
   bool families = false;
   int block_rows = 1 << 16;  // rows evaluated and written at a time (memory: ~1 KB each)
 };
@@ -151,13 +153,15 @@ void run_kernel(const KernelArgs& a) {
   if (!a.encodings.empty()) {
     run_encoding_kernel(
         EncodingKernelArgs{a.encodings, a.lags,       a.rho,        a.seq_len, a.position,
-                           a.format,    a.out,        a.plot,       a.block_rows, a.layers, a.plot_options});
+                           a.format,    a.out,        a.plot,       a.block_rows, a.layers, a.plot_options, a.columns});
     return;
   }
   // Options of the --encoding path only: refused rather than ignored.
   if (a.rho) throw_bad_value(where, "rho", format_number(*a.rho), "given with --encoding only");
   if (a.seq_len) throw_bad_value(where, "seq_len", format_number(*a.seq_len), "given with --encoding only");
   if (!a.plot.empty()) throw_bad_value(where, "plot", a.plot, "given with --encoding only");
+  if (!a.columns.empty())
+    throw_bad_value(where, "columns", quote(fmt::format("{}", fmt::join(a.columns, ","))), "given with --encoding only");
   if (a.plot_options.any()) throw InputError("ropekit kernel: --plot-* options are given with --encoding and --plot only");
   const Spectrum s = parse_spectrum(a.spectrum);
   check_output_path(a.out);
@@ -598,6 +602,11 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
                   "points a column, then within a stated rank error) or none (the min-max band only)");
     add_integer_option(k, "ropekit kernel", "--block-rows", a->block_rows, "rows per streamed block (tests)", 1, 1 << 24)
         ->group("");
+    k->add_option("--columns", a->columns,
+                  "--encoding: these columns only, in this order (C1,C2,...: encoding, lag, kernel, content_variance, "
+                  "expected_kernel, frequency_variance, sine_residual, continuum, continuum_sine; --model's rows "
+                  "start with layer_type whatever is asked); default: every column")
+        ->delimiter(',');
     k->add_flag("--families", a->families, "list the spectral families, their frequencies and kernels");
     k->add_option("--format", a->format, kTableFormatHelp);
     k->add_option("--out", a->out, "output file (default: stdout)");

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/encodings/rotary_spectrum.hpp"
 #include "ropekit/spectral/spectrum.hpp"
@@ -39,7 +41,76 @@ KernelPlan plan_kernel(const KernelRequest& a) {
     p.any_rf = p.any_rf || std::holds_alternative<enc::RfRope>(e.value);
     p.any_plain = p.any_plain || plain_rope(e).has_value();
   }
+  if (!a.layers.empty() && a.layers.size() != a.encodings.size())
+    throw std::logic_error("plan_kernel: one layer type per encoding");
+  const bool windowed =
+      std::any_of(a.layers.begin(), a.layers.end(), [](const ModelLayer& l) { return l.span.has_value(); });
+  if (windowed && p.k != 1)
+    throw_bad_value(where, "lags", quote(p.lag_text), "1-D lags for a model layer type with a window (it counts tokens)");
+  if (a.position && !(*a.position >= 0))
+    throw_bad_value(where, "position", format_number(*a.position), "a query position >= 0");
   return p;
+}
+
+bool kernel_masked(const KernelRequest& a, std::size_t j, double lag) {
+  return !a.layers.empty() && a.layers[j].span && std::abs(lag) >= static_cast<double>(*a.layers[j].span);
+}
+
+double kernel_query_scale(const KernelRequest& a, std::size_t j, double lag) {
+  if (a.layers.empty() || !a.layers[j].temperature) return 1.0;
+  return query_scale(*a.layers[j].temperature, a.position.value_or(std::abs(lag)));
+}
+
+std::vector<std::string> kernel_layer_notes(const KernelRequest& a, std::optional<std::pair<double, double>> lags) {
+  std::vector<std::string> notes;
+  if (lags)
+    for (std::size_t j = 0; j < a.layers.size(); ++j)
+      if (kernel_masked(a, j, lags->first) || kernel_masked(a, j, lags->second))
+        notes.push_back(fmt::format("{}: {} hides |lag| >= {}: masked there (empty cells, null in JSON), not "
+                                    "kernel values",
+                                    a.layers[j].label, a.layers[j].window, *a.layers[j].span));
+  for (const auto& l : a.layers)
+    if (l.temperature)
+      notes.push_back(fmt::format("{}: the query is scaled by s(p) = {} ln(1 + floor((p + 1)/{})) + 1 at p = {}: "
+                                  "kernel times s(p), content variance times s(p)^2",
+                                  l.label, format_number(l.temperature->attn_scale),
+                                  format_number(l.temperature->floor_scale),
+                                  a.position ? format_number(*a.position) : std::string("|lag|")));
+  return notes;
+}
+
+const std::vector<std::string>& kernel_column_names() {
+  static const std::vector<std::string> names = {"encoding",           "lag",           "kernel",
+                                                 "content_variance",   "expected_kernel", "frequency_variance",
+                                                 "sine_residual",      "continuum",     "continuum_sine"};
+  return names;
+}
+
+std::vector<std::string> checked_kernel_columns(const KernelRequest& a, const KernelPlan& p,
+                                                const std::vector<std::string>& columns) {
+  const Where where = Where::options(a.command);
+  const auto& order = kernel_column_names();
+  // A column some encoding here fills (encoding, lag, kernel and content variance: every one).
+  auto filled = [&](const std::string& c) {
+    if (c == "expected_kernel" || c == "frequency_variance") return p.any_rf;
+    if (c == "sine_residual" || c == "continuum" || c == "continuum_sine") return p.any_plain;
+    return true;
+  };
+  std::vector<std::string> out;
+  for (const std::string& c : columns) {
+    const bool known = std::find(order.begin(), order.end(), c) != order.end();
+    if (p.encodings.size() == 1 && !(known && filled(c))) {
+      std::vector<std::string> all;
+      for (const auto& o : order)
+        if (filled(o)) all.push_back(o);
+      throw_bad_value(where, "columns", fmt::format("'{}'", c),
+                      fmt::format("columns of this encoding's kernel: {}", fmt::join(all, ", ")));
+    }
+    if (!known)
+      throw_bad_value(where, "columns", fmt::format("'{}'", c), fmt::format("columns of kernel: {}", fmt::join(order, ", ")));
+    if (filled(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
 }
 
 Lags kernel_lags(const KernelRequest& a, const KernelPlan& p) {

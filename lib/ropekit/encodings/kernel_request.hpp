@@ -11,6 +11,7 @@
 #include "ropekit/core/lags.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/encodings/rope_kernel.hpp"
+#include "ropekit/models/model_layers.hpp"
 
 namespace ropekit {
 
@@ -22,6 +23,11 @@ struct KernelRequest {
   double rho = 1;                          ///< content correlation, in [-1, 1]
   std::optional<double> seq_len;           ///< > 0: the sequence length of dynamic and longrope schemes
   bool matrix = false;  ///< the caller holds float64 columns, no text rows (Python; budgets only)
+  /// Empty, or one per encoding: the model layer type it stands for (ModelLayer{} for an encoding given as such).
+  /// A lag the layer's window hides (|lag| >= span) is masked (kernel_masked); a query temperature scales the kernel
+  /// by s(p) and the content variance by s(p)^2 (kernel_query_scale). Windows need 1-D lags (they count tokens).
+  std::vector<ModelLayer> layers;
+  std::optional<double> position;  ///< >= 0: the query position p of a query temperature (default |lag|)
 };
 
 /// A validated request: the encodings parsed (relative, of one lag dimension k) and what their columns hold.
@@ -36,6 +42,22 @@ struct KernelPlan {
 /// @throws InputError for a spelling that does not parse, an absolute encoding, rho outside [-1, 1], a seq_len
 ///         that is not > 0, encodings of different lag dimensions, or no lags for k-D encodings.
 KernelPlan plan_kernel(const KernelRequest& request);
+
+/// Whether encodings[j]'s layer type cannot see `lag` (the first lag component): its window hides |lag| >= span.
+bool kernel_masked(const KernelRequest& request, std::size_t j, double lag);
+/// s(p) of encodings[j]'s layer type at p = request.position or |lag|; 1 without a query temperature.
+double kernel_query_scale(const KernelRequest& request, std::size_t j, double lag);
+/// The notes of the layer types (without the "<command>: note: " head): each window that masks lags in [lo, hi]
+/// (none without lags), then each query temperature.
+std::vector<std::string> kernel_layer_notes(const KernelRequest& request, std::optional<std::pair<double, double>> lags);
+
+/// The columns of a kernel table in their order (a model's rows start with a layer_type column besides these).
+const std::vector<std::string>& kernel_column_names();
+/// `columns` asked of the plan's rows (--columns, Python's columns=), duplicates once, in the order asked: with one
+/// encoding each must be a column of its kernel, with several a column of kernel_column_names() (those no encoding
+/// fills are left out). @throws InputError "<command>: --columns = '<name>' (must be columns of ...)".
+std::vector<std::string> checked_kernel_columns(const KernelRequest& request, const KernelPlan& plan,
+                                                const std::vector<std::string>& columns);
 
 /// plan.lag_text parsed (k-D lags, or 1-D lags held whole). @throws InputError naming --lags.
 Lags kernel_lags(const KernelRequest& request, const KernelPlan& plan);
