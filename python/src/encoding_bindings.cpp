@@ -119,7 +119,9 @@ void apply_layers(const std::vector<ModelLayer>& layers, std::optional<double> p
     }
   }
   (void)plan;
-  for (const std::string& note : kernel_layer_notes(request, range)) {
+  for (std::string note : kernel_layer_notes(request, range)) {
+    if (const auto at = note.find("(empty cells, null in JSON)"); at != std::string::npos)
+      note.replace(at, std::strlen("(empty cells, null in JSON)"), "(NaN)");  // the module's masked value
     const std::string text = "ropekit.kernel: note: " + note;
     if (PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 1) != 0) throw py::error_already_set();
   }

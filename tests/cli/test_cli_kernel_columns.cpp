@@ -11,16 +11,16 @@ using namespace ropekit::test;
 
 namespace {
 
-// The cells of a CSV, rows of cells (no quoted commas here).
+// The cells of a CSV, rows of cells (a quoted cell, a spelling, without its quotes; no newline inside one).
 std::vector<std::vector<std::string>> cells(const std::string& csv) {
   std::vector<std::vector<std::string>> rows;
   for (std::size_t at = 0, end; (end = csv.find('\n', at)) != std::string::npos; at = end + 1) {
-    rows.emplace_back();
-    const std::string line = csv.substr(at, end - at);
-    for (std::size_t a = 0, b;; a = b + 1) {
-      b = line.find(',', a);
-      rows.back().push_back(line.substr(a, b == std::string::npos ? std::string::npos : b - a));
-      if (b == std::string::npos) break;
+    rows.emplace_back(1);
+    bool quoted = false;
+    for (const char c : csv.substr(at, end - at)) {
+      if (c == '"') quoted = !quoted;
+      else if (c == ',' && !quoted) rows.back().emplace_back();
+      else rows.back().back() += c;
     }
   }
   return rows;

@@ -17,6 +17,8 @@ FitConfig run_of(const std::vector<std::string>& encodings, int L, std::vector<i
   o.targets = {"phase", "mixed"};
   o.basis.train_context = L;
   o.eval_contexts = std::move(T);
+  o.freq_index = 3;  // the command line's defaults
+  o.second_freq_index = 5;
   return fit_config(o);
 }
 
@@ -33,7 +35,9 @@ TEST_CASE("fit of Gemma 3's layer types: the sliding layer sees lags 0..1023 onl
   // seed, target (2), basis (2), then train + 3 eval rows.
   REQUIRE(rows.size() == 2 * 2 * 4);
   // The sliding layer alone on the lags it sees, and the full layer alone as asked.
-  const auto seen = run_fixed_basis(run_of({layers[0].encoding}, 1024, {512, 1024}), 2);
+  FitConfig on_seen = run_of({layers[0].encoding}, 1024, {512, 1024});
+  on_seen.target = config.target;  // the run's targets (mixed reads L = 2048), fitted on lags 0..1023
+  const auto seen = run_fixed_basis(on_seen, 2);
   const auto full = run_fixed_basis(run_of({layers[1].encoding}, 2048, {512, 4096, 8192}), 2);
   const auto unclipped = run_fixed_basis(run_of({layers[0].encoding}, 2048, {512, 4096, 8192}), 2);
   REQUIRE(seen.size() == 2 * 3);
