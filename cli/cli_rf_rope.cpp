@@ -404,6 +404,7 @@ void run_sampling(const VerifyArgs& a, const CliContext& ctx) {
 struct ContentArgs {
   std::string encoding, lags, format = "csv", out, shard;
   std::vector<std::string> models;  // --model FILE[:LAYER_TYPE]: the encoding of one layer type
+  std::optional<ModelLayer> layer;  // that layer type: its window's lags are refused
   double rho = 0.5;
   std::optional<double> assume_rho;
   std::int64_t trials = 20000;
@@ -435,6 +436,7 @@ void run_content(const ContentArgs& a, const CliContext& ctx) {
                                                        a.encoding, k, default_lag_text(k, 4)));
   const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? "0,1,10,100" : a.lags, k, where, "--lags");
   for (Eigen::Index i = 0; i < lags.size(); ++i) check_finite(where, "lags", lags.data()[i]);
+  if (a.layer) check_lags_seen(*a.layer, lags, where, a.lags.empty() ? "0,1,10,100" : a.lags);
   if (!(a.rho >= -1 && a.rho <= 1)) throw_bad_value(where, "rho", format_number(a.rho), "in [-1, 1]");
   if (a.assume_rho && !(*a.assume_rho >= -1 && *a.assume_rho <= 1))
     throw_bad_value(where, "assume_rho", format_number(*a.assume_rho), "in [-1, 1]");
@@ -660,7 +662,12 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
     c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
     c->add_option("--shard", a->shard, kShardHelp);
     c->callback([a, cmd, &ctx] {
-      take_model_encoding(cmd, a->models, a->encoding);
+      if (!a->models.empty()) {
+        std::vector<ModelReference> refs;
+        for (const auto& text : a->models) refs.push_back(split_model_reference(text));
+        a->layer = one_model_layer(refs, Where::options(cmd));
+        a->encoding = a->layer->encoding;
+      }
       if (a->encoding.empty()) throw InputError(cmd + ": --encoding = none (must be given, or --model)");
       run_content(*a, ctx);
     });

@@ -132,6 +132,14 @@ TEST_CASE("fit --model: a sliding layer trains and is scored on the lags its win
   CHECK(rows[1]["context"] == 4096);
 }
 
+TEST_CASE("verify content --model: lags a sliding layer never sees are refused") {
+  check_rejected("verify content --model '" + gemma() + ":sliding_attention' --lags 0,1024 --trials 100",
+                 "ropekit verify content: --lags = '0,1024' (must be lags sliding_attention sees (sliding 1024 hides "
+                 "|lag| >= 1024))");
+  const auto seen = run_ropekit("verify content --model '" + gemma() + ":sliding_attention' --lags 1,1023 --trials 1000");
+  CHECK(seen.exit_code == 0);
+}
+
 TEST_CASE("check --model: rows led by the layer type; a window's lags are those the layer sees") {
   const auto c = run_ropekit("check --model '" + gemma() + "' --window 0,10,2000 --format json");
   CAPTURE(c.err);

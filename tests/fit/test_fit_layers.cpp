@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "ropekit/fit/fit_layers.hpp"
+#include "ropekit/fit/fit_summary.hpp"
 #include "support.hpp"
 
 using namespace ropekit;
@@ -69,6 +70,11 @@ TEST_CASE("fit of Gemma 3's layer types: the sliding layer sees lags 0..1023 onl
       CHECK(f[c].mse == full[t * 4 + c].mse);
       CHECK(f[c].context == full[t * 4 + c].context);
     }
+  }
+  // --summary: each layer type a basis of its own, named by it.
+  for (const auto& r : summarize_fit(rows)) {
+    CHECK(r.methods == 2);
+    CHECK((r.best.rfind("sliding_attention: rope:", 0) == 0 || r.best.rfind("full_attention: rope:", 0) == 0));
   }
   const auto notes = fit_layer_notes(config, layers);
   REQUIRE(notes.size() == 1);

@@ -1,6 +1,7 @@
 #include "ropekit/models/model_layers.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -71,6 +72,14 @@ ModelLayer one_model_layer(const std::vector<ModelReference>& models, const Wher
     throw_bad_value(where, "model", fmt::format("{} encodings", encodings.size()),
                     "one model layer type (give --model once)");
   return layers.front();
+}
+
+void check_lags_seen(const ModelLayer& layer, const Lags& lags, const Where& where, const std::string& text) {
+  if (!layer.span) return;
+  for (Eigen::Index i = 0; i < lags.rows(); ++i)
+    if (std::abs(lags(i, 0)) >= static_cast<double>(*layer.span))
+      throw_bad_value(where, "lags", "'" + text + "'",
+                      fmt::format("lags {} sees ({} hides |lag| >= {})", layer.label, layer.window, *layer.span));
 }
 
 }  // namespace ropekit
