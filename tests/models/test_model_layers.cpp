@@ -21,7 +21,15 @@ TEST_CASE("model_layers: every layer type, or the one named, with its window spa
   CHECK(all[0].span == 1024);
   CHECK(all[0].brief == "gemma-3-4b.json: sliding_attention");
   CHECK(all[1].label == "full_attention");
+  CHECK(all[1].layer_type == "full_attention");
   CHECK_FALSE(all[1].span);
+  // Two files: labels name the file, layer_type does not.
+  const auto two = model_layers(std::vector<std::string>{gemma, source_path("data/models/llama-3.1-8b.json")}, true,
+                                where);
+  REQUIRE(two.size() == 3);
+  CHECK(two[0].label == gemma + ":sliding_attention");
+  CHECK(two[0].layer_type == "sliding_attention");
+  CHECK(two[2].brief == "llama-3.1-8b.json: full_attention");
   const auto one = model_layers(std::vector<ModelReference>{{gemma, "sliding_attention"}}, false, where);
   REQUIRE(one.size() == 1);
   CHECK(one[0].span == 1024);

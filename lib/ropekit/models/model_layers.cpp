@@ -37,9 +37,13 @@ std::vector<ModelLayer> model_layers(const std::vector<ModelReference>& models, 
         return o.encoding == l.encoding && o.window == l.window && same_temperature(o);
       });
       const std::string brief = model_file_name(ref.path) + (l.name.empty() ? "" : ": " + l.name);
-      if (same == out.end()) out.push_back({l.encoding, l.window, label, window_span(l), l.temperature, brief});
-      else if ((", " + same->label + ", ").find(", " + label + ", ") == std::string::npos)
+      if (same == out.end()) {
+        out.push_back({l.encoding, l.window, label, window_span(l), l.temperature, brief, l.name});
+      } else if ((", " + same->label + ", ").find(", " + label + ", ") == std::string::npos) {
         same->label += ", " + label, same->brief += ", " + brief;
+        if ((", " + same->layer_type + ", ").find(", " + l.name + ", ") == std::string::npos)
+          same->layer_type += ", " + l.name;
+      }
     };
     if (!ref.layer_type.empty() || !several) {
       add(find_layer_type(m, ref.layer_type, where));

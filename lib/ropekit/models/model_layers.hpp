@@ -23,6 +23,7 @@ struct ModelLayer {
   std::optional<std::int64_t> span;
   std::optional<QueryTemperature> temperature;  ///< Llama 4's NoPE layers: the score is scaled by s(p)
   std::string brief;  ///< "<model_file_name>: <layer type>[, ...]": a figure's legend label (label names full paths)
+  std::string layer_type;  ///< the layer types' names as the file gives them, joined by ", " (no file paths)
 };
 
 /// A model file as a legend names it: its base name, with its directory's for a config.json ("Llama-3.1-8B/config.json").
