@@ -197,12 +197,6 @@ const std::vector<CommandGroup>& command_groups() {
   return groups;
 }
 
-std::string model_file_name(const std::string& path) {
-  const std::filesystem::path p(path);
-  const std::string name = p.filename().string(), parent = p.parent_path().filename().string();
-  return name == "config.json" && !parent.empty() ? parent + "/" + name : name;
-}
-
 int run_cli(int argc, char** argv) {
   // A file-size limit (`ulimit -f`) sends SIGXFSZ, which kills by default; ignored, the write returns EFBIG and the
   // writer reports "cannot write '...': File too large", exit 2, leaving no partial file.

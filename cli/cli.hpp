@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ropekit/models/model.hpp"  // QueryTemperature
+#include "ropekit/models/model_layers.hpp"  // ModelLayer
 
 namespace CLI {
 class App;
@@ -50,19 +50,7 @@ void add_precision_command(CLI::App& app, const CliContext& ctx);
 void add_report_command(CLI::App& app, const CliContext& ctx);
 /// --model FILE[:LAYER_TYPE] beside a command's --encoding (cli_model.cpp).
 CLI::Option* add_model_option(CLI::App* c, std::vector<std::string>& models, bool several);
-/// A model's layer type taken into a command: its encoding's spelling, the smallest lag its window hides
-/// (window_span: none when it sees every earlier position) and a label for its rows: the layer type's name
-/// (FILE:LAYER_TYPE when --model names several files; names joined by ", " when types share encoding and window).
-struct ModelLayer {
-  std::string encoding, window, label;
-  std::optional<std::int64_t> span;
-  std::optional<QueryTemperature> temperature;  ///< Llama 4's NoPE layers: the score is scaled by s(p)
-  std::string brief;  ///< "<model_file_name>: <layer type>[, ...]": a figure's legend label (label names full paths)
-};
-/// A model file as a legend names it: its base name, with its directory's for a config.json ("Llama-3.1-8B/config.json").
-std::string model_file_name(const std::string& path);
-/// The models' layer types, each (encoding, window) once. several: FILE alone gives every layer type; else FILE
-/// needs a :LAYER_TYPE when its layer types' encodings differ (the message lists them).
+/// The library's model_layers (models/model_layers.hpp) with messages naming the command's --model.
 std::vector<ModelLayer> model_layers(const std::string& command, const std::vector<std::string>& models, bool several);
 /// The spellings of the models' layer types (duplicates once), for commands that do not look at windows.
 std::vector<std::string> model_encodings(const std::string& command, const std::vector<std::string>& models,

@@ -32,9 +32,9 @@
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
-#include "ropekit/encodings/features_request.hpp"
-#include "ropekit/encodings/frequencies_request.hpp"
-#include "ropekit/encodings/kernel_request.hpp"
+#include "ropekit/commands/features_request.hpp"
+#include "ropekit/commands/frequencies_request.hpp"
+#include "ropekit/commands/kernel_request.hpp"
 #include "ropekit/encodings/long_term_decay.hpp"
 #include "ropekit/encodings/rope_kernel.hpp"
 #include "ropekit/spectral/spectrum.hpp"
@@ -124,7 +124,12 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   request.lags_text = a.lags;
   request.rho = a.rho.value_or(1.0);
   request.seq_len = a.seq_len;
+  request.layers = a.layers;
+  request.position = a.position;
   const KernelPlan plan = plan_kernel(request);
+  // --columns: those only, in the order given (checked as Python's columns=); else every column.
+  const std::vector<std::string> asked =
+      a.columns.empty() ? std::vector<std::string>{} : checked_kernel_columns(request, plan, a.columns);
   const std::vector<Encoding>& encs = plan.encodings;
   const int k = plan.k;
   // 1-D lags are streamed block by block (any number of them, memory of one block; a plot keeps per-pixel
@@ -150,15 +155,8 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   };
   const bool any_rf = plan.any_rf;
   const std::int64_t lag_count = stream ? stream->count() : static_cast<std::int64_t>(lags.rows());  // exact
-  if (!a.layers.empty() && a.layers.size() != encs.size())
-    throw std::logic_error("run_encoding_kernel: one layer type per encoding");
-  const bool windowed = std::any_of(a.layers.begin(), a.layers.end(), [](const ModelLayer& l) { return l.span.has_value(); });
-  if (windowed && k != 1)
-    throw_bad_value(where, "lags", quote(plan.lag_text), "1-D lags for a model layer type with a window (it counts tokens)");
   // A lag the j-th encoding's layer type cannot see (its window hides |lag| >= span).
-  auto masked = [&](std::size_t j, double lag) {
-    return !a.layers.empty() && a.layers[j].span && std::abs(lag) >= static_cast<double>(*a.layers[j].span);
-  };
+  auto masked = [&](std::size_t j, double lag) { return kernel_masked(request, j, lag); };
   if (a.plot.empty() && a.plot_options.any())
     throw InputError("ropekit kernel: --plot-* options are given with --plot FILE.svg only");
   if (!a.plot.empty() && k != 1)
@@ -193,11 +191,22 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     if ((!rf || any_rf) && (!plain || any_plain)) available.push_back(c.name);
   }
   if (in_table.size() != 7) throw std::logic_error("run_encoding_kernel: a row holds 7 values, one per kernel column");
+  // --columns: a row's cells by index into [encoding, lag, 7 values] (-2 encoding, -1 lag, else a value's index).
+  std::vector<int> picked;
+  if (!asked.empty()) {
+    t.columns.resize(a.layers.empty() ? 0 : 1);
+    const auto& names = kernel_column_names();
+    for (const auto& c : asked) {
+      picked.push_back(static_cast<int>(std::find(names.begin(), names.end(), c) - names.begin()) - 2);
+      t.columns.push_back(c);
+    }
+  }
+  const bool want_plain = asked.empty() || std::any_of(picked.begin(), picked.end(), [](int c) { return c >= 4; });
 
   // Rows go out block by block, so a lag where G overflows must be found before the first row (458,753 rows
   // reached stdout before the error at lag 515685 of alibi:slope=2.6e148, issue 20): every family's kernel and
   // content variance grow with |lag| or stay bounded, so the smallest and largest lags overflow first.
-  std::vector<std::string> masked_notes;
+  std::optional<std::pair<double, double>> lag_range;  // the lags' extremes: the window notes
   std::optional<KernelPlot> plot;
   if (k == 1 && lag_count > 0) {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo, nearest = lo, lo_positive = lo;
@@ -213,11 +222,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     Lags extremes(2, 1);
     extremes << lo, hi;
     for (std::size_t j = 0; j < encs.size(); ++j) (void)kernel_block(request, plan, j, extremes);
-    for (std::size_t j = 0; j < a.layers.size(); ++j)
-      if (masked(j, lo) || masked(j, hi))
-        masked_notes.push_back(fmt::format("{}: {} hides |lag| >= {}: masked there (empty cells, null in JSON), not "
-                                           "kernel values",
-                                           a.layers[j].label, a.layers[j].window, *a.layers[j].span));
+    lag_range = std::pair(lo, hi);
     // A plot shows the lags some layer type sees (a curve whose every lag is masked is left out of it).
     bool any_seen = false;
     for (std::size_t j = 0; j < encs.size(); ++j) any_seen = any_seen || !masked(j, nearest);
@@ -250,17 +255,8 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
     }
   }
   if (!a.plot.empty() && !plot) throw_bad_value(where, "lags", quote(plan.lag_text), "a lag to plot (--plot)");
-  if (a.position && !(*a.position >= 0))
-    throw_bad_value(where, "position", format_number(*a.position), "a query position >= 0");
-  for (std::size_t j = 0; j < a.layers.size(); ++j)
-    if (a.layers[j].temperature)
-      masked_notes.push_back(fmt::format("{}: the query is scaled by s(p) = {} ln(1 + floor((p + 1)/{})) + 1 at p = {}: "
-                                         "kernel times s(p), content variance times s(p)^2",
-                                         a.layers[j].label, format_number(a.layers[j].temperature->attn_scale),
-                                         format_number(a.layers[j].temperature->floor_scale),
-                                         a.position ? format_number(*a.position) : std::string("|lag|")));
   print_notes(command, encs);
-  for (const auto& note : masked_notes) std::cerr << command << ": note: " << note << "\n";
+  for (const auto& note : kernel_layer_notes(request, lag_range)) std::cerr << command << ": note: " << note << "\n";
   announce(command, fmt::format("{} lags of {} encoding(s)", lag_count, encs.size()),
            kernel_cost(plan, static_cast<double>(lag_count), held_rows).seconds);
 
@@ -277,7 +273,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   for (std::size_t j = 0; j < encs.size(); ++j) {
     const Encoding& e = encs[j];
     const std::string name = spelling(e);
-    const auto plain = plain_columns ? plain_rope(e) : std::nullopt;
+    const auto plain = plain_columns && want_plain ? plain_rope(e) : std::nullopt;
     const std::vector<double> plain_theta = plain ? plain->frequencies() : std::vector<double>{};  // once, not per lag
     rewind();
     for (Eigen::Index n; (n = next_block()) > 0;) {
@@ -294,9 +290,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
         const Eigen::VectorXd lag = here.row(i).transpose();
         const std::span<const double> l(lag.data(), static_cast<std::size_t>(lag.size()));
         // Llama 4's query temperature: the score at query position p (default |lag|) is scaled by s(p).
-        const double s_p = !a.layers.empty() && a.layers[j].temperature
-                               ? query_scale(*a.layers[j].temperature, a.position.value_or(std::abs(lag[0])))
-                               : 1.0;
+        const double s_p = kernel_query_scale(request, j, lag[0]);
         const bool hidden = k == 1 && masked(j, lag[0]);
         // The row's values in plottable_kernel_columns' order; NaN where the family has none (an empty cell).
         const std::array<double, 7> v = {r.kernel * s_p,
@@ -309,10 +303,17 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
         std::vector<Cell> row;
         row.reserve(t.columns.size());  // one allocation a row
         if (!a.layers.empty()) row.emplace_back(a.layers[j].label);
-        row.emplace_back(name);
-        row.emplace_back(lag_cell(l));
-        for (std::size_t c = 0; c < in_table.size(); ++c)
-          if (in_table[c]) row.push_back(hidden ? Cell() : number(v[c]));  // a lag the layer cannot see: empty
+        if (!picked.empty()) {
+          for (const int c : picked)
+            if (c == -2) row.emplace_back(name);
+            else if (c == -1) row.emplace_back(lag_cell(l));
+            else row.push_back(hidden ? Cell() : number(v[static_cast<std::size_t>(c)]));
+        } else {
+          row.emplace_back(name);
+          row.emplace_back(lag_cell(l));
+          for (std::size_t c = 0; c < in_table.size(); ++c)
+            if (in_table[c]) row.push_back(hidden ? Cell() : number(v[c]));  // a lag the layer cannot see: empty
+        }
         t.add_row(std::move(row));
         if (plot)
           for (std::size_t c = 0; c < panel_value.size(); ++c) plot->add(j, c, lag[0], hidden ? nan : v[panel_value[c]]);
@@ -434,6 +435,9 @@ struct CheckArgs {
   /// Per encoding: the model layer type whose score depends on the query position (Llama 4's NoPE layers with
   /// attn_temperature_tuning), "" for the others.
   std::vector<std::string> query_dependent;
+  /// Given --model: per encoding, its layer types' labels ("" for an --encoding; the layer_type column) and the
+  /// layer type that hides |lag| >= span (its window lags are those it sees).
+  std::vector<ModelLayer> layers;
   std::string window, format = "csv", out;
   std::optional<double> seq_len;
 };
@@ -476,6 +480,21 @@ void run_check(const CheckArgs& a) {
       windows.emplace_back(w.data(), w.data() + w.rows());
     }
   }
+  // A layer type's window lags are those it sees (|lag| < span).
+  std::vector<std::string> window_notes;
+  for (std::size_t j = 0; j < a.layers.size() && j < windows.size(); ++j) {
+    const auto& l = a.layers[j];
+    if (!l.span) continue;
+    auto& w = windows[j];
+    const std::size_t before = w.size();
+    std::erase_if(w, [&](double lag) { return std::abs(lag) >= static_cast<double>(*l.span); });
+    if (w.empty())
+      throw_bad_value(where, "window", a.window.empty() ? "(default)" : quote(a.window),
+                      fmt::format("lags {} sees ({} hides |lag| >= {})", l.label, l.window, *l.span));
+    if (w.size() != before)
+      window_notes.push_back(fmt::format("{}: {} hides |lag| >= {}: checked on the {} window lag(s) it sees", l.label,
+                                         l.window, *l.span, w.size()));
+  }
   check_output_path(a.out);
   // Per encoding, w window lags: w (2 + 2w) operators (nd: a dense exponential, ~40 n^3 flops; others assembled
   // from blocks, n^2) and w (2 + w) products of n x n matrices (2 n^3 flops each); memory a few n x n matrices.
@@ -507,6 +526,7 @@ void run_check(const CheckArgs& a) {
     seconds += c.seconds;
   }
   print_notes(command, encs);
+  for (const auto& note : window_notes) std::cerr << command << ": note: " << note << "\n";
   for (const auto& label : a.query_dependent)
     if (!label.empty())
       std::cerr << command << ": note: " << label << ": is_relative false: the score is scaled by s(p) of the query "
@@ -516,12 +536,17 @@ void run_check(const CheckArgs& a) {
 
   Table t;
   t.columns = {"encoding", "quantity", "lag", "value"};
+  if (!a.layers.empty()) t.columns.insert(t.columns.begin(), "layer_type");
   for (std::size_t j = 0; j < encs.size(); ++j) {
     const Encoding& e = encs[j];
     const std::string& text = a.encodings[j];
     const std::string name = spelling(e);
     const auto& window = windows[j];
-    auto add = [&](const char* quantity, Cell lag, Cell value) { t.add_row({name, quantity, std::move(lag), std::move(value)}); };
+    auto add = [&](const char* quantity, Cell lag, Cell value) {
+      std::vector<Cell> row = {name, quantity, std::move(lag), std::move(value)};
+      if (!a.layers.empty()) row.insert(row.begin(), a.layers[j].label.empty() ? Cell() : Cell(a.layers[j].label));
+      t.add_row(std::move(row));
+    };
     // A query temperature s(p) scales the score by the query's position: not a function of the lag alone.
     const bool by_query = j < a.query_dependent.size() && !a.query_dependent[j].empty();
     add("is_relative", Cell(), is_relative(e) && !by_query);
@@ -594,14 +619,13 @@ void add_encoding_commands(CLI::App& app, const CliContext&) {
     c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
     c->callback([a] {
       a->query_dependent.assign(a->encodings.size(), "");
-      for (const auto& l : model_layers("ropekit check", a->models, true)) {
-        // Each (encoding, query temperature) once; the windows do not change G.
-        bool seen = false;
-        for (std::size_t j = 0; j < a->encodings.size(); ++j)
-          seen |= a->encodings[j] == l.encoding && a->query_dependent[j].empty() == !l.temperature;
-        if (seen) continue;
+      const auto layers = model_layers("ropekit check", a->models, true);
+      if (!layers.empty()) a->layers.assign(a->encodings.size(), ModelLayer{});
+      for (const auto& l : layers) {
+        // Each (encoding, query temperature, window) once; their rows carry the layer types' labels.
         a->encodings.push_back(l.encoding);
         a->query_dependent.push_back(l.temperature ? l.label : "");
+        a->layers.push_back(l);
       }
       if (a->encodings.empty()) throw InputError("ropekit check: --encoding = none (must be given, or --model)");
       run_check(*a);

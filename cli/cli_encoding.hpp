@@ -37,6 +37,7 @@ struct EncodingKernelArgs {
   /// start with a layer_type column, and a lag the layer's window hides (|lag| >= span) is masked: empty cells.
   std::vector<ModelLayer> layers;
   KernelPlotArgs plot_options;
+  std::vector<std::string> columns;  ///< --columns: these only, in this order (empty: every column)
 };
 /// ropekit kernel --encoding E [E...]: encoding,lag,kernel,content_variance (+ rf-rope and plain-RoPE columns).
 void run_encoding_kernel(const EncodingKernelArgs& a);

@@ -1,9 +1,11 @@
 // ropekit fit | features | list | probe: the fixed-basis commands.
 #include <array>
 #include <chrono>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -25,6 +27,7 @@
 #include "ropekit/core/lags.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
+#include "ropekit/commands/fit_layers.hpp"
 #include "ropekit/precision/pipelines.hpp"
 #include "targets/target.hpp"
 
@@ -35,6 +38,7 @@ namespace {
 struct FitArgs {
   std::string config, format = "csv", out, section;
   std::vector<std::string> methods, targets, encodings, models;
+  std::vector<ModelLayer> layers;  // --model's layer types: the last layers.size() encodings
   int threads = 0;
   // A run without --config: its parameters as options (defaults: BasisParams, TargetParams, ridge 1e-4,
   // seed 0, train_points = L, the paper configs' target_freq_index 3 and second_freq_index 5).
@@ -103,13 +107,19 @@ FitConfig fit_config_from_options(const FitArgs& a) {
 // fit --shard i/n: the shard's bases (methods, then encodings, in the run's order), dealt by their estimated cost.
 // Each basis is one fit that solves every target and seed at once, and its rows do not depend on the other bases
 // (run_fixed_basis), so a run of the shard's bases alone reproduces the unsharded rows bit for bit.
-void run_fit_shard(const FitConfig& config, Shard shard, Format format, const FitArgs& a, const CliContext& ctx) {
+void run_fit_shard(const FitConfig& config, const std::vector<ModelLayer>& layers, Shard shard, Format format,
+                   const FitArgs& a, const CliContext& ctx) {
   const std::size_t nm = config.methods.size(), nb = nm + config.encodings.size();
+  std::vector<ModelLayer> part_layers;
   auto only = [&](const std::vector<std::size_t>& bases) {
     FitConfig c = config;
     c.methods.clear();
     c.encodings.clear();
-    for (std::size_t b : bases) (b < nm ? c.methods.push_back(config.methods[b]) : c.encodings.push_back(config.encodings[b - nm]));
+    part_layers.clear();
+    for (std::size_t b : bases) {
+      (b < nm ? c.methods.push_back(config.methods[b]) : c.encodings.push_back(config.encodings[b - nm]));
+      if (b >= nm && !layers.empty()) part_layers.push_back(layers[b - nm]);
+    }
     return c;
   };
   std::vector<double> costs(nb);
@@ -128,10 +138,10 @@ void run_fit_shard(const FitConfig& config, Shard shard, Format format, const Fi
     announce("ropekit fit", fmt::format("shard {}/{}: {} of {} bases x {} targets, lengths up to {}", shard.index,
                                         shard.count, mine.size(), nb, nt, config.max_length()),
              part.cost().seconds);
-    rows = run_fixed_basis(part, a.threads);
+    rows = run_fit_layers(part, part_layers, a.threads);
   }
   const ShardHeader h = shard_header(shard, format, ctx.run, kVersion, config.seeds.size() * nt * nb * per, std::move(positions));
-  emit(a.out, shard_file(h, fit_rows_table(rows)));
+  emit(a.out, shard_file(h, fit_rows_table(rows, !a.layers.empty())));
 }
 
 void run_fit(const FitArgs& a, const CliContext& ctx) {
@@ -156,11 +166,19 @@ void run_fit(const FitArgs& a, const CliContext& ctx) {
     config = load_fit_config(a.config, o);  // validates, sizes included (FitConfig::cost)
   }
   check_output_path(a.out);
+  // --model's layer types: one per encoding (the encodings given as such have none).
+  std::vector<ModelLayer> layers;
+  if (!a.layers.empty()) {
+    if (a.layers.size() > config.encodings.size()) throw std::logic_error("run_fit: more layer types than encodings");
+    layers.assign(config.encodings.size() - a.layers.size(), ModelLayer{});
+    layers.insert(layers.end(), a.layers.begin(), a.layers.end());
+  }
+  for (const auto& note : fit_layer_notes(config, layers)) std::cerr << "ropekit fit: note: " << note << "\n";
   if (shard && a.summary)
     throw_bad_value("ropekit fit", "--summary", "given with --shard",
                     "absent: a shard holds part of the rows (merge the shards, then summarize the merged rows)");
   if (shard) {
-    run_fit_shard(config, *shard, format, a, ctx);
+    run_fit_shard(config, layers, *shard, format, a, ctx);
     return;
   }
   const std::string what =
@@ -170,8 +188,9 @@ void run_fit(const FitArgs& a, const CliContext& ctx) {
   announce("ropekit fit", fmt::format("{} x {} targets, lengths up to {}", what, config.targets.size(),
                                       config.max_length()),
            config.cost().seconds);
-  const std::vector<FitRow> rows = run_fixed_basis(config, a.threads);
-  emit(a.out, render(a.summary ? fit_summary_table(summarize_fit(rows)) : fit_rows_table(rows), format));
+  const std::vector<FitRow> rows = run_fit_layers(config, layers, a.threads);
+  emit(a.out, render(a.summary ? fit_summary_table(summarize_fit(rows)) : fit_rows_table(rows, !a.layers.empty()),
+                     format));
 }
 
 void run_features(const FeatureArgs& a) {
@@ -399,7 +418,10 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
                     "i/n: compute shard i (counted from 0) of n of the rows, for job arrays; `ropekit merge` joins "
                     "the n files into the unsharded output");
     fit->callback([a, &ctx] {
-      for (auto& e : model_encodings("ropekit fit", a->models, true)) a->encodings.push_back(std::move(e));
+      for (auto& l : model_layers("ropekit fit", a->models, true)) {
+        a->encodings.push_back(l.encoding);
+        a->layers.push_back(std::move(l));
+      }
       run_fit(*a, ctx);
     });
   }

@@ -54,60 +54,19 @@ CLI::Option* add_model_option(CLI::App* c, std::vector<std::string>& models, boo
 
 std::vector<ModelLayer> model_layers(const std::string& command, const std::vector<std::string>& models,
                                      bool several) {
-  std::vector<ModelLayer> out;
-  const Where where = Where::options(command);
-  std::vector<std::string> paths;
-  for (const auto& text : models) {
-    const std::string path = split_model_reference(text).path;
-    if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
-  }
-  for (const auto& text : models) {
-    const ModelReference ref = split_model_reference(text);
-    Model m;
-    try {
-      m = read_model(ref.path);
-    } catch (const InputError& e) {
-      throw InputError(fmt::format("{}: --model: {}", command, e.what()));
-    }
-    auto add = [&](const LayerType& l) {
-      const std::string label = paths.size() > 1 ? ref.path + ":" + l.name : l.name;
-      auto same_temperature = [&](const ModelLayer& o) {
-        return o.temperature.has_value() == l.temperature.has_value() &&
-               (!l.temperature || (o.temperature->floor_scale == l.temperature->floor_scale &&
-                                   o.temperature->attn_scale == l.temperature->attn_scale));
-      };
-      const auto same = std::find_if(out.begin(), out.end(), [&](const ModelLayer& o) {
-        return o.encoding == l.encoding && o.window == l.window && same_temperature(o);
-      });
-      const std::string brief = model_file_name(ref.path) + (l.name.empty() ? "" : ": " + l.name);
-      if (same == out.end()) out.push_back({l.encoding, l.window, label, window_span(l), l.temperature, brief});
-      else if ((", " + same->label + ", ").find(", " + label + ", ") == std::string::npos)
-        same->label += ", " + label, same->brief += ", " + brief;
-    };
-    if (!ref.layer_type.empty() || !several) {
-      add(find_layer_type(m, ref.layer_type, where));
-    } else {
-      for (const auto& l : m.layer_types) add(l);
-    }
-  }
-  return out;
+  return model_layers(models, several, Where::options(command));
 }
 
 std::vector<std::string> model_encodings(const std::string& command, const std::vector<std::string>& models,
                                          bool several) {
-  std::vector<std::string> out;
-  for (const auto& l : model_layers(command, models, several))
-    if (std::find(out.begin(), out.end(), l.encoding) == out.end()) out.push_back(l.encoding);
-  return out;
+  return model_encodings(models, several, Where::options(command));
 }
 
 void take_model_encoding(const std::string& command, const std::vector<std::string>& models, std::string& encoding) {
   if (models.empty()) return;
-  const auto encodings = model_encodings(command, models, false);
-  if (encodings.size() != 1)
-    throw_bad_value(command, "--model", fmt::format("{} encodings", encodings.size()),
-                    "one model layer type (give --model once)");
-  encoding = encodings.front();
+  std::vector<ModelReference> refs;
+  for (const auto& text : models) refs.push_back(split_model_reference(text));
+  encoding = one_model_layer(refs, Where::options(command)).encoding;
 }
 
 void add_model_command(CLI::App& app, const CliContext&) {

@@ -1,5 +1,5 @@
 // ropekit report FILE...: the models report (`ropekit probe models`) of the user's own model files, Markdown or one
-// self-contained HTML page (lib/ropekit/models/model_report.hpp computes, reports/model_page.hpp renders).
+// self-contained HTML page (lib/ropekit/commands/model_report.hpp computes, reports/model_page.hpp renders).
 #include <filesystem>
 #include <memory>
 
@@ -10,7 +10,7 @@
 #include "reports/model_page.hpp"
 #include "reports/output.hpp"
 #include "reports/progress.hpp"
-#include "ropekit/models/model_report.hpp"
+#include "ropekit/commands/model_report.hpp"
 
 namespace ropekit {
 

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/cli.hpp"
 #include "cli/cli_encoding.hpp"
@@ -44,6 +45,7 @@ struct KernelArgs {
   std::vector<ModelLayer> layers;  // empty, or one per encoding (encoding_kernel_args.layers)
   std::optional<double> rho, seq_len, position;
   KernelPlotArgs plot_options;
+  std::vector<std::string> columns;  // --columns: these only, in this order
   bool families = false;
   int block_rows = 1 << 16;  // rows evaluated and written at a time (memory: ~1 KB each)
 };
@@ -151,13 +153,15 @@ void run_kernel(const KernelArgs& a) {
   if (!a.encodings.empty()) {
     run_encoding_kernel(
         EncodingKernelArgs{a.encodings, a.lags,       a.rho,        a.seq_len, a.position,
-                           a.format,    a.out,        a.plot,       a.block_rows, a.layers, a.plot_options});
+                           a.format,    a.out,        a.plot,       a.block_rows, a.layers, a.plot_options, a.columns});
     return;
   }
   // Options of the --encoding path only: refused rather than ignored.
   if (a.rho) throw_bad_value(where, "rho", format_number(*a.rho), "given with --encoding only");
   if (a.seq_len) throw_bad_value(where, "seq_len", format_number(*a.seq_len), "given with --encoding only");
   if (!a.plot.empty()) throw_bad_value(where, "plot", a.plot, "given with --encoding only");
+  if (!a.columns.empty())
+    throw_bad_value(where, "columns", quote(fmt::format("{}", fmt::join(a.columns, ","))), "given with --encoding only");
   if (a.plot_options.any()) throw InputError("ropekit kernel: --plot-* options are given with --encoding and --plot only");
   const Spectrum s = parse_spectrum(a.spectrum);
   check_output_path(a.out);
@@ -400,6 +404,7 @@ void run_sampling(const VerifyArgs& a, const CliContext& ctx) {
 struct ContentArgs {
   std::string encoding, lags, format = "csv", out, shard;
   std::vector<std::string> models;  // --model FILE[:LAYER_TYPE]: the encoding of one layer type
+  std::optional<ModelLayer> layer;  // that layer type: its window's lags are refused
   double rho = 0.5;
   std::optional<double> assume_rho;
   std::int64_t trials = 20000;
@@ -431,6 +436,7 @@ void run_content(const ContentArgs& a, const CliContext& ctx) {
                                                        a.encoding, k, default_lag_text(k, 4)));
   const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? "0,1,10,100" : a.lags, k, where, "--lags");
   for (Eigen::Index i = 0; i < lags.size(); ++i) check_finite(where, "lags", lags.data()[i]);
+  if (a.layer) check_lags_seen(*a.layer, lags, where, a.lags.empty() ? "0,1,10,100" : a.lags);
   if (!(a.rho >= -1 && a.rho <= 1)) throw_bad_value(where, "rho", format_number(a.rho), "in [-1, 1]");
   if (a.assume_rho && !(*a.assume_rho >= -1 && *a.assume_rho <= 1))
     throw_bad_value(where, "assume_rho", format_number(*a.assume_rho), "in [-1, 1]");
@@ -598,6 +604,11 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
                   "points a column, then within a stated rank error) or none (the min-max band only)");
     add_integer_option(k, "ropekit kernel", "--block-rows", a->block_rows, "rows per streamed block (tests)", 1, 1 << 24)
         ->group("");
+    k->add_option("--columns", a->columns,
+                  "--encoding: these columns only, in this order (C1,C2,...: encoding, lag, kernel, content_variance, "
+                  "expected_kernel, frequency_variance, sine_residual, continuum, continuum_sine; --model's rows "
+                  "start with layer_type whatever is asked); default: every column")
+        ->delimiter(',');
     k->add_flag("--families", a->families, "list the spectral families, their frequencies and kernels");
     k->add_option("--format", a->format, kTableFormatHelp);
     k->add_option("--out", a->out, "output file (default: stdout)");
@@ -651,7 +662,12 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
     c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
     c->add_option("--shard", a->shard, kShardHelp);
     c->callback([a, cmd, &ctx] {
-      take_model_encoding(cmd, a->models, a->encoding);
+      if (!a->models.empty()) {
+        std::vector<ModelReference> refs;
+        for (const auto& text : a->models) refs.push_back(split_model_reference(text));
+        a->layer = one_model_layer(refs, Where::options(cmd));
+        a->encoding = a->layer->encoding;
+      }
       if (a->encoding.empty()) throw InputError(cmd + ": --encoding = none (must be given, or --model)");
       run_content(*a, ctx);
     });

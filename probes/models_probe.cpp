@@ -16,7 +16,7 @@
 #include "reports/table.hpp"
 #include "ropekit/core/embedded.hpp"
 #include "ropekit/models/hf_config.hpp"
-#include "ropekit/models/model_report.hpp"
+#include "ropekit/commands/model_report.hpp"
 
 namespace ropekit {
 

@@ -10,12 +10,16 @@
 
 namespace ropekit {
 
-Table fit_rows_table(const std::vector<FitRow>& rows) {
+Table fit_rows_table(const std::vector<FitRow>& rows, bool layer_types) {
   Table t;
   t.columns = {"seed", "target", "method", "context", "split", "n_features", "n_train", "mse", "r2", "cond", "rank"};
-  for (const auto& r : rows)
-    t.add_row({r.seed, r.target, r.method, std::int64_t{r.context}, r.split, std::int64_t{r.n_features},
-               std::int64_t{r.n_train}, r.mse, r.r2, r.cond, std::int64_t{r.rank}});
+  if (layer_types) t.columns.insert(t.columns.begin(), "layer_type");
+  for (const auto& r : rows) {
+    std::vector<Cell> row = {r.seed, r.target, r.method, std::int64_t{r.context}, r.split, std::int64_t{r.n_features},
+                             std::int64_t{r.n_train}, r.mse, r.r2, r.cond, std::int64_t{r.rank}};
+    if (layer_types) row.insert(row.begin(), r.layer_type.empty() ? Cell() : Cell(r.layer_type));
+    t.add_row(std::move(row));
+  }
   return t;
 }
 

@@ -10,8 +10,9 @@
 
 namespace ropekit {
 
-/// Columns: seed,target,method,context,split,n_features,n_train,mse,r2,cond,rank.
-Table fit_rows_table(const std::vector<FitRow>& rows);
+/// Columns: seed,target,method,context,split,n_features,n_train,mse,r2,cond,rank; `layer_types` (a run of a
+/// model's layer types): layer_type first.
+Table fit_rows_table(const std::vector<FitRow>& rows, bool layer_types = false);
 
 /// Columns: target,context,best,best_mse,runner_up,runner_up_mse,ratio (runner_up_mse / best_mse),methods,seeds;
 /// empty cells where there is no runner-up.

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "ropekit/models/model_report.hpp"
+#include "ropekit/commands/model_report.hpp"
 
 namespace ropekit {
 

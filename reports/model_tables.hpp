@@ -1,11 +1,11 @@
 #pragma once
 // The models report's tables (`ropekit probe models`, `ropekit report`): a summary row and a kernels-at-selected-lags
-// row per layer type, from the library's numbers (lib/ropekit/models/model_report.hpp).
+// row per layer type, from the library's numbers (lib/ropekit/commands/model_report.hpp).
 
 #include <string>
 
 #include "reports/table.hpp"
-#include "ropekit/models/model_report.hpp"
+#include "ropekit/commands/model_report.hpp"
 
 namespace ropekit {
 

@@ -105,12 +105,16 @@ def _finish(fig, axes, xlabel, title, log_x, own):
     return fig
 
 
-def kernel(encodings, lags=None, *, columns=("kernel", "content_variance"), rho=1.0, seq_len=None, log_x=None,
-           log_y=(), title=None, ax=None, envelope_columns=None, labels=None, line="mean", markers=None):
+def kernel(encodings=None, lags=None, *, columns=("kernel", "content_variance"), rho=1.0, seq_len=None, log_x=None,
+           log_y=(), title=None, ax=None, envelope_columns=None, labels=None, line="mean", markers=None, model=None,
+           layer_type=None, position=None):
     """The kernels (and the other columns of ``ropekit.kernel``) of one or several encodings over the lags.
 
     Args:
         encodings: a spelling or a list of them (one curve each).
+        model, layer_type, position: a model file instead of encodings, as ``ropekit.kernel`` takes them: one curve
+            per layer type, labelled "<file name>: <layer type>" (the file's base name, never its directory), drawn
+            on the lags its window shows; each window marked, as ``ropekit kernel --model --plot`` marks it.
         lags: as ``ropekit.kernel`` takes them ("1:100000", an array); default 0,1,10,100,1000.
         columns: one panel per column, top to bottom (``KERNEL_COLUMNS``; the encodings must have it).
         rho, seq_len: as ``ropekit.kernel``.
@@ -137,8 +141,14 @@ def kernel(encodings, lags=None, *, columns=("kernel", "content_variance"), rho=
             raise ValueError(f"ropekit.plot.kernel: column = {c!r} (must be one of {', '.join(KERNEL_COLUMNS)})")
     if line not in ("mean", "median", "none"):
         raise ValueError(f"ropekit.plot.kernel: line = {line!r} (must be mean, median or none)")
-    names = [encodings] if isinstance(encodings, str) else list(encodings)
-    data = ropekit.kernel(names, lags, rho=rho, seq_len=seq_len, columns=["encoding", "lag"] + columns)
+    if model is None and layer_type is None and position is None:
+        names = [encodings] if isinstance(encodings, str) else list(encodings)
+        data = ropekit.kernel(names, lags, rho=rho, seq_len=seq_len, columns=["encoding", "lag"] + columns)
+        key = "encoding"
+    else:
+        data = ropekit.kernel(encodings, lags, rho=rho, seq_len=seq_len, columns=["encoding", "lag"] + columns,
+                              model=model, layer_type=layer_type, position=position)
+        key = "layer_type"
     lag = np.asarray(data["lag"], dtype=float)
     if lag.ndim != 1:
         raise ValueError("ropekit.plot.kernel: lags = k-D lags (must be 1-D: the figure's x axis)")
@@ -146,9 +156,12 @@ def kernel(encodings, lags=None, *, columns=("kernel", "content_variance"), rho=
     if log_x is None:
         log_x = positive.size > 0 and positive.max() > 100 * positive.min()
     fig, axes, own = _axes(ax, len(columns), plt)
-    encoding = np.asarray(data["encoding"])
-    order = list(dict.fromkeys(data["encoding"]))  # canonical spellings in the order given
-    if labels is None:
+    encoding = np.asarray(data[key])
+    order = list(dict.fromkeys(data[key]))  # canonical spellings (or layer types) in the order given
+    if labels is None and key == "layer_type":
+        brief = _model_file_name(model)
+        labels = [", ".join(f"{brief}: {name}" for name in label.split(", ")) for label in order]
+    elif labels is None:
         labels = order
     else:
         labels = [labels] if isinstance(labels, str) else [str(x) for x in labels]
@@ -159,14 +172,26 @@ def kernel(encodings, lags=None, *, columns=("kernel", "content_variance"), rho=
             raise ValueError("ropekit.plot.kernel: labels = a label given twice (must be distinct labels)")
     if markers is None:
         markers = {}
-        for name in order:
+        spellings = list(dict.fromkeys(data["encoding"]))
+        for name in spellings:
             for L0 in _original_contexts(name):
                 markers.setdefault(L0, f"original context {L0:g}")
+        if key == "layer_type":  # each layer type's window, as the command line marks it
+            m = ropekit.model(model)
+            windows = dict(zip(m["layer_type"], m["window"]))
+            for k, label in enumerate(order):
+                for name in label.split(", "):
+                    w = windows.get(name, "")
+                    if w:
+                        at = float(w.split()[1])
+                        text = f"{w} ({labels[k]})"
+                        markers[at] = text if at not in markers or text in markers[at] else f"{markers[at]}; {text}"
     for a, c in zip(axes, columns):
         for k, name in enumerate(order):
             rows = encoding == name
-            _curve(a, lag[rows], np.asarray(data[c])[rows], labels[k], f"C{k}", log_x, c in log_y, envelope_columns,
-                   line)
+            y = np.asarray(data[c])[rows]
+            seen = ~np.isnan(y) if key == "layer_type" else np.ones(len(y), dtype=bool)  # a window's masked lags
+            _curve(a, lag[rows][seen], y[seen], labels[k], f"C{k}", log_x, c in log_y, envelope_columns, line)
         for at, text in markers.items():
             if not (lag.min() <= at <= lag.max()):  # as the command line: only markers on the lag axis
                 continue
@@ -179,6 +204,15 @@ def kernel(encodings, lags=None, *, columns=("kernel", "content_variance"), rho=
         a.set_xscale("log" if log_x else "linear")
         a.grid(True, color="#e8e8e8")
     return _finish(fig, axes, "lag Dp", title, log_x, own)
+
+
+def _model_file_name(path):
+    """A model file as a legend names it (as the command line): its base name, with its directory's for a
+    config.json ("Llama-3.1-8B/config.json"), never the whole path."""
+    import os
+    path = os.fspath(path)
+    name, parent = os.path.basename(path), os.path.basename(os.path.dirname(path))
+    return f"{parent}/{name}" if name == "config.json" and parent else name
 
 
 def _original_contexts(spelling):

@@ -20,6 +20,7 @@
 
 #include "ropekit/core/cancel.hpp"
 #include "ropekit/core/lags.hpp"
+#include "ropekit/models/model_layers.hpp"
 
 namespace py = pybind11;
 
@@ -101,13 +102,28 @@ py::array bool_column(const std::vector<bool>& v);
 // A lag column: a float64 vector for 1-D lags, an (n, k) array for k-D ones.
 py::array lag_column(const Lags& lags);
 
+/// model= and layer_type= bound (model_bindings.cpp): the model file's layer types (several: every one without
+/// layer_type; else the one named, or the file's one encoding). ValueError naming both arguments when the encoding is
+/// given too, layer_type without model, or a model that is not a path.
+std::vector<ModelLayer> bound_model_layers(const std::string& command, const std::string& encoding_option,
+                                           const py::object& encoding, const py::object& model,
+                                           const py::object& layer_type, bool several);
+/// The same for a function of one encoding: the layer type, or nullopt without model and layer_type.
+std::optional<ModelLayer> bound_model_layer(const std::string& command, const std::string& encoding_option,
+                                            const py::object& encoding, const py::object& model,
+                                            const py::object& layer_type);
+/// `d` with a first column "layer_type": `label` on each of its rows (the length of its first column).
+py::dict with_layer_type(const py::dict& d, const std::string& label);
+
 // The bound functions, one file per concept; module.cpp names their arguments and docstrings.
 // encoding_bindings.cpp
 py::dict py_kernel(const py::object& encoding, const py::object& lags_in, double rho, std::optional<double> seq_len,
-                   const std::optional<std::vector<std::string>>& columns);
+                   const std::optional<std::vector<std::string>>& columns, const py::object& model,
+                   const py::object& layer_type, std::optional<double> position);
 py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, bool float32,
                         const std::string& convention_text);
-py::tuple py_features(const std::string& text, const py::object& lags_in);
+py::tuple py_features(const py::object& encoding, const py::object& lags_in, const py::object& model,
+                      const py::object& layer_type);
 py::dict py_list_encodings(bool verbose);
 py::dict py_list_schemes();
 py::dict py_list_pipelines();
@@ -115,7 +131,8 @@ py::dict py_list_pipelines();
 py::dict py_fit(const py::object& encodings, const py::object& targets, int train_context,
                 const std::vector<int>& eval_contexts, double ridge, const py::object& methods,
                 const std::vector<std::int64_t>& seeds, int num_freqs, int head_dim, double theta, double gamma,
-                const std::string& tau, int target_freq_index, int second_freq_index, int threads, bool summary);
+                const std::string& tau, int target_freq_index, int second_freq_index, int threads, bool summary,
+                const py::object& model, const py::object& layer_type);
 py::tuple py_fit_params(const std::string& encoding_text, const py::object& free_in, const py::object& targets_in,
                         int train_context, const std::vector<int>& eval_contexts, double ridge, int starts,
                         std::uint64_t seed, int max_iterations, int head_dim, int num_freqs, double theta, double gamma,
@@ -141,10 +158,11 @@ py::dict py_envelope(const py::object& x, const py::object& y, int columns, std:
                      std::optional<double> hi, bool log, bool median);
 // lie_bindings.cpp
 py::dict py_model(const std::string& path);
-py::dict py_precision(const std::string& encoding, const py::object& positions, const std::string& dtype,
+py::dict py_precision(const py::object& encoding, const py::object& positions, const std::string& dtype,
                       const std::string& pipeline, bool table, const std::string& inv_freq_dtype,
                       const std::string& angle_dtype, std::optional<double> seq_len, const py::object& lags,
-                      std::int64_t trials, std::uint64_t seed, std::optional<double> tolerance);
+                      std::int64_t trials, std::uint64_t seed, std::optional<double> tolerance,
+                      const py::object& model, const py::object& layer_type);
 py::dict py_lie_check(const py::object& generators, const py::object& mixing, int window, int pairs,
                       std::int64_t max_exp, std::uint64_t seed, const std::string& route_text);
 

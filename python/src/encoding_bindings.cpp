@@ -24,9 +24,9 @@
 #include "ropekit/core/rng.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/encodings/rotary_spectrum.hpp"
-#include "ropekit/encodings/features_request.hpp"
-#include "ropekit/encodings/frequencies_request.hpp"
-#include "ropekit/encodings/kernel_request.hpp"
+#include "ropekit/commands/features_request.hpp"
+#include "ropekit/commands/frequencies_request.hpp"
+#include "ropekit/commands/kernel_request.hpp"
 #include "ropekit/encodings/rope_kernel.hpp"
 #include "ropekit/fit/fit_run.hpp"
 #include "ropekit/fit/param_fit.hpp"
@@ -83,21 +83,78 @@ py::dict kernel_one(const std::string& text, const py::object& lags_in, double r
 
 }  // namespace
 
+namespace {
+
+// A model's layer types' rows (model=): each layer type's kernel with the lags its window hides NaN (the command
+// line's empty cells) and the query temperature's s(p) on kernel and content variance, as kernel_masked and
+// kernel_query_scale (encodings/kernel_request.hpp) say; the windows' and temperatures' notes as UserWarnings.
+void apply_layers(const std::vector<ModelLayer>& layers, std::optional<double> position, std::vector<py::dict>& parts) {
+  KernelRequest request;
+  for (const auto& l : layers) request.encodings.push_back(l.encoding);
+  request.layers = layers;
+  request.position = position;
+  request.lags_given = true;
+  const KernelPlan plan = interruptible([&] { return plan_kernel(request); });  // windows need 1-D lags
+  std::optional<std::pair<double, double>> range;
+  for (std::size_t j = 0; j < parts.size(); ++j) {
+    const auto lag = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(parts[j]["lag"]);
+    const py::ssize_t n = lag.shape(0), k = lag.ndim() == 2 ? lag.shape(1) : 1;
+    const double* l = lag.data();
+    for (py::ssize_t i = 0; i < n; ++i) {
+      const double x = l[i * k];
+      range = range ? std::pair(std::min(range->first, x), std::max(range->second, x)) : std::pair(x, x);
+    }
+    for (const auto& item : parts[j]) {
+      const std::string c = py::str(item.first);
+      if (c == "encoding" || c == "lag") continue;
+      const auto in = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(item.second);
+      py::array_t<double> out(n);
+      double* o = out.mutable_data();
+      for (py::ssize_t i = 0; i < n; ++i) {
+        const double x = l[i * k], s = kernel_query_scale(request, j, x);
+        o[i] = kernel_masked(request, j, x) ? std::numeric_limits<double>::quiet_NaN()
+                                            : in.data()[i] * (c == "kernel" ? s : c == "content_variance" ? s * s : 1.0);
+      }
+      parts[j][item.first] = out;
+    }
+  }
+  (void)plan;
+  for (std::string note : kernel_layer_notes(request, range)) {
+    if (const auto at = note.find("(empty cells, null in JSON)"); at != std::string::npos)
+      note.replace(at, std::strlen("(empty cells, null in JSON)"), "(NaN)");  // the module's masked value
+    const std::string text = "ropekit.kernel: note: " + note;
+    if (PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 1) != 0) throw py::error_already_set();
+  }
+}
+
+}  // namespace
+
 py::dict py_kernel(const py::object& encoding, const py::object& lags_in, double rho, std::optional<double> seq_len,
-                   const std::optional<std::vector<std::string>>& columns) {
-  if (py::isinstance<py::str>(encoding)) return kernel_one(encoding.cast<std::string>(), lags_in, rho, seq_len, columns);
-  // Several encodings: their rows one after another, as the command line's --encoding E1 E2, in one set of columns
-  // (the union, in the command line's order; NaN where a column does not apply to an encoding's rows), "encoding"
-  // a list of str with one spelling per row (pandas.DataFrame(d) is the command line's table).
+                   const std::optional<std::vector<std::string>>& columns, const py::object& model,
+                   const py::object& layer_type, std::optional<double> position) {
+  std::vector<ModelLayer> layers;
+  if (!model.is_none() || !layer_type.is_none()) layers = bound_model_layers("ropekit kernel", "--encoding", encoding,
+                                                                            model, layer_type, true);
+  if (position && layers.empty()) bad("ropekit kernel", "--position", format_number(*position), "given with model only");
+  if (encoding.is_none() && layers.empty()) bad("ropekit kernel", "--encoding", "None", "given, or model");
+  if (layers.empty() && py::isinstance<py::str>(encoding))
+    return kernel_one(encoding.cast<std::string>(), lags_in, rho, seq_len, columns);
+  // Several encodings (or a model's layer types): their rows one after another, as the command line's --encoding E1
+  // E2, in one set of columns (the union, in the command line's order; NaN where a column does not apply to an
+  // encoding's rows), "encoding" a list of str with one spelling per row (pandas.DataFrame(d) is the command line's
+  // table); a model's rows start with "layer_type", a list of str.
   std::vector<std::string> texts;
-  try {
-    texts = encoding.cast<std::vector<std::string>>();
-  } catch (const py::cast_error&) {
-    bad("ropekit kernel", "--encoding", short_repr(encoding), "a spelling or a list of spellings");
+  if (!layers.empty()) {
+    for (const auto& l : layers) texts.push_back(l.encoding);
+  } else {
+    try {
+      texts = encoding.cast<std::vector<std::string>>();
+    } catch (const py::cast_error&) {
+      bad("ropekit kernel", "--encoding", short_repr(encoding), "a spelling or a list of spellings");
+    }
   }
   if (texts.empty()) bad("ropekit kernel", "--encoding", "[]", "at least one spelling");
-  static const std::vector<std::string> order = {"encoding", "lag", "kernel", "content_variance", "expected_kernel",
-                                                 "frequency_variance", "sine_residual", "continuum", "continuum_sine"};
+  const std::vector<std::string>& order = kernel_column_names();
   std::vector<py::dict> parts;
   for (const std::string& t : texts) {
     std::optional<std::vector<std::string>> own;  // each encoding's share of the columns asked for
@@ -118,16 +175,23 @@ py::dict py_kernel(const py::object& encoding, const py::object& lags_in, double
     }
     parts.push_back(kernel_one(t, lags_in, rho, seq_len, own));
   }
+  if (!layers.empty()) apply_layers(layers, position, parts);
   std::vector<std::string> names;
   for (const std::string& c : columns ? *columns : order)
     for (const auto& p : parts)
-      if (p.contains(c)) {
+      if (p.contains(c) && std::find(names.begin(), names.end(), c) == names.end()) {
         names.push_back(c);
         break;
       }
   std::vector<py::ssize_t> rows;  // each part's, from its lag column
   for (const auto& p : parts) rows.push_back(py::len(p["lag"]));
   py::dict d;
+  if (!layers.empty()) {
+    py::list label;
+    for (std::size_t k = 0; k < parts.size(); ++k)
+      for (py::ssize_t r = 0; r < rows[k]; ++r) label.append(layers[k].label);
+    d["layer_type"] = label;
+  }
   for (const std::string& c : names) {
     if (c == "encoding") {
       py::list enc;
@@ -272,9 +336,13 @@ py::dict py_frequencies(const std::string& text, std::optional<double> seq_len, 
   return d;
 }
 
-py::tuple py_features(const std::string& text, const py::object& lags_in) {
+py::tuple py_features(const py::object& encoding, const py::object& lags_in, const py::object& model,
+                      const py::object& layer_type) {
+  const auto layer = bound_model_layer("ropekit features", "--encoding", encoding, model, layer_type);
+  if (!layer && encoding.is_none()) bad("ropekit features", "--encoding", "None", "given, or model");
   FeaturesRequest request;
-  request.encoding = text;
+  request.encoding = layer ? layer->encoding
+                           : cast_arg<std::string>(encoding, "ropekit features", "--encoding", "a str");
   request.lags_given = !lags_in.is_none();
   request.matrix = true;  // one float64 matrix, no text: the budget counts that
   const FeaturesPlan plan = interruptible([&] { return plan_features(request); });

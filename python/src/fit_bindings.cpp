@@ -27,6 +27,7 @@
 #include "ropekit/encoding.hpp"
 #include "ropekit/encodings/rope_kernel.hpp"
 #include "ropekit/fit/fit_run.hpp"
+#include "ropekit/commands/fit_layers.hpp"
 #include "ropekit/fit/param_fit.hpp"
 #include "ropekit/fit/tune_request.hpp"
 #include "ropekit/fit/tunable.hpp"
@@ -141,9 +142,16 @@ py::dict fit_rows_dict(const std::vector<FitRow>& rows) {
 py::dict py_fit(const py::object& encodings, const py::object& targets, int train_context,
                 const std::vector<int>& eval_contexts, double ridge, const py::object& methods,
                 const std::vector<std::int64_t>& seeds, int num_freqs, int head_dim, double theta, double gamma,
-                const std::string& tau, int target_freq_index, int second_freq_index, int threads, bool summary) {
+                const std::string& tau, int target_freq_index, int second_freq_index, int threads, bool summary,
+                const py::object& model, const py::object& layer_type) {
   FitRun a;
-  a.encodings = encodings.is_none() ? std::vector<std::string>{} : to_strings(encodings, "ropekit fit", "encodings");
+  // model=: every layer type (or the one named), each fitted on the lags its window shows (fit/fit_layers.hpp).
+  std::vector<ModelLayer> layers;
+  if (!model.is_none() || !layer_type.is_none())
+    layers = bound_model_layers("ropekit fit", "--encodings", encodings, model, layer_type, true);
+  for (const auto& l : layers) a.encodings.push_back(l.encoding);
+  if (layers.empty())
+    a.encodings = encodings.is_none() ? std::vector<std::string>{} : to_strings(encodings, "ropekit fit", "encodings");
   a.targets = targets.is_none() ? std::vector<std::string>{} : to_strings(targets, "ropekit fit", "targets");
   a.methods = methods.is_none() ? std::vector<std::string>{} : to_strings(methods, "ropekit fit", "methods");
   a.train_context = train_context;
@@ -158,12 +166,24 @@ py::dict py_fit(const py::object& encodings, const py::object& targets, int trai
   a.freq_index = target_freq_index;
   a.second_freq_index = second_freq_index;
   a.threads = threads;
+  FitConfig config;
   const std::vector<FitRow> rows = interruptible([&] {
-    const FitConfig c = fit_config(a);
-    return run_fixed_basis(c, a.threads);
+    config = fit_config(a);
+    return run_fit_layers(config, layers, a.threads);
   });
+  for (const std::string& note : fit_layer_notes(config, layers)) {
+    const std::string text = "ropekit.fit: note: " + note;
+    if (PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 1) != 0) throw py::error_already_set();
+  }
   if (summary) return fit_summary_dict(summarize_fit(rows));
-  return fit_rows_dict(rows);
+  py::dict d = fit_rows_dict(rows);
+  if (layers.empty()) return d;
+  std::vector<std::string> label;
+  for (const auto& r : rows) label.push_back(r.layer_type);
+  py::dict out;
+  out["layer_type"] = label;
+  for (const auto& item : d) out[item.first] = item.second;
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

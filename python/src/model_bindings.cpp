@@ -9,6 +9,7 @@
 
 #include "ropekit/core/error.hpp"
 #include "ropekit/models/model.hpp"
+#include "ropekit/models/model_layers.hpp"
 
 namespace ropekit::bindings {
 
@@ -49,6 +50,50 @@ py::dict py_model(const std::string& path) {
   d["query_attn_scale"] = column(attn_scale);
   d["notes"] = notes;
   return d;
+}
+
+}  // namespace ropekit::bindings
+
+namespace ropekit::bindings {
+
+std::vector<ModelLayer> bound_model_layers(const std::string& command, const std::string& encoding_option,
+                                           const py::object& encoding, const py::object& model,
+                                           const py::object& layer_type, bool several) {
+  if (model.is_none()) bad(command, "--layer-type", short_repr(layer_type), "given with model only");
+  if (!encoding.is_none())
+    bad(command, encoding_option, short_repr(encoding), "absent with model (give one of them)");
+  ModelReference ref;
+  try {
+    ref.path = py::str(py::module_::import("os").attr("fspath")(model)).cast<std::string>();
+  } catch (const py::error_already_set&) {
+    bad(command, "--model", short_repr(model), "a model file's path (str or os.PathLike)");
+  }
+  if (!layer_type.is_none()) {
+    if (!py::isinstance<py::str>(layer_type)) bad(command, "--layer-type", short_repr(layer_type), "a str");
+    ref.layer_type = layer_type.cast<std::string>();
+    if (ref.layer_type.empty()) bad(command, "--layer-type", "''", "a layer type's name (ropekit.model(path))");
+  }
+  return model_layers({ref}, several, Where::options(command));
+}
+
+std::optional<ModelLayer> bound_model_layer(const std::string& command, const std::string& encoding_option,
+                                            const py::object& encoding, const py::object& model,
+                                            const py::object& layer_type) {
+  if (model.is_none() && layer_type.is_none()) return std::nullopt;
+  const auto layers = bound_model_layers(command, encoding_option, encoding, model, layer_type, false);
+  return layers.front();
+}
+
+py::dict with_layer_type(const py::dict& d, const std::string& label) {
+  py::ssize_t rows = 0;
+  for (const auto& item : d) {
+    rows = py::len(item.second);
+    break;
+  }
+  py::dict out;
+  out["layer_type"] = py::list(py::cast(std::vector<std::string>(static_cast<std::size_t>(rows), label)));
+  for (const auto& item : d) out[item.first] = item.second;
+  return out;
 }
 
 }  // namespace ropekit::bindings

@@ -63,22 +63,25 @@ PYBIND11_MODULE(_ropekit, m) {
     }
   });
   using namespace py::literals;
-  m.def("kernel", named("kernel", &py_kernel), doc_kernel, "encoding"_a, "lags"_a = py::none(), "rho"_a = 1.0,
-        "seq_len"_a = py::none(), "columns"_a = py::none());
+  m.def("kernel", named("kernel", &py_kernel), doc_kernel, "encoding"_a = py::none(), "lags"_a = py::none(),
+        "rho"_a = 1.0, "seq_len"_a = py::none(), "columns"_a = py::none(), py::kw_only(), "model"_a = py::none(),
+        "layer_type"_a = py::none(), "position"_a = py::none());
   m.def("model", named("model", &py_model), doc_model, "path"_a);
   m.def("report", named("report", &py_report), doc_report, "files"_a, "format"_a = "md", "svg_stem"_a = "report");
-  m.def("precision", named("precision", &py_precision), doc_precision, "encoding"_a, "positions"_a = py::none(),
-        "dtype"_a = "fp32", "pipeline"_a = "huggingface", "table"_a = false, "inv_freq_dtype"_a = "fp32",
-        "angle_dtype"_a = "fp32", "seq_len"_a = py::none(), "lags"_a = py::none(), "trials"_a = 64, "seed"_a = 0,
-        "tolerance"_a = py::none());
+  m.def("precision", named("precision", &py_precision), doc_precision, "encoding"_a = py::none(),
+        "positions"_a = py::none(), "dtype"_a = "fp32", "pipeline"_a = "huggingface", "table"_a = false,
+        "inv_freq_dtype"_a = "fp32", "angle_dtype"_a = "fp32", "seq_len"_a = py::none(), "lags"_a = py::none(),
+        "trials"_a = 64, "seed"_a = 0, "tolerance"_a = py::none(), py::kw_only(), "model"_a = py::none(),
+        "layer_type"_a = py::none());
   m.def("frequencies", named("frequencies", &py_frequencies), doc_frequencies, "encoding"_a, "seq_len"_a = py::none(),
         "float32"_a = false, "convention"_a = "huggingface");
-  m.def("features", named("features", &py_features), doc_features, "encoding"_a, "lags"_a = py::none());
-  m.def("fit", named("fit", &py_fit), doc_fit, "encodings"_a, "targets"_a = py::none(), "train_context"_a,
+  m.def("features", named("features", &py_features), doc_features, "encoding"_a = py::none(), "lags"_a = py::none(),
+        py::kw_only(), "model"_a = py::none(), "layer_type"_a = py::none());
+  m.def("fit", named("fit", &py_fit), doc_fit, "encodings"_a = py::none(), "targets"_a = py::none(), "train_context"_a,
         "eval_contexts"_a, "ridge"_a = 1e-4, py::kw_only(), "methods"_a = py::none(),
         "seeds"_a = std::vector<std::int64_t>{0}, "num_freqs"_a = 16, "head_dim"_a = 64, "theta"_a = 1e4,
         "gamma"_a = 1e-4, "tau"_a = "bounded", "target_freq_index"_a = 3, "second_freq_index"_a = 5, "threads"_a = 0,
-        "summary"_a = false);
+        "summary"_a = false, "model"_a = py::none(), "layer_type"_a = py::none());
   m.def("fit_params", named("fit_params", &py_fit_params), doc_fit_params, "encoding"_a, "free"_a,
         "targets"_a = py::none(), "train_context"_a = 1024,
         "eval_contexts"_a = std::vector<int>{1024, 2048, 4096, 8192}, "ridge"_a = 1e-4, py::kw_only(), "starts"_a = 3,

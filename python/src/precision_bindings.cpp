@@ -72,7 +72,9 @@ py::dict table_columns(const PrecisionRun& run, std::vector<std::vector<double>>
 
 }  // namespace
 
-py::dict py_precision(const std::string& encoding, const py::object& positions_in, const std::string& dtype,
+namespace {
+
+py::dict precision_of(const std::string& encoding, const py::object& positions_in, const std::string& dtype,
                       const std::string& pipeline, bool table, const std::string& inv_freq_dtype,
                       const std::string& angle_dtype, std::optional<double> seq_len, const py::object& lags,
                       std::int64_t trials, std::uint64_t seed, std::optional<double> tolerance) {
@@ -131,6 +133,21 @@ py::dict py_precision(const std::string& encoding, const py::object& positions_i
     }
   }
   return d;
+}
+
+}  // namespace
+
+py::dict py_precision(const py::object& encoding, const py::object& positions_in, const std::string& dtype,
+                      const std::string& pipeline, bool table, const std::string& inv_freq_dtype,
+                      const std::string& angle_dtype, std::optional<double> seq_len, const py::object& lags,
+                      std::int64_t trials, std::uint64_t seed, std::optional<double> tolerance,
+                      const py::object& model, const py::object& layer_type) {
+  const auto layer = bound_model_layer("ropekit.precision", "--encoding", encoding, model, layer_type);
+  if (!layer && encoding.is_none()) bad("ropekit.precision", "--encoding", "None", "given, or model");
+  const std::string text = layer ? layer->encoding : cast_arg<std::string>(encoding, "ropekit.precision", "--encoding", "a str");
+  py::dict d = precision_of(text, positions_in, dtype, pipeline, table, inv_freq_dtype, angle_dtype, seq_len, lags,
+                            trials, seed, tolerance);
+  return layer ? with_layer_type(d, layer->label) : d;
 }
 
 py::dict py_list_pipelines() {

@@ -7,7 +7,7 @@
 
 #include "reports/model_page.hpp"
 #include "ropekit/core/error.hpp"
-#include "ropekit/models/model_report.hpp"
+#include "ropekit/commands/model_report.hpp"
 
 namespace ropekit::bindings {
 

@@ -80,12 +80,84 @@ TEST_CASE("features --model: a layer type's feature columns, as its spelling's")
                  "--encoding excludes --model");
 }
 
-TEST_CASE("fit --model: every layer type of a file, or one, fitted as their spellings") {
+// `ropekit ARGS` succeeds and prints what `ropekit SPELLED` prints with a first column layer_type: `labels`, one per
+// row after the header.
+void check_same_labelled(const std::string& args, const std::string& spelled, const std::vector<std::string>& labels) {
+  const auto m = run_ropekit(args);
+  const auto s = run_ropekit(spelled);
+  CAPTURE(args);
+  CAPTURE(m.err);
+  REQUIRE(m.exit_code == 0);
+  REQUIRE(s.exit_code == 0);
+  std::string expected;
+  std::size_t line = 0;
+  for (std::size_t at = 0, end; (end = s.out.find('\n', at)) != std::string::npos; at = end + 1, ++line)
+    expected += (line == 0 ? std::string("layer_type") : labels.at(line - 1)) + "," + s.out.substr(at, end + 1 - at);
+  CHECK(line == labels.size() + 1);
+  CHECK(m.out == expected);
+}
+
+TEST_CASE("fit --model: every layer type of a file, or one, fitted as their spellings, rows led by the layer type") {
   const std::string run = " --train-context 32 --eval-contexts 64 --targets phase";
-  check_same("fit --model '" + gemma() + "'" + run,
-             "fit --encoding '" + kSliding + "' --encoding '" + kFull + "'" + run);
-  check_same("fit --model '" + gemma() + ":full_attention'" + run, "fit --encoding '" + kFull + "'" + run);
+  check_same_labelled("fit --model '" + gemma() + "'" + run,
+                      "fit --encoding '" + kSliding + "' --encoding '" + kFull + "'" + run,
+                      {"sliding_attention", "sliding_attention", "full_attention", "full_attention"});
+  check_same_labelled("fit --model '" + gemma() + ":full_attention'" + run, "fit --encoding '" + kFull + "'" + run,
+                      {"full_attention", "full_attention"});
   check_rejected("fit --model '" + gemma() + ":global'" + run, "(must be a layer type of the model: one of");
+}
+
+TEST_CASE("fit --model: a sliding layer trains and is scored on the lags its window shows, said in a note") {
+  // Gemma 3's sliding window is 1024: L = 2048 and T = 4096 ask for lags it never sees; its rows are those of a run
+  // on lags 0..1023 (L = T = 1024), with the lengths asked kept in `context`.
+  const auto m = run_ropekit("fit --model '" + gemma() + ":sliding_attention' --train-context 2048 --eval-contexts "
+                             "4096 --targets phase --format json");
+  const auto w = run_ropekit("fit --encoding '" + kSliding + "' --train-context 1024 --eval-contexts 1024 --targets "
+                             "phase --format json");
+  CAPTURE(m.err);
+  REQUIRE(m.exit_code == 0);
+  REQUIRE(w.exit_code == 0);
+  CHECK(m.err.find("ropekit fit: note: sliding_attention: sliding 1024 hides |lag| >= 1024: trained on lags 0..1023 "
+                   "and scored on lags 0..min(T, 1024)-1 only") != std::string::npos);
+  const auto rows = nlohmann::json::parse(m.out), seen = nlohmann::json::parse(w.out);
+  REQUIRE(rows.size() == 2);
+  REQUIRE(seen.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(rows[i]["layer_type"] == "sliding_attention");
+    CHECK(rows[i]["n_train"] == 1024);
+    CHECK(rows[i]["mse"] == seen[i]["mse"]);
+    CHECK(rows[i]["r2"] == seen[i]["r2"]);
+  }
+  CHECK(rows[0]["context"] == 2048);
+  CHECK(rows[1]["context"] == 4096);
+}
+
+TEST_CASE("verify content --model: lags a sliding layer never sees are refused") {
+  check_rejected("verify content --model '" + gemma() + ":sliding_attention' --lags 0,1024 --trials 100",
+                 "ropekit verify content: --lags = '0,1024' (must be lags sliding_attention sees (sliding 1024 hides "
+                 "|lag| >= 1024))");
+  const auto seen = run_ropekit("verify content --model '" + gemma() + ":sliding_attention' --lags 1,1023 --trials 1000");
+  CHECK(seen.exit_code == 0);
+}
+
+TEST_CASE("check --model: rows led by the layer type; a window's lags are those the layer sees") {
+  const auto c = run_ropekit("check --model '" + gemma() + "' --window 0,10,2000 --format json");
+  CAPTURE(c.err);
+  REQUIRE(c.exit_code == 0);
+  std::vector<double> sliding_lags, full_lags;
+  for (const auto& row : nlohmann::json::parse(c.out)) {
+    REQUIRE(row.contains("layer_type"));
+    if (row["quantity"] != "long_term_decay_bound") continue;
+    (row["layer_type"] == "sliding_attention" ? sliding_lags : full_lags).push_back(row["lag"].get<double>());
+  }
+  CHECK(sliding_lags == std::vector<double>{0, 10});
+  CHECK(full_lags == std::vector<double>{0, 10, 2000});
+  CHECK(c.err.find("sliding_attention: sliding 1024 hides |lag| >= 1024: checked on the 2 window lag(s) it sees") !=
+        std::string::npos);
+  check_rejected("check --model '" + gemma() + ":sliding_attention' --window 1024,5000",
+                 "--window = '1024,5000' (must be lags sliding_attention sees (sliding 1024 hides |lag| >= 1024))");
+  // --encoding alone keeps its columns.
+  CHECK(run_ropekit("check --encoding rope:dim=8").out.rfind("encoding,quantity,lag,value\n", 0) == 0);
 }
 
 TEST_CASE("fit-params --model: the encoding of one layer type is tuned") {

@@ -10,7 +10,7 @@
 
 #include "ropekit/core/error.hpp"
 #include "ropekit/models/hf_config.hpp"
-#include "ropekit/models/model_report.hpp"
+#include "ropekit/commands/model_report.hpp"
 #include "support.hpp"
 
 using namespace ropekit;

@@ -6,9 +6,9 @@
 #include <doctest/doctest.h>
 
 #include "ropekit/core/error.hpp"
-#include "ropekit/encodings/features_request.hpp"
-#include "ropekit/encodings/frequencies_request.hpp"
-#include "ropekit/encodings/kernel_request.hpp"
+#include "ropekit/commands/features_request.hpp"
+#include "ropekit/commands/frequencies_request.hpp"
+#include "ropekit/commands/kernel_request.hpp"
 #include "ropekit/fit/fit_config.hpp"
 #include "ropekit/mc/verify_request.hpp"
 

@@ -11,7 +11,7 @@
 #include "ropekit/core/parallel.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
-#include "ropekit/encodings/kernel_request.hpp"
+#include "ropekit/encodings/kernel_cost.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 #include "targets/kernel_table.hpp"
 

@@ -409,7 +409,8 @@ std::vector<FitRow> run_fixed_basis(const FitConfig& config, int threads) {
         const MethodFit& mf = fits[si][mi];
         const Qualities& s = mf.per_target[static_cast<std::size_t>(j)];
         FitRow row{config.seeds[k], config.targets[static_cast<std::size_t>(j)], bases[mi].name, L, "train",
-                   mf.n_features, static_cast<int>(train_sets[si].size()), s.train.mse, s.train.r2, mf.cond, mf.rank};
+                   mf.n_features, static_cast<int>(train_sets[si].size()), s.train.mse, s.train.r2, mf.cond, mf.rank,
+                   {}};
         rows.push_back(row);
         for (std::size_t c = 0; c < config.eval_contexts.size(); ++c) {
           row.context = config.eval_contexts[c];

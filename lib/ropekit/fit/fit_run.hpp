@@ -30,6 +30,7 @@ struct FitRow {
   double r2 = 0;
   double cond = 0;       ///< cond_2(X^T X + lambda I) of the training system
   int rank = 0;          ///< numerical rank of the training features, without the ridge
+  std::string layer_type;  ///< a model's layer type (fit_layers.hpp); "" for methods and encodings given as such
 };
 
 /// Training lags for a seed: 0..L-1 when train_points = L, else sort(first train_points of a seeded

@@ -23,8 +23,10 @@ std::vector<FitSummaryRow> summarize_fit(const std::vector<FitRow>& rows) {
     if (added) keys.push_back(key);
     auto& methods = it->second;
     auto m = methods.begin();
-    while (m != methods.end() && m->first != r.method) ++m;
-    if (m == methods.end()) m = methods.insert(methods.end(), {r.method, Mean{}});
+    // A model's layer types are bases of their own, named "<layer type>: <method>" (two may share an encoding).
+    const std::string name = r.layer_type.empty() ? r.method : r.layer_type + ": " + r.method;
+    while (m != methods.end() && m->first != name) ++m;
+    if (m == methods.end()) m = methods.insert(methods.end(), {name, Mean{}});
     m->second.sum += r.mse;
     ++m->second.count;
     seeds[key].insert(r.seed);

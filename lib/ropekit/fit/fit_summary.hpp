@@ -22,7 +22,8 @@ struct FitSummaryRow {
 };
 
 /// One row per (target, eval context) in the rows' order of first appearance; ties go to the method that came
-/// first. Train rows are left out (the training length is an eval context too).
+/// first. Train rows are left out (the training length is an eval context too). A row of a model's layer type
+/// (FitRow::layer_type) counts as the basis "<layer type>: <method>".
 std::vector<FitSummaryRow> summarize_fit(const std::vector<FitRow>& rows);
 
 }  // namespace ropekit

@@ -7,7 +7,7 @@
 
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/error.hpp"
-#include "ropekit/encodings/kernel_request.hpp"
+#include "ropekit/encodings/kernel_cost.hpp"
 #include "targets/kernel_table.hpp"
 #include "targets/target.hpp"
 

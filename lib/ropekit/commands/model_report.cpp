@@ -1,4 +1,4 @@
-#include "ropekit/models/model_report.hpp"
+#include "ropekit/commands/model_report.hpp"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "ropekit/encodings/features_request.hpp"
+#include "ropekit/commands/features_request.hpp"
 
 #include <span>
 

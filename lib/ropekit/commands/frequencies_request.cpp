@@ -1,4 +1,4 @@
-#include "ropekit/encodings/frequencies_request.hpp"
+#include "ropekit/commands/frequencies_request.hpp"
 
 #include <cmath>
 #include <limits>

@@ -10,7 +10,9 @@
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/lags.hpp"
 #include "ropekit/encoding.hpp"
+#include "ropekit/encodings/kernel_cost.hpp"
 #include "ropekit/encodings/rope_kernel.hpp"
+#include "ropekit/models/model_layers.hpp"
 
 namespace ropekit {
 
@@ -22,6 +24,11 @@ struct KernelRequest {
   double rho = 1;                          ///< content correlation, in [-1, 1]
   std::optional<double> seq_len;           ///< > 0: the sequence length of dynamic and longrope schemes
   bool matrix = false;  ///< the caller holds float64 columns, no text rows (Python; budgets only)
+  /// Empty, or one per encoding: the model layer type it stands for (ModelLayer{} for an encoding given as such).
+  /// A lag the layer's window hides (|lag| >= span) is masked (kernel_masked); a query temperature scales the kernel
+  /// by s(p) and the content variance by s(p)^2 (kernel_query_scale). Windows need 1-D lags (they count tokens).
+  std::vector<ModelLayer> layers;
+  std::optional<double> position;  ///< >= 0: the query position p of a query temperature (default |lag|)
 };
 
 /// A validated request: the encodings parsed (relative, of one lag dimension k) and what their columns hold.
@@ -37,6 +44,22 @@ struct KernelPlan {
 ///         that is not > 0, encodings of different lag dimensions, or no lags for k-D encodings.
 KernelPlan plan_kernel(const KernelRequest& request);
 
+/// Whether encodings[j]'s layer type cannot see `lag` (the first lag component): its window hides |lag| >= span.
+bool kernel_masked(const KernelRequest& request, std::size_t j, double lag);
+/// s(p) of encodings[j]'s layer type at p = request.position or |lag|; 1 without a query temperature.
+double kernel_query_scale(const KernelRequest& request, std::size_t j, double lag);
+/// The notes of the layer types (without the "<command>: note: " head): each window that masks lags in [lo, hi]
+/// (none without lags), then each query temperature.
+std::vector<std::string> kernel_layer_notes(const KernelRequest& request, std::optional<std::pair<double, double>> lags);
+
+/// The columns of a kernel table in their order (a model's rows start with a layer_type column besides these).
+const std::vector<std::string>& kernel_column_names();
+/// `columns` asked of the plan's rows (--columns, Python's columns=), duplicates once, in the order asked: with one
+/// encoding each must be a column of its kernel, with several a column of kernel_column_names() (those no encoding
+/// fills are left out). @throws InputError "<command>: --columns = '<name>' (must be columns of ...)".
+std::vector<std::string> checked_kernel_columns(const KernelRequest& request, const KernelPlan& plan,
+                                                const std::vector<std::string>& columns);
+
 /// plan.lag_text parsed (k-D lags, or 1-D lags held whole). @throws InputError naming --lags.
 Lags kernel_lags(const KernelRequest& request, const KernelPlan& plan);
 
@@ -47,17 +70,6 @@ void check_kernel_lags(const KernelRequest& request, const KernelPlan& plan, con
 /// line streams 1-D lags one block at a time; Python holds them all).
 /// `matrix`: the held rows are float64 columns (8 bytes a cell and the lag), not the command line's rows of text.
 Cost kernel_cost(const KernelPlan& plan, double rows, double held, bool matrix = false);
-/// The estimated cost of kernel(e, lags) as a function of the number of lags (design's and fit-params'
-/// kernel:ENCODING inputs; issue 20 item 11: they were sized as if n = 128). The encoding is read once: reading a
-/// large one's spectrum takes seconds, which a search over lag counts would repeat.
-struct EncodingKernelCost {
-  double fixed_bytes = 0, bytes_per_lag = 0, seconds_per_lag = 0;
-  Cost at(double rows) const { return Cost{fixed_bytes + rows * bytes_per_lag, rows * seconds_per_lag}; }
-};
-EncodingKernelCost encoding_kernel_cost(const Encoding& e);
-/// @throws InputError "<where>: <name> = '<text>' (n = ...) (must be an encoding whose blocks at one lag fit in
-///         memory: ...)" for an encoding whose blocks at one lag exceed the memory budget.
-void check_encoding_blocks(const Where& where, std::string_view name, const std::string& text, const Encoding& e);
 /// The budget (core/budget.hpp) of `count` lags, at most `held` held at once.
 /// @throws InputError naming --lags and the largest count that fits.
 void check_kernel_budget(const KernelRequest& request, const KernelPlan& plan, std::int64_t count, double held);

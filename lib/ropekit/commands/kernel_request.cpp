@@ -1,13 +1,16 @@
-#include "ropekit/encodings/kernel_request.hpp"
+#include "ropekit/commands/kernel_request.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
+#include "ropekit/encodings/kernel_cost.hpp"
 #include "ropekit/encodings/rotary_spectrum.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 
@@ -39,7 +42,76 @@ KernelPlan plan_kernel(const KernelRequest& a) {
     p.any_rf = p.any_rf || std::holds_alternative<enc::RfRope>(e.value);
     p.any_plain = p.any_plain || plain_rope(e).has_value();
   }
+  if (!a.layers.empty() && a.layers.size() != a.encodings.size())
+    throw std::logic_error("plan_kernel: one layer type per encoding");
+  const bool windowed =
+      std::any_of(a.layers.begin(), a.layers.end(), [](const ModelLayer& l) { return l.span.has_value(); });
+  if (windowed && p.k != 1)
+    throw_bad_value(where, "lags", quote(p.lag_text), "1-D lags for a model layer type with a window (it counts tokens)");
+  if (a.position && !(*a.position >= 0))
+    throw_bad_value(where, "position", format_number(*a.position), "a query position >= 0");
   return p;
+}
+
+bool kernel_masked(const KernelRequest& a, std::size_t j, double lag) {
+  return !a.layers.empty() && a.layers[j].span && std::abs(lag) >= static_cast<double>(*a.layers[j].span);
+}
+
+double kernel_query_scale(const KernelRequest& a, std::size_t j, double lag) {
+  if (a.layers.empty() || !a.layers[j].temperature) return 1.0;
+  return query_scale(*a.layers[j].temperature, a.position.value_or(std::abs(lag)));
+}
+
+std::vector<std::string> kernel_layer_notes(const KernelRequest& a, std::optional<std::pair<double, double>> lags) {
+  std::vector<std::string> notes;
+  if (lags)
+    for (std::size_t j = 0; j < a.layers.size(); ++j)
+      if (kernel_masked(a, j, lags->first) || kernel_masked(a, j, lags->second))
+        notes.push_back(fmt::format("{}: {} hides |lag| >= {}: masked there (empty cells, null in JSON), not "
+                                    "kernel values",
+                                    a.layers[j].label, a.layers[j].window, *a.layers[j].span));
+  for (const auto& l : a.layers)
+    if (l.temperature)
+      notes.push_back(fmt::format("{}: the query is scaled by s(p) = {} ln(1 + floor((p + 1)/{})) + 1 at p = {}: "
+                                  "kernel times s(p), content variance times s(p)^2",
+                                  l.label, format_number(l.temperature->attn_scale),
+                                  format_number(l.temperature->floor_scale),
+                                  a.position ? format_number(*a.position) : std::string("|lag|")));
+  return notes;
+}
+
+const std::vector<std::string>& kernel_column_names() {
+  static const std::vector<std::string> names = {"encoding",           "lag",           "kernel",
+                                                 "content_variance",   "expected_kernel", "frequency_variance",
+                                                 "sine_residual",      "continuum",     "continuum_sine"};
+  return names;
+}
+
+std::vector<std::string> checked_kernel_columns(const KernelRequest& a, const KernelPlan& p,
+                                                const std::vector<std::string>& columns) {
+  const Where where = Where::options(a.command);
+  const auto& order = kernel_column_names();
+  // A column some encoding here fills (encoding, lag, kernel and content variance: every one).
+  auto filled = [&](const std::string& c) {
+    if (c == "expected_kernel" || c == "frequency_variance") return p.any_rf;
+    if (c == "sine_residual" || c == "continuum" || c == "continuum_sine") return p.any_plain;
+    return true;
+  };
+  std::vector<std::string> out;
+  for (const std::string& c : columns) {
+    const bool known = std::find(order.begin(), order.end(), c) != order.end();
+    if (p.encodings.size() == 1 && !(known && filled(c))) {
+      std::vector<std::string> all;
+      for (const auto& o : order)
+        if (filled(o)) all.push_back(o);
+      throw_bad_value(where, "columns", fmt::format("'{}'", c),
+                      fmt::format("columns of this encoding's kernel: {}", fmt::join(all, ", ")));
+    }
+    if (!known)
+      throw_bad_value(where, "columns", fmt::format("'{}'", c), fmt::format("columns of kernel: {}", fmt::join(order, ", ")));
+    if (filled(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
 }
 
 Lags kernel_lags(const KernelRequest& a, const KernelPlan& p) {
@@ -51,34 +123,6 @@ void check_kernel_lags(const KernelRequest& a, const KernelPlan& p, const Lags& 
     check_rf_lag_range(Where::options(a.command),
                        std::span<const double>(lags.data(), static_cast<std::size_t>(lags.size())), " for rf-rope");
 }
-
-// Per lag: the blocks' closed forms (the frequencies recomputed per lag: measured 1.3e-5 s per lag for n = 128,
-// here 20 n elements = 5e-5 s), nd's dense G (torus: ~4 n^3 flops, else a Pade 13 exponential ~30 n^3) and G^2,
-// rf-rope's expected kernel and Prop 4 variance (spectrum evaluations), and the printed cells.
-namespace {
-// Bytes of G's closed-form blocks held at one lag (kernel_rows builds every part's blocks of a lag at once): per
-// frequency a Block and its coefficient vector (~80 bytes), plus 8 bytes per coefficient (~n/2 of them); a dense
-// n x n operator and its exponential's workspace for nd. jordan:m=32,dim=2^24 holds 2.8 GB.
-double block_bytes(const Encoding& e, const EncodingSize& z) {
-  if (std::holds_alternative<enc::Nd>(e.value)) return 8.0 * 8 * z.n * z.n;
-  return 80 * z.freqs + 4 * z.n;
-}
-
-// Seconds of one lag of `e` (closed-form blocks, nd's dense G, rf-rope's spectrum evaluations), `columns` cells.
-double lag_seconds(const Encoding& e, const EncodingSize& z, double columns) {
-  const double n = z.n;
-  double s = columns / 1e6;
-  if (std::holds_alternative<enc::Nd>(e.value))
-    s += ((has_frequencies(e) ? 4 : 30) * n * n * n + 2 * n * n * n) / kFlopsPerSecond;
-  else if (rotary_spectrum(e, std::nullopt))
-    s += 2 * z.freqs / kElementsPerSecond;  // the vector path: one cosine and three FMAs per frequency (measured 1.6 ns)
-  else
-    s += 20 * n / kElementsPerSecond;
-  if (const auto* rf = std::get_if<enc::RfRope>(&e.value))
-    s += 3 * kernel_values_work(rf->freqs.spectrum) / kElementsPerSecond;
-  return s;
-}
-}  // namespace
 
 namespace {
 // What a kernel request costs per lag and per held row, computed once (reading an encoding's spectrum builds its
@@ -92,8 +136,8 @@ KernelRates kernel_rates(const KernelPlan& p, bool matrix) {
   KernelRates r;
   for (const auto& e : p.encodings) {
     const EncodingSize z = encoding_size(e);
-    r.blocks = std::max(r.blocks, block_bytes(e, z));  // one encoding's blocks at a time
-    r.seconds_per_lag += lag_seconds(e, z, columns);
+    r.blocks = std::max(r.blocks, kernel_block_bytes(e, z));  // one encoding's blocks at a time
+    r.seconds_per_lag += kernel_lag_seconds(e, z, columns);
   }
   // A held row: its cells as text (about 150 bytes each), or as float64 plus a copy of the lag (Python).
   r.row_bytes = static_cast<double>(p.encodings.size()) * (matrix ? (columns + 1) * 8.0 : columns * 150.0);
@@ -107,20 +151,6 @@ Cost kernel_cost(const KernelRates& r, double rows, double held) {
 
 Cost kernel_cost(const KernelPlan& p, double rows, double held, bool matrix) {
   return kernel_cost(kernel_rates(p, matrix), rows, held);
-}
-
-EncodingKernelCost encoding_kernel_cost(const Encoding& e) {
-  const EncodingSize z = encoding_size(e);
-  // kernel() holds a row of 6 numbers per lag and returns one.
-  return EncodingKernelCost{block_bytes(e, z), 7 * 8, lag_seconds(e, z, 1)};
-}
-
-void check_encoding_blocks(const Where& where, std::string_view name, const std::string& text, const Encoding& e) {
-  const EncodingSize z = encoding_size(e);
-  const Cost one{block_bytes(e, z), 0};
-  if (!one.fits())
-    throw_bad_value(where, name, fmt::format("'{}' (n = {})", text, format_number(z.n)),
-                    fmt::format("an encoding whose blocks at one lag fit in memory: one lag {}", one.excess()));
 }
 
 void check_kernel_budget(const KernelRequest& a, const KernelPlan& p, std::int64_t count, double held) {

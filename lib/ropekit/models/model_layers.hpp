@@ -1,0 +1,52 @@
+#pragma once
+// A model's layer types taken into a request (`--model FILE[:LAYER_TYPE]`, Python's model= and layer_type=): each
+// layer type's encoding spelling with what the request must apply around it, the window (lags it never sees) and
+// Llama 4's query temperature, and a label for its rows (the `layer_type` column). The command line and the Python
+// module bind their options to these; the requests (encodings/kernel_request.hpp, fit/fit_layers.hpp) apply them.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ropekit/core/error.hpp"
+#include "ropekit/core/lags.hpp"
+#include "ropekit/models/model.hpp"
+
+namespace ropekit {
+
+/// A model's layer type taken into a request: its encoding's spelling, the smallest lag its window hides
+/// (span: none when it sees every earlier position) and a label for its rows: the layer type's name
+/// (FILE:LAYER_TYPE when several files are named; names joined by ", " when types share encoding and window).
+struct ModelLayer {
+  std::string encoding, window, label;
+  std::optional<std::int64_t> span;
+  std::optional<QueryTemperature> temperature;  ///< Llama 4's NoPE layers: the score is scaled by s(p)
+  std::string brief;  ///< "<model_file_name>: <layer type>[, ...]": a figure's legend label (label names full paths)
+  std::string layer_type;  ///< the layer types' names as the file gives them, joined by ", " (no file paths)
+};
+
+/// A model file as a legend names it: its base name, with its directory's for a config.json ("Llama-3.1-8B/config.json").
+std::string model_file_name(const std::string& path);
+
+/// The models' layer types, each (encoding, window, temperature) once. several: FILE alone gives every layer type;
+/// else FILE needs a LAYER_TYPE when its layer types' encodings differ (the message lists them).
+/// @throws InputError "<where.context>: <--model>: <the reader's message>" for a file that does not read, naming the
+///         model's layer types for an unknown one.
+std::vector<ModelLayer> model_layers(const std::vector<ModelReference>& models, bool several, const Where& where);
+/// The same for references as typed ("FILE" or "FILE:LAYER_TYPE", split_model_reference).
+std::vector<ModelLayer> model_layers(const std::vector<std::string>& models, bool several, const Where& where);
+
+/// The spellings of the models' layer types (duplicates once), for requests that do not look at windows.
+std::vector<std::string> model_encodings(const std::vector<std::string>& models, bool several, const Where& where);
+
+/// For a request that takes one encoding: the layer type the models name.
+/// @throws InputError naming `model` when they name several encodings.
+ModelLayer one_model_layer(const std::vector<ModelReference>& models, const Where& where);
+
+/// A request that checks the layer type's score at each lag (verify content): every lag one the window shows.
+/// @throws InputError "<where>: --lags = '<text>' (must be lags <label> sees (<window> hides |lag| >= W))" when a
+///         lag's first component is one the window hides.
+void check_lags_seen(const ModelLayer& layer, const Lags& lags, const Where& where, const std::string& text);
+
+}  // namespace ropekit
