@@ -1,7 +1,7 @@
 #pragma once
-// The Ceres module's entry table. fit/param_fit.cpp and spectral_param_fit.cpp (the only files that link Ceres) are
-// built as a module, libropekit_ceres.so, loaded on first use by fit/param_fit_loader.cpp: every command that does
-// not fit parameters starts without loading Ceres and its 15 shared libraries (about 2 ms of process start-up).
+// The Ceres module's entry table. fit/param_fit.cpp (the only file that links Ceres) is built as a module,
+// libropekit_ceres.so, loaded on first use by fit/param_fit_loader.cpp: every command that does not fit
+// parameters starts without loading Ceres and its 15 shared libraries (about 2 ms of process start-up).
 
 #include <atomic>
 
