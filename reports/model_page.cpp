@@ -10,6 +10,7 @@
 #include "reports/plot.hpp"
 #include "reports/table.hpp"
 #include "ropekit/core/overloaded.hpp"
+#include "ropekit/models/model_layers.hpp"
 
 namespace ropekit {
 
@@ -302,14 +303,14 @@ ReportPage render_report_page(const std::vector<FileReport>& files, const Report
     for (const auto& r : files[k].report.layers) {
       if (!r.rotary) continue;
       PlotSeries line;
-      line.label = files[k].report.layers.size() > 1 ? r.layer.name : files[k].given;
+      line.label = files[k].report.layers.size() > 1 ? r.layer.name : model_file_name(files[k].given);  // never a whole path
       line.x = r.plot_lags;
       line.y = r.plot_kernel;
       series.push_back(line);
     }
     if (series.empty()) continue;
     PlotOptions po;
-    po.title = fmt::format("Kernels of {} over the lags each layer type sees", files[k].given);
+    po.title = fmt::format("Kernels of {} over the lags each layer type sees", model_file_name(files[k].given));
     po.xlabel = "lag Dp";
     po.ylabel = "Phi(Dp) = tr G / tr G(0)";
     po.log_x = true;

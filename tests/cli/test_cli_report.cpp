@@ -32,6 +32,10 @@ TEST_CASE("ropekit report: three configs to Markdown, one SVG per file beside it
     CHECK(text.rfind("<svg", 0) == 0);
     CHECK(text.find("<path") != std::string::npos);  // the curve
   }
+  // Legends and titles name a file by its name, never the (here absolute) path given on the command line.
+  const std::string one = slurp(dir.file("models-1.svg"));
+  CHECK(one.find("llama-3.1-8b.json") != std::string::npos);
+  CHECK(one.find(source_path("data/models")) == std::string::npos);
   // The side-by-side table: one column per file; the three models' values as `ropekit probe models` reports them.
   CHECK(md.find("| quantity | 1: ") != std::string::npos);
   CHECK(md.find("| layer types | full_attention x 32 | sliding_attention x 29; full_attention x 5 | full_attention x 28 |") !=
