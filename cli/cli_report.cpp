@@ -19,6 +19,7 @@ namespace {
 struct ReportArgs {
   std::vector<std::string> files;
   std::string format = "md", out;
+  std::vector<double> tolerances = {1e-3, 1e-2};
   bool no_plots = false;
 };
 
@@ -39,6 +40,7 @@ void run_report(const ReportArgs& a, const CliContext& ctx) {
   ReportRequest r;
   r.command = command;
   r.files = a.files;
+  r.tolerances = a.tolerances;
   r.announce = [&](const std::string& what, double seconds) { announce(command, what, seconds); };
   const auto files = report_files(r);
   ReportPageOptions o;
@@ -67,6 +69,9 @@ void add_report_command(CLI::App& app, const CliContext& ctx) {
                 "self-contained page, the plots inline: no external resource, no script)")
       ->capture_default_str();
   c->add_option("--out", a->out, "output file (default: stdout); it and its plots are written only if the run succeeds");
+  c->add_option("--tolerance", a->tolerances,
+                "precision: the phase errors (rad) whose first positions the report finds, each finite and > 0")
+      ->capture_default_str();
   c->add_flag("--no-plots", a->no_plots, "Markdown: write no SVG files beside --out");
   c->callback([a, ctx] { run_report(*a, ctx); });
 }

@@ -141,7 +141,8 @@ py::tuple py_fit_spectrum(const std::string& spectrum, const py::object& lags_in
                           int max_iterations);
 py::dict py_list_targets();
 // report_bindings.cpp
-py::tuple py_report(const py::object& files, const std::string& format, const std::optional<std::string>& svg_stem);
+py::tuple py_report(const py::object& files, const std::string& format, const std::optional<std::string>& svg_stem,
+                    const std::optional<std::vector<double>>& tolerances);
 // rf_bindings.cpp
 py::dict py_spectrum_kernel(const std::string& text, const py::object& lags_in);
 py::tuple py_verify_master(const std::string& spectrum, int blocks, std::int64_t trials, const py::object& lags_in,

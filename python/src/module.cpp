@@ -67,7 +67,8 @@ PYBIND11_MODULE(_ropekit, m) {
         "rho"_a = 1.0, "seq_len"_a = py::none(), "columns"_a = py::none(), py::kw_only(), "model"_a = py::none(),
         "layer_type"_a = py::none(), "position"_a = py::none());
   m.def("model", named("model", &py_model), doc_model, "path"_a);
-  m.def("report", named("report", &py_report), doc_report, "files"_a, "format"_a = "md", "svg_stem"_a = "report");
+  m.def("report", named("report", &py_report), doc_report, "files"_a, "format"_a = "md", "svg_stem"_a = "report",
+        "tolerances"_a = py::none());
   m.def("precision", named("precision", &py_precision), doc_precision, "encoding"_a = py::none(),
         "positions"_a = py::none(), "dtype"_a = "fp32", "pipeline"_a = "huggingface", "table"_a = false,
         "inv_freq_dtype"_a = "fp32", "angle_dtype"_a = "fp32", "seq_len"_a = py::none(), "lags"_a = py::none(),

@@ -11,12 +11,15 @@
 
 namespace ropekit::bindings {
 
-py::tuple py_report(const py::object& files, const std::string& format, const std::optional<std::string>& svg_stem) {
+py::tuple py_report(const py::object& files, const std::string& format, const std::optional<std::string>& svg_stem,
+                    const std::optional<std::vector<double>>& tolerances) {
   const std::string command = "ropekit.report";
   ReportRequest r;
   r.command = command;
   r.files_name = "files";
   r.files = to_strings(files, command, "files");
+  r.tolerances_name = "tolerances";
+  if (tolerances) r.tolerances = *tolerances;
   if (format != "md" && format != "markdown" && format != "html")
     bad(command, "format", "'" + format + "'", "md or html");
   if (svg_stem && (svg_stem->empty() || svg_stem->find('/') != std::string::npos))

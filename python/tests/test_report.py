@@ -110,3 +110,18 @@ def test_html_page_renders_in_a_browser(tmp_path, route):
     for box in verdict["boxes"]:
         assert all(v > 0 for v in box), box
     assert not [line for line in log.split("\n") if ":CONSOLE" in line], log
+
+
+def test_report_tolerances_are_precisions_first_positions():
+    # The report's precision cells are `precision --tolerance`'s exact searches in the file's dtype (Llama 3.1: bf16).
+    enc = "rope:dim=128,base=500000,F=64,scaling=llama3(factor=8,orig=8192,low=1,high=4)"
+    text, _ = ropekit.report(["data/models/llama-3.1-8b.json"], tolerances=[0.05, 0.2], svg_stem=None)
+    for tol in (0.05, 0.2):
+        p = ropekit.precision(enc, dtype="bf16", tolerance=tol)
+        phase, tables = (int(p["first_position"][p["quantity"].index(q)])
+                         for q in ("phase_error_max", "table_phase_error_max"))
+        assert f"| first position, phase > {tol:g} / tables' phase > {tol:g} | {phase} / {tables} |" in text
+    for bad, why in [([], "none (must be at least one tolerance)"), ([0.0], "0 (must be finite and > 0)"),
+                     ([float("nan")], "nan (must be finite and > 0)")]:
+        with pytest.raises(ValueError, match=re.escape(f"ropekit.report: tolerances = {why}")):
+            ropekit.report(["data/models/llama-3.1-8b.json"], tolerances=bad)

@@ -97,6 +97,8 @@ TEST_CASE("ropekit report: bad input is refused in one line, nothing written") {
   const std::string bad = dir.write("bad.json", "{\"rope_theta\": ");
   check_rejected("report '" + bad + "'", "ropekit report: " + bad + ": not JSON");
   check_rejected("report " + kThree + " --format pdf", "ropekit report: --format = 'pdf' (must be md or html)");
+  check_rejected("report " + kThree + " --tolerance 0", "ropekit report: --tolerance = 0 (must be finite and > 0)");
+  check_rejected("report " + kThree + " --tolerance inf", "ropekit report: --tolerance = inf (must be finite and > 0)");
   // A context of 2e9 lags: refused before hours of scanning, with the estimate.
   const std::string huge = dir.write("huge.json", R"({"model_type": "llama", "head_dim": 128, "num_attention_heads": 1,
     "num_hidden_layers": 1, "rope_theta": 500000.0, "max_position_embeddings": 2000000000})");

@@ -243,8 +243,9 @@ Pipeline model_file_pipeline(const std::string& path, const Model& m, std::strin
 
 std::vector<FileReport> report_files(const ReportRequest& r) {
   if (r.files.empty()) throw_bad_value(r.command, r.files_name, "none", "at least one model file (config.json, GGUF or a folder holding a config.json)");
+  if (r.tolerances.empty()) throw_bad_value(r.command, r.tolerances_name, "none", "at least one tolerance");
   for (const double t : r.tolerances)
-    if (!(t > 0 && std::isfinite(t))) throw_bad_value(r.command, "tolerance", format_number(t), "finite and > 0");
+    if (!(t > 0 && std::isfinite(t))) throw_bad_value(r.command, r.tolerances_name, format_number(t), "finite and > 0");
   std::vector<FileReport> out;
   double seconds = 0;
   std::size_t layer_types = 0;

@@ -89,7 +89,8 @@ struct ReportRequest {
   std::string command = "ropekit report";
   std::string files_name = "FILE";  ///< the files' parameter in messages ("files" in Python)
   std::vector<std::string> files;
-  std::vector<double> tolerances = {1e-3, 1e-2};
+  std::vector<double> tolerances = {1e-3, 1e-2};  ///< of the precision searches: at least one, each finite and > 0
+  std::string tolerances_name = "--tolerance";  ///< in messages ("tolerances" in Python)
   /// Called once the files are read, before the computation, with what runs and its estimated seconds (the command
   /// line says it on stderr when long: reports/progress.hpp's announce).
   std::function<void(const std::string& what, double seconds)> announce;
