@@ -150,6 +150,12 @@ std::string per_layer(const FileReport& f, const std::function<std::string(const
 ReportPage render_report_page(const std::vector<FileReport>& files, const ReportPageOptions& o) {
   ReportPage page;
   std::vector<PageBlock> blocks;
+  // A numbered section: its heading, what its columns mean, the table.
+  const auto table_section = [&](const std::string& heading, const std::string& text, const Table& t) {
+    blocks.push_back({PageBlock::heading, heading, {}, {}, {}, {}});
+    blocks.push_back({PageBlock::paragraph, text, {}, {}, {}, {}});
+    blocks.push_back({PageBlock::table, {}, t, {}, {}, {}});
+  };
   const std::string title = "Models report: the positional encodings of your model files, layer type by layer type";
   blocks.push_back({PageBlock::heading, title, {}, {}, {}, {}, 1});
   std::vector<std::string> header;
@@ -228,11 +234,9 @@ ReportPage render_report_page(const std::vector<FileReport>& files, const Report
     for (const auto& f : files) row.push_back(value(f));
     side.add_row(row);
   }
-  blocks.push_back({PageBlock::heading, "1. Side by side", {}, {}, {}, {}});
-  blocks.push_back({PageBlock::paragraph,
-                    "One column per file; a model with several layer types gives each one's value after its name.",
-                    {}, {}, {}, {}});
-  blocks.push_back({PageBlock::table, {}, side, {}, {}, {}});
+  table_section("1. Side by side",
+                "One column per file; a model with several layer types gives each one's value after its name.",
+                side);
 
   // 2. Summary and 3. kernels: the tables of `ropekit probe models`, the model named by its file's number.
   Table summary = model_summary_table(), kernels = model_kernels_table();
@@ -241,24 +245,20 @@ ReportPage render_report_page(const std::vector<FileReport>& files, const Report
       add_summary_row(summary, std::to_string(k + 1), r);
       add_kernels_row(kernels, std::to_string(k + 1), r);
     }
-  blocks.push_back({PageBlock::heading, "2. Summary", {}, {}, {}, {}});
-  blocks.push_back({PageBlock::paragraph,
-                    "As `ropekit probe models` reports the built-in checkpoints (`model` is the file's number). "
-                    "`context` is max_position_embeddings (or orig x factor where a scheme stretches past it); "
-                    "`visible_lags` the largest lag the layer sees (its sliding window W - 1 or chunk C - 1, else the "
-                    "context - 1). `pairs` rotating pairs, of which `turns_within_orig` complete a turn (wavelength "
-                    "2 pi / theta) within the scheme's original context and `turns_within_context` within the "
-                    "extended one. `min_kernel` is the minimum of Phi over every visible lag, `first_negative_lag` the "
-                    "first lag where Phi < 0. `men_base_bound` (Men et al. 2024): the smallest base, on a grid of 16 "
-                    "per decade from 10 up to 1e12, for which the layer's kernel stays >= 0 on every visible lag.",
-                    {}, {}, {}, {}});
-  blocks.push_back({PageBlock::table, {}, summary, {}, {}, {}});
-  blocks.push_back({PageBlock::heading, "3. Kernels at selected lags", {}, {}, {}, {}});
-  blocks.push_back({PageBlock::paragraph,
-                    "Phi(Dp) for isotropic content (blank: the layer cannot see that lag). NoPE layers: Phi = 1; ALiBi layers "
-                    "(a bias, no rotation): blank.", {},
-                    {}, {}, {}});
-  blocks.push_back({PageBlock::table, {}, kernels, {}, {}, {}});
+  table_section("2. Summary",
+                "As `ropekit probe models` reports the built-in checkpoints (`model` is the file's number). "
+                "`context` is max_position_embeddings (or orig x factor where a scheme stretches past it); "
+                "`visible_lags` the largest lag the layer sees (its sliding window W - 1 or chunk C - 1, else the "
+                "context - 1). `pairs` rotating pairs, of which `turns_within_orig` complete a turn (wavelength "
+                "2 pi / theta) within the scheme's original context and `turns_within_context` within the "
+                "extended one. `min_kernel` is the minimum of Phi over every visible lag, `first_negative_lag` the "
+                "first lag where Phi < 0. `men_base_bound` (Men et al. 2024): the smallest base, on a grid of 16 "
+                "per decade from 10 up to 1e12, for which the layer's kernel stays >= 0 on every visible lag.",
+                summary);
+  table_section("3. Kernels at selected lags",
+                "Phi(Dp) for isotropic content (blank: the layer cannot see that lag). NoPE layers: Phi = 1; ALiBi layers "
+                "(a bias, no rotation): blank.",
+                kernels);
 
   // 4. Precision.
   Table prec;
@@ -284,16 +284,14 @@ ReportPage render_report_page(const std::vector<FileReport>& files, const Report
       row.push_back(r.precision_note);
       prec.add_row(row);
     }
-  blocks.push_back({PageBlock::heading, "4. Precision: first positions past a tolerance", {}, {}, {}, {}});
-  blocks.push_back({PageBlock::paragraph,
-                    "Each file in its dtype: a config.json through transformers' pipeline in its `torch_dtype` / "
-                    "`dtype` (bf16 when it names none), a GGUF file through llama.cpp's (fp32 tables). Phase: the "
-                    "first position whose largest |angle - p theta_exact| over the pairs passes the tolerance (the "
-                    "angle is computed in fp32 whatever the dtype); tables' phase: the same for the phase the cos/sin "
-                    "tables carry in the dtype. Exact searches over positions 0 .. 2^31 - 1 (`ropekit precision "
-                    "--tolerance`); none: not passed there.",
-                    {}, {}, {}, {}});
-  blocks.push_back({PageBlock::table, {}, prec, {}, {}, {}});
+  table_section("4. Precision: first positions past a tolerance",
+                "Each file in its dtype: a config.json through transformers' pipeline in its `torch_dtype` / "
+                "`dtype` (bf16 when it names none), a GGUF file through llama.cpp's (fp32 tables). Phase: the "
+                "first position whose largest |angle - p theta_exact| over the pairs passes the tolerance (the "
+                "angle is computed in fp32 whatever the dtype); tables' phase: the same for the phase the cos/sin "
+                "tables carry in the dtype. Exact searches over positions 0 .. 2^31 - 1 (`ropekit precision "
+                "--tolerance`); none: not passed there.",
+                prec);
 
   // 5. Plots, one per file with a rotary layer type.
   blocks.push_back({PageBlock::heading, "5. Kernels over the visible lags", {}, {}, {}, {}});

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -22,14 +23,20 @@ const std::string kFull = "rope:dim=256,base=1000000,F=128,scaling=linear(factor
 
 std::string gemma() { return source_path("data/models/gemma-3-4b.json"); }
 
-// `ropekit ARGS` succeeds and prints what `ropekit SPELLED` prints.
-void check_same(const std::string& args, const std::string& spelled) {
-  const auto m = run_ropekit(args);
-  const auto s = run_ropekit(spelled);
+// `ropekit ARGS` (a --model form) and `ropekit SPELLED` (its encodings spelled out), both required to succeed.
+std::pair<CliResult, CliResult> run_both(const std::string& args, const std::string& spelled) {
+  auto m = run_ropekit(args);
+  auto s = run_ropekit(spelled);
   CAPTURE(args);
   CAPTURE(m.err);
   REQUIRE(m.exit_code == 0);
   REQUIRE(s.exit_code == 0);
+  return {std::move(m), std::move(s)};
+}
+
+// `ropekit ARGS` succeeds and prints what `ropekit SPELLED` prints.
+void check_same(const std::string& args, const std::string& spelled) {
+  const auto [m, s] = run_both(args, spelled);
   CHECK(!m.out.empty());
   CHECK(m.out == s.out);
 }
@@ -83,12 +90,8 @@ TEST_CASE("features --model: a layer type's feature columns, as its spelling's")
 // `ropekit ARGS` succeeds and prints what `ropekit SPELLED` prints with a first column layer_type: `labels`, one per
 // row after the header.
 void check_same_labelled(const std::string& args, const std::string& spelled, const std::vector<std::string>& labels) {
-  const auto m = run_ropekit(args);
-  const auto s = run_ropekit(spelled);
+  const auto [m, s] = run_both(args, spelled);
   CAPTURE(args);
-  CAPTURE(m.err);
-  REQUIRE(m.exit_code == 0);
-  REQUIRE(s.exit_code == 0);
   std::string expected;
   std::size_t line = 0;
   for (std::size_t at = 0, end; (end = s.out.find('\n', at)) != std::string::npos; at = end + 1, ++line)
