@@ -20,7 +20,7 @@
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/fit/param_fit.hpp"
-#include "ropekit/fit/tune_request.hpp"
+#include "ropekit/commands/tune_request.hpp"
 #include "targets/kernel_table.hpp"
 #include "targets/target.hpp"
 
@@ -63,7 +63,7 @@ void run_tuning(const FitParamsArgs& a) {
     throw_bad_value(kCommand, a.spectrum.empty() ? "--kernel-data" : "--spectrum",
                     quote(a.spectrum.empty() ? a.kernel_data : a.spectrum),
                     "absent with --encoding (one mode: --encoding E --free NAMES, or --spectrum S --kernel-data FILE)");
-  // The options bound to the library's request (fit/tune_request.hpp), which checks them.
+  // The options bound to the library's request (commands/tune_request.hpp), which checks them.
   TuneRequest request;
   request.command = kCommand;
   request.encoding = a.encoding;

@@ -12,7 +12,7 @@
 #include "reports/table.hpp"
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/lags.hpp"
-#include "ropekit/precision/precision_request.hpp"
+#include "ropekit/commands/precision_request.hpp"
 
 namespace ropekit {
 

@@ -18,7 +18,7 @@
 #include "ropekit/core/embedded.hpp"
 #include "ropekit/models/hf_config.hpp"
 #include "ropekit/precision/first_position.hpp"
-#include "ropekit/precision/precision_request.hpp"
+#include "ropekit/commands/precision_request.hpp"
 #include "ropekit/precision/score.hpp"
 
 namespace ropekit {

@@ -29,7 +29,7 @@
 #include "ropekit/fit/fit_run.hpp"
 #include "ropekit/commands/fit_layers.hpp"
 #include "ropekit/fit/param_fit.hpp"
-#include "ropekit/fit/tune_request.hpp"
+#include "ropekit/commands/tune_request.hpp"
 #include "ropekit/fit/tunable.hpp"
 #include "ropekit/lie/generator_io.hpp"
 #include "ropekit/lie/lie.hpp"
@@ -193,7 +193,7 @@ py::tuple py_fit_params(const std::string& encoding_text, const py::object& free
                         int train_context, const std::vector<int>& eval_contexts, double ridge, int starts,
                         std::uint64_t seed, int max_iterations, int head_dim, int num_freqs, double theta, double gamma,
                         int freq_index, int second_freq_index) {
-  // The arguments bound to the library's request (fit/tune_request.hpp), as `ropekit fit-params` binds its options.
+  // The arguments bound to the library's request (commands/tune_request.hpp), as `ropekit fit-params` binds its options.
   TuneRequest request;
   request.encoding = encoding_text;
   request.free = to_strings(free_in, "ropekit fit-params", "free");

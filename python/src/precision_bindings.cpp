@@ -1,4 +1,4 @@
-// ropekit.precision: `ropekit precision` from Python (lib/ropekit/precision/precision_request.hpp), columns named as
+// ropekit.precision: `ropekit precision` from Python (lib/ropekit/commands/precision_request.hpp), columns named as
 // the command's CSV, numpy arrays.
 #include "bindings.hpp"
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ropekit/precision/precision_request.hpp"
+#include "ropekit/commands/precision_request.hpp"
 
 namespace ropekit::bindings {
 

@@ -9,7 +9,7 @@
 
 #include "ropekit/core/rng.hpp"
 #include "ropekit/precision/first_position.hpp"
-#include "ropekit/precision/precision_request.hpp"
+#include "ropekit/commands/precision_request.hpp"
 #include "ropekit/precision/score.hpp"
 
 using namespace ropekit;

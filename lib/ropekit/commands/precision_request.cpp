@@ -1,4 +1,4 @@
-#include "ropekit/precision/precision_request.hpp"
+#include "ropekit/commands/precision_request.hpp"
 
 #include <algorithm>
 #include <cmath>

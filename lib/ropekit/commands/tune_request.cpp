@@ -1,4 +1,4 @@
-#include "ropekit/fit/tune_request.hpp"
+#include "ropekit/commands/tune_request.hpp"
 
 #include <algorithm>
 #include <cmath>
