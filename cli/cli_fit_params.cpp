@@ -48,7 +48,7 @@ struct Row {
   double mse, r2, cond;
 };
 
-// Untuned or tuned rows of one target (param_fit.hpp score_encoding).
+// Untuned or tuned rows of one target (fit/encoding_score.hpp).
 std::vector<Row> rows_of(const Encoding& e, const std::string& which, const std::string& target,
                          const std::vector<EncodingScore>& scores) {
   std::vector<Row> rows;

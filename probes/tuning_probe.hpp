@@ -10,6 +10,7 @@
 
 #include "probes/probe.hpp"
 #include "reports/table.hpp"
+#include "ropekit/fit/encoding_score.hpp"
 #include "ropekit/fit/param_fit.hpp"
 
 namespace ropekit {

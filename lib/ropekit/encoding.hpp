@@ -39,6 +39,7 @@
 #include "ropekit/encodings/rope_kernel.hpp"
 #include "ropekit/encodings/rope_matched.hpp"
 #include "ropekit/encodings/sinusoidal.hpp"
+#include "ropekit/encodings/types.hpp"
 #include "ropekit/encodings/xpos.hpp"
 #include "ropekit/lie/lie.hpp"
 
@@ -53,16 +54,6 @@ using EncodingValue = std::variant<enc::Rope, enc::RopeMatched, enc::Xpos, enc::
 
 struct Encoding {
   EncodingValue value;
-};
-
-/// Values that a spelling leaves unset take these (a fit run passes its own: head_dim, theta, F, gamma, L, tau).
-struct EncodingDefaults {
-  int dim = 128;
-  double base = 1e4;
-  std::optional<int> count;  ///< F; default dim/2
-  double gamma = 1e-4;
-  int L = 1024;
-  bool bounded_tau = true;
 };
 
 /// Parses any spelling of spec section 2 (nested: `rope:dim=128,scaling=yarn(factor=32,orig=4096)`,
@@ -82,9 +73,6 @@ int lag_dims(const Encoding& e);
 int operator_dim(const Encoding& e);
 /// The size n of G and the number of rotary frequencies, from the parameters alone (what budgets are sized by: a
 /// rope of dim 2^24 has them at once, where assembling its blocks takes a second and half a gigabyte).
-struct EncodingSize {
-  double n = 0, freqs = 0;
-};
 EncodingSize encoding_size(const Encoding& e);
 /// True when G(s) G(t) = G(s + t) holds exactly (up to rounding) for every s, t.
 bool is_exact(const Encoding& e);
@@ -112,13 +100,6 @@ Eigen::MatrixXd relative_operator(const Encoding& e, std::span<const double> lag
 /// q^T G k for q, k ~ N(0, I_n), E[q k^T] = rho I (Isserlis; spec encodings.md section 1, not normalised); for
 /// rf-rope also the closed-form expected kernel Phi and the variance over frequency draws of the realised kernel
 /// (1/D) sum_i cos(w_i . Dp) (Prop 4 with A_i = 1/D, B_i = 0; NaN for the deterministic quantile grid).
-struct KernelRow {
-  double kernel = 1;
-  double content_mean = 1;
-  double content_variance = 0;
-  double expected_kernel = 0;     ///< rf-rope only (NaN otherwise)
-  double frequency_variance = 0;  ///< rf-rope only (NaN otherwise)
-};
 /// @throws InputError for an absolute encoding, |rho| > 1, lags of the wrong dimension or non-finite lags.
 std::vector<KernelRow> kernel_rows(const Encoding& e, const Lags& lags, double rho = 1,
                                    std::optional<double> seq_len = {});
@@ -130,23 +111,12 @@ Eigen::VectorXd content_variance(const Encoding& e, const Lags& lags, double rho
 
 /// The jet basis at causal lags (rows = lags, cols = n_features): the constant, then the span of G's entries;
 /// for the fixed-basis aliases exactly fixed-basis.md's columns in its order.
-struct Features {
-  Eigen::MatrixXd values;
-  std::vector<std::string> names;
-};
 Features features(const Encoding& e, const Lags& lags);
 /// features(e, lags).values.cols() without evaluating anything (sizes a fit before it runs).
 /// @throws InputError where features() would for any lags (absolute or non-commuting families), or when the count
 ///         exceeds an int.
 int n_features(const Encoding& e);
 
-/// Group-law and relativity defects over a window of lags.
-struct Exactness {
-  double group_law = 0;   ///< max_{s,t} ||G(s) G(t) - G(s+t)||_F / max(1, ||G(s+t)||_F)
-  double relativity = 0;  ///< sinusoidal: max over position pairs of the score's change at fixed Dp, relative
-  double orthogonality = 0;  ///< max ||G^T G - I||_F (NaN-free; 0 for rotary families)
-  double reversibility = 0;  ///< max ||G(-Dp) G(Dp) - I||_F
-};
 /// Each G at the sequence length seq_len when given; otherwise at T = |Dp| + 1 (the length a causal model has
 /// seen at that lag), which only dynamic and longrope schemes read.
 Exactness exactness(const Encoding& e, const std::vector<double>& window, std::optional<double> seq_len = {});

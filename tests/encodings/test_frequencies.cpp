@@ -833,3 +833,31 @@ TEST_CASE("list schemes: one row per key of every scheme, with transformers' key
   for (const auto& r : rows)
     if (r.key == "orig") CHECK(r.default_value == "required");
 }
+
+TEST_CASE("ggml_rope: what llama.cpp's rope kernel takes of each scheme, and which buffers hold zero frequencies") {
+  using namespace ropekit;
+  // llama.cpp passes freq_scale = 1 / factor for linear and YaRN (llama-model.cpp: rope_freq_scale_train), 1 with
+  // no scaling; NTK, dynamic, llama3, longrope and proportional never reach ggml_rope_ext as such.
+  const auto none = scheme_ggml_rope(Scaling{scaling::None{}}, 1e4, 128, 64);
+  REQUIRE(none);
+  CHECK(none->freq_scale == 1.0f);
+  CHECK(none->ramp.empty());
+  const auto linear = scheme_ggml_rope(Scaling{scaling::Linear{8}}, 1e4, 128, 64);
+  REQUIRE(linear);
+  CHECK(linear->freq_scale == 0.125f);
+  scaling::Yarn y;
+  y.factor = 4;
+  y.orig = 4096;
+  const auto yarn = scheme_ggml_rope(Scaling{y}, 1e4, 128, 64);
+  REQUIRE(yarn);
+  CHECK(yarn->freq_scale == 0.25f);
+  REQUIRE(yarn->ramp.size() == 64);
+  // rope_yarn's ramp: the fastest pairs extrapolate (weight 1), the slowest interpolate (weight 0).
+  CHECK(yarn->ramp.front() == 1.0f);
+  CHECK(yarn->ramp.back() == 0.0f);
+  CHECK_FALSE(scheme_ggml_rope(Scaling{scaling::Ntk{2}}, 1e4, 128, 64));
+  CHECK_FALSE(scheme_ggml_rope(Scaling{scaling::Proportional{}}, 1e4, 128, 64));
+  CHECK(scheme_zero_identity_pairs(Scaling{scaling::Proportional{}}));
+  CHECK_FALSE(scheme_zero_identity_pairs(Scaling{scaling::Linear{8}}));
+  CHECK_FALSE(scheme_zero_identity_pairs(Scaling{scaling::None{}}));
+}

@@ -9,6 +9,7 @@
 #include "ropekit/core/rng.hpp"
 #include "ropekit/core/vecmath.hpp"
 #include "ropekit/encodings/family.hpp"
+#include "ropekit/encoding.hpp"
 #include "ropekit/encodings/rotary_spectrum.hpp"
 
 using namespace ropekit;

@@ -11,6 +11,7 @@
 #include "ropekit/core/rng.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/fit/param_fit.hpp"
+#include "ropekit/fit/periodogram.hpp"
 #include "ropekit/fit/tunable.hpp"
 #include "targets/target.hpp"
 

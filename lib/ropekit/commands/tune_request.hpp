@@ -12,6 +12,7 @@
 
 #include "ropekit/core/budget.hpp"
 #include "ropekit/encoding.hpp"
+#include "ropekit/fit/encoding_score.hpp"
 #include "ropekit/fit/param_fit.hpp"
 #include "ropekit/fit/tunable.hpp"
 

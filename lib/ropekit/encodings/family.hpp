@@ -21,13 +21,9 @@
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encodings/block.hpp"
 #include "ropekit/encodings/frequencies.hpp"
+#include "ropekit/encodings/types.hpp"
 
 namespace ropekit {
-
-struct Encoding;
-struct EncodingDefaults;
-struct Features;
-struct Exactness;
 
 /// One line of `ropekit list encodings`.
 struct EncodingFamilyInfo {

@@ -191,6 +191,14 @@ bool scheme_needs_seq_len(const Scaling& s) {
   return std::visit([]<scaling::ScalingScheme S>(const S&) { return S::needs_seq_len; }, s);
 }
 
+std::optional<scaling::GgmlRope> scheme_ggml_rope(const Scaling& s, double base, int r, int count) {
+  return std::visit([&]<scaling::ScalingScheme S>(const S& x) { return scaling::ggml_rope(x, base, r, count); }, s);
+}
+
+bool scheme_zero_identity_pairs(const Scaling& s) {
+  return std::visit([]<scaling::ScalingScheme S>(const S&) { return S::zero_identity_pairs; }, s);
+}
+
 std::string spelling(const Scaling& s) {
   return std::visit(
       []<scaling::ScalingScheme S>(const S& x) {

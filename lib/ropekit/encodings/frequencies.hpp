@@ -116,6 +116,11 @@ double* tunable_factor(Scaling& s);
 std::optional<double> scheme_original_length(const Scaling& s);
 /// Whether the scheme's frequencies need the current sequence length (dynamic).
 bool scheme_needs_seq_len(const Scaling& s);
+/// ggml_rope_ext's arguments for the scheme over r rotary dims and `count` pairs (scaling::GgmlRope); none where
+/// llama.cpp does not run it through them (ntk, dynamic, longrope, llama3, proportional).
+std::optional<scaling::GgmlRope> scheme_ggml_rope(const Scaling& s, double base, int r, int count);
+/// Whether transformers' inverse-frequency buffer holds the pairs the scheme leaves unrotated as zero frequencies.
+bool scheme_zero_identity_pairs(const Scaling& s);
 /// The nested value that parse_scaling reads back to the same scheme: the scheme name, then every key in its
 /// table's order, defaults included (optional keys only where set), numbers in shortest round-trip form, lists as
 /// [a,b,c]: "llama3(factor=8,orig=8192,low=1,high=4)", "none" for None.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/encoding.hpp"
 #include "ropekit/core/echo.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/encodings/rotary_spectrum.hpp"

@@ -7,7 +7,7 @@
 
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/error.hpp"
-#include "ropekit/encoding.hpp"
+#include "ropekit/encodings/types.hpp"
 
 namespace ropekit {
 

@@ -1,5 +1,6 @@
 #include "ropekit/encodings/reference_names.hpp"
 
+#include "ropekit/encoding.hpp"
 #include "ropekit/core/overloaded.hpp"
 
 namespace ropekit {

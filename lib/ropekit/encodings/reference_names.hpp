@@ -2,7 +2,7 @@
 // The fixed-basis reference names (fixed-basis.md section 2) as the encoding family values they name, so that
 // `jordan_rope` and `jordan:m=2,...` are one encoding.
 
-#include "ropekit/encoding.hpp"
+#include "ropekit/encodings/types.hpp"
 #include "ropekit/encodings/method.hpp"
 
 namespace ropekit {

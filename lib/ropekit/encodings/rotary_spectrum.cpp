@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/encoding.hpp"
 #include "ropekit/core/cancel.hpp"
 #include "ropekit/core/echo.hpp"
 #include "ropekit/core/vecmath.hpp"

@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "ropekit/encoding.hpp"
+#include "ropekit/encodings/types.hpp"
 
 namespace ropekit {
 

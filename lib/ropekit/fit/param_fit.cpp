@@ -28,6 +28,7 @@
 #include "ropekit/core/vecmath.hpp"
 #include "ropekit/fit/linear_fit.hpp"
 #include "ropekit/fit/metrics.hpp"
+#include "ropekit/fit/periodogram.hpp"
 #include "ropekit/fit/spectral_fit_stats.hpp"
 #include "ropekit/fit/tuning_scan.hpp"
 
@@ -197,37 +198,6 @@ VarProEvaluation varpro_evaluate(const TunableEncoding& t, const Eigen::VectorXd
   return out;
 }
 
-std::vector<double> periodogram_peaks(const Eigen::VectorXd& lags, const Eigen::VectorXd& y, int count) {
-  if (lags.size() < 3 || count < 1) return {};
-  const double span = std::max(lags.maxCoeff() - lags.minCoeff(), 1.0);
-  const int M = static_cast<int>(std::min(4096.0, std::ceil(4 * span / 2)));  // 4 points per 2 pi / span
-  // Hann window over the span: side lobes 31 dB down, so that they do not pass as peaks.
-  const double first = lags.minCoeff();
-  const Eigen::VectorXd yc =
-      (y.array() - y.mean()) * (0.5 - 0.5 * (2 * std::numbers::pi * (lags.array() - first) / span).cos());
-  std::vector<double> power(static_cast<std::size_t>(M + 2), 0.0);
-  Eigen::VectorXd angle(lags.size()), sin_w(lags.size()), cos_w(lags.size());
-  for (int j = 1; j <= M; ++j) {
-    angle = (std::numbers::pi * j / M) * lags;
-    sincos_array(angle.data(), sin_w.data(), cos_w.data(), static_cast<std::size_t>(angle.size()));
-    const double re = yc.dot(cos_w), im = yc.dot(sin_w);
-    power[static_cast<std::size_t>(j)] = re * re + im * im;
-  }
-  std::vector<std::pair<double, double>> peaks;  // (power, w)
-  for (int j = 1; j <= M; ++j) {
-    const double P = power[static_cast<std::size_t>(j)];
-    if (P > power[static_cast<std::size_t>(j - 1)] && P >= power[static_cast<std::size_t>(j + 1)])
-      peaks.emplace_back(P, std::numbers::pi * j / M);
-  }
-  std::sort(peaks.begin(), peaks.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<double> out;
-  for (const auto& [P, w] : peaks) {
-    if (static_cast<int>(out.size()) >= count || P < 1e-2 * peaks.front().first) break;
-    out.push_back(w);
-  }
-  return out;
-}
-
 TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
                          const TuneOptions& options) {
   if (!(options.ridge > 0) || !std::isfinite(options.ridge))
@@ -348,29 +318,6 @@ TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, 
   if (t.start.size() == 1) result.notes = agreement_notes(result, ends);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock0).count();
   return result;
-}
-
-std::vector<EncodingScore> score_encoding(const Encoding& e, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
-                                          int train_context, const std::vector<int>& eval_contexts, double ridge) {
-  const Eigen::MatrixXd X = features(e, Lags(lags)).values;
-  auto below = [&](double limit) {
-    Eigen::Index n = 0;
-    while (n < lags.size() && lags[n] < limit) ++n;
-    return n;
-  };
-  const Eigen::Index n_train = below(train_context);
-  RidgeOptions o;
-  o.lambda = ridge;
-  const RidgeFit fit = fit_ridge(X.topRows(n_train), y.head(n_train), o);
-  const Eigen::VectorXd pred = X * fit.weights.col(0);
-  std::vector<EncodingScore> rows;
-  auto add = [&](int context, const char* split, Eigen::Index n) {
-    const auto q = fit_quality(pred.head(n), y.head(n));
-    rows.push_back({context, split, n, q.mse, q.r2, fit.cond});
-  };
-  add(train_context, "train", n_train);
-  for (int T : eval_contexts) add(T, "eval", below(T));
-  return rows;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -646,8 +593,7 @@ extern "C" __attribute__((visibility("default"))) const ropekit::ParamFitModule*
   FLAGS_minloglevel = google::GLOG_FATAL;
   static const ropekit::ParamFitModule table{ropekit::kParamFitModuleAbi, ropekit::param_fit_struct_sizes(),
                                              &ropekit::tunable_features, &ropekit::varpro_evaluate,
-                                             &ropekit::periodogram_peaks, &ropekit::tune_encoding,
-                                             &ropekit::score_encoding, &ropekit::fit_spectrum,
+                                             &ropekit::tune_encoding, &ropekit::fit_spectrum,
                                              [](const std::atomic<bool>* flag, void (*call)(void*), void* context) {
                                                const ropekit::CancelScope scope(flag);
                                                call(context);

@@ -44,11 +44,6 @@ struct VarProEvaluation {
 VarProEvaluation varpro_evaluate(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
                                  double ridge, const Eigen::VectorXd& p, bool with_jacobian);
 
-/// The largest local maxima of the periodogram |sum_d (y_d - mean y) e^{-i w d}|^2 over w in (0, pi] on a grid
-/// of at most 4096 frequencies (4 per 2 pi / span), strongest first, at most `count` of them, each at least
-/// 1e-2 of the strongest (Hann-windowed, so side lobes stay below that). Used as starts: a far-off initial grid still finds the target's basin.
-std::vector<double> periodogram_peaks(const Eigen::VectorXd& lags, const Eigen::VectorXd& y, int count);
-
 /// One free frequency-map parameter (factor, a spectrum's scale) with finite bounds: tune_encoding scans the bounded
 /// interval on a grid of at most kScanPoints and refines the kScanRefined best grid minima as "scan" starts.
 inline constexpr int kScanPoints = 4096, kScanRefined = 3;
@@ -100,19 +95,6 @@ struct TuneResult {
 /// @throws InputError for ridge <= 0, starts < 1, mismatched or empty data.
 TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
                          const TuneOptions& options);
-
-/// The quality of an encoding's ridge fit, as `ropekit fit` scores it: features(e) ridge-fitted on the lags below
-/// train_context, the same weights scored on the lags below each evaluation length (all lags from 0).
-struct EncodingScore {
-  int context = 0;
-  std::string split;   ///< "train" or "eval"
-  Eigen::Index lags = 0;
-  double mse = 0, r2 = 0;
-  double cond = 0;     ///< cond(X^T X + ridge I) of the training system
-};
-/// @param lags sorted, >= 0, starting below train_context; y one value per lag.
-std::vector<EncodingScore> score_encoding(const Encoding& e, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
-                                          int train_context, const std::vector<int>& eval_contexts, double ridge);
 
 /// A spectral family with some parameters marked free: `matern:nu=?,l=?` (start from a guess), `matern:nu=?2.5`
 /// (start at 2.5); every other key as in parse_spectrum. Families: gaussian (sigma), cauchy (b), exponential (l),

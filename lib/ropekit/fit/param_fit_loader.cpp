@@ -112,18 +112,9 @@ VarProEvaluation varpro_evaluate(const TunableEncoding& t, const Eigen::VectorXd
   return forward([&](const ParamFitModule& m) { return m.varpro_evaluate_fn(t, lags, y, ridge, p, with_jacobian); });
 }
 
-std::vector<double> periodogram_peaks(const Eigen::VectorXd& lags, const Eigen::VectorXd& y, int count) {
-  return forward([&](const ParamFitModule& m) { return m.periodogram_peaks_fn(lags, y, count); });
-}
-
 TuneResult tune_encoding(const TunableEncoding& t, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
                          const TuneOptions& options) {
   return forward([&](const ParamFitModule& m) { return m.tune_encoding_fn(t, lags, y, options); });
-}
-
-std::vector<EncodingScore> score_encoding(const Encoding& e, const Eigen::VectorXd& lags, const Eigen::VectorXd& y,
-                                          int train_context, const std::vector<int>& eval_contexts, double ridge) {
-  return forward([&](const ParamFitModule& m) { return m.score_encoding_fn(e, lags, y, train_context, eval_contexts, ridge); });
 }
 
 SpectralFitResult fit_spectrum(std::string_view spelling, const KernelTable& data, std::string_view where,

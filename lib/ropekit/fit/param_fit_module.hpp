@@ -10,16 +10,14 @@
 namespace ropekit {
 
 /// Bumped when a signature or a result struct changes; the loader refuses a module built from other sources.
-inline constexpr int kParamFitModuleAbi = 4;
+inline constexpr int kParamFitModuleAbi = 5;
 
 struct ParamFitModule {
   int abi = kParamFitModuleAbi;
   std::size_t sizes = 0;  ///< param_fit_struct_sizes() of the module's build (same check, from the other side)
   decltype(&tunable_features) tunable_features_fn = nullptr;
   decltype(&varpro_evaluate) varpro_evaluate_fn = nullptr;
-  decltype(&periodogram_peaks) periodogram_peaks_fn = nullptr;
   decltype(&tune_encoding) tune_encoding_fn = nullptr;
-  decltype(&score_encoding) score_encoding_fn = nullptr;
   decltype(&fit_spectrum) fit_spectrum_fn = nullptr;
   /// Runs `call` with the module's copy of this thread's cancel flag (cancel.hpp) set to `flag`: the module links
   /// its own ropekit_lib, so the caller's CancelScope must be handed over for Ctrl-C to reach tune_encoding's loops.
@@ -30,7 +28,7 @@ struct ParamFitModule {
 constexpr std::size_t param_fit_struct_sizes() {
   return sizeof(Encoding) + 3 * sizeof(TunableEncoding) + 5 * sizeof(TuneResult) + 7 * sizeof(TuneOptions) +
          11 * sizeof(SpectralFitResult) + 13 * sizeof(KernelTable) + 17 * sizeof(VarProEvaluation) +
-         19 * sizeof(EncodingScore) + 23 * sizeof(Spectrum);
+         23 * sizeof(Spectrum);
 }
 
 }  // namespace ropekit

@@ -74,9 +74,11 @@ PrecisionPlan plan_precision(const std::string& command, const Encoding& e, cons
   if (info.angle == AngleRule::ggml_running) {
     const FrequencySchedule* s = schedule_of(e);
     const auto* g = s ? std::get_if<Geometric>(&s->source) : nullptr;
-    const auto* yarn = s ? std::get_if<scaling::Yarn>(&s->scaling) : nullptr;
-    const auto* linear = s ? std::get_if<scaling::Linear>(&s->scaling) : nullptr;
-    if (!g || !(std::holds_alternative<scaling::None>(s->scaling) || yarn || linear))
+    // ggml's running product over the r rotary dims: its ratio powf(base, -2/r) steps the angles of every position.
+    const int r = g ? truncated_rotary_dims(*g) : 0;
+    const int count = static_cast<int>(plan.theta_exact.size());
+    const auto rope = g ? scheme_ggml_rope(s->scaling, g->base, r, count) : std::nullopt;
+    if (!rope)
       throw_bad_value(where, "pipeline", "ggml",
                       "huggingface for this encoding (the ggml pipeline is modelled for geometric RoPE, plain, "
                       "linear or yarn; llama3 and longrope come with the GGUF's rope_freqs factors)");
@@ -84,17 +86,10 @@ PrecisionPlan plan_precision(const std::string& command, const Encoding& e, cons
     plan.held_attention_factor =
         for_encoding(command, spelling(e), [&] { return frequencies(e, seq_len, Convention::ggml, true); })
             .attention_factor;
-    // ggml's running product over the r rotary dims: its ratio powf(base, -2/r) steps the angles of every position.
-    const int r = truncated_rotary_dims(*g);
-    const auto grid = scaling::ggml_grid<float>(g->base, r, static_cast<int>(plan.theta_exact.size()));
+    const auto grid = scaling::ggml_grid<float>(g->base, r, count);
     plan.ggml_theta_scale = grid.size() > 1 ? grid[1] : 0;
-    if (yarn) {
-      plan.ggml_freq_scale = 1.0f / static_cast<float>(scaling::yarn_factor(*yarn));
-      const auto ramp = scaling::ggml_yarn_ramp_mix<float>(*yarn, g->base, r, static_cast<int>(grid.size()));
-      plan.ggml_ramp.assign(ramp.begin(), ramp.end());
-    } else if (linear) {
-      plan.ggml_freq_scale = 1.0f / static_cast<float>(linear->factor);
-    }
+    plan.ggml_freq_scale = rope->freq_scale;
+    plan.ggml_ramp.assign(rope->ramp.begin(), rope->ramp.end());
     // The held frequency: the angle ggml's arithmetic gives at position 1 (fill_held sizes by theta_held).
     plan.theta_held.resize(grid.size());
     HeldArrays at_one;
@@ -105,9 +100,9 @@ PrecisionPlan plan_precision(const std::string& command, const Encoding& e, cons
   const FrequencyTable held =
       for_encoding(command, spelling(e), [&] { return frequencies(e, seq_len, Convention::huggingface, true); });
   for (Eigen::Index i = 0; i < held.theta.rows(); ++i) plan.theta_held.push_back(round_to(p.inv_freq_dtype, held.theta(i, 0)));
-  // Proportional RoPE's buffer holds its identity pairs as zero frequencies (cos 1, sin 0): transformers' tables do.
+  // A buffer that holds the identity pairs as zero frequencies (cos 1, sin 0; proportional): transformers' tables do.
   const FrequencySchedule* s = schedule_of(e);
-  if (s && std::holds_alternative<scaling::Proportional>(s->scaling)) {
+  if (s && scheme_zero_identity_pairs(s->scaling)) {
     plan.theta_exact.resize(plan.theta_exact.size() + static_cast<std::size_t>(exact.identity_dims / 2), 0.0);
     plan.theta_held.resize(plan.theta_exact.size(), 0.0);
   }

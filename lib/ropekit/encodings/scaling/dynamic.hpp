@@ -14,6 +14,7 @@ struct Dynamic {
   double orig = 0;     ///< L0, finite, > 1; required (0: not given, refused)
   static constexpr std::string_view name = "dynamic";
   static constexpr bool needs_seq_len = true;
+  static constexpr bool zero_identity_pairs = false;
 };
 
 inline std::span<const Key<Dynamic>> scheme_keys(const Dynamic&) {
@@ -41,5 +42,8 @@ Scaled<T> scale(const Dynamic&, const ExplicitInput<T>& in) {
 }
 inline double* factor_of(Dynamic&) { return nullptr; }  // T sets the effective factor: not tuned
 inline std::optional<double> original_length(const Dynamic& d) { return d.orig; }
+
+/// Not ggml_rope_ext's arguments (not in ggml_rope_ext).
+inline std::optional<GgmlRope> ggml_rope(const Dynamic&, double, int, int) { return std::nullopt; }
 
 }  // namespace ropekit::scaling

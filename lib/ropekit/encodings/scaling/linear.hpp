@@ -9,6 +9,7 @@ struct Linear {
   double factor = 1;  ///< finite, > 0 (below 1: a note)
   static constexpr std::string_view name = "linear";
   static constexpr bool needs_seq_len = false;
+  static constexpr bool zero_identity_pairs = false;
 };
 
 inline std::span<const Key<Linear>> scheme_keys(const Linear&) {
@@ -35,5 +36,10 @@ Scaled<T> scale(const Linear& l, const ExplicitInput<T>& in) {
 }
 inline double* factor_of(Linear& l) { return &l.factor; }
 inline std::optional<double> original_length(const Linear&) { return std::nullopt; }
+
+/// ggml_rope_ext's freq_scale = 1/factor (llama.cpp's LLAMA_ROPE_SCALING_TYPE_LINEAR).
+inline std::optional<GgmlRope> ggml_rope(const Linear& l, double, int, int) {
+  return GgmlRope{1.0f / static_cast<float>(l.factor)};
+}
 
 }  // namespace ropekit::scaling

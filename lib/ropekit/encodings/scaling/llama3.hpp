@@ -16,6 +16,7 @@ struct Llama3 {
   double orig = 0;    ///< L0, finite, > 1; required (0: not given, refused)
   static constexpr std::string_view name = "llama3";
   static constexpr bool needs_seq_len = false;
+  static constexpr bool zero_identity_pairs = false;
 };
 
 inline std::span<const Key<Llama3>> scheme_keys(const Llama3&) {
@@ -47,5 +48,8 @@ Scaled<T> scale(const Llama3& l, const ExplicitInput<T>& in) {
 }
 inline double* factor_of(Llama3& l) { return &l.factor; }
 inline std::optional<double> original_length(const Llama3& l) { return l.orig; }
+
+/// Not ggml_rope_ext's arguments (a GGUF's rope_freqs factors).
+inline std::optional<GgmlRope> ggml_rope(const Llama3&, double, int, int) { return std::nullopt; }
 
 }  // namespace ropekit::scaling

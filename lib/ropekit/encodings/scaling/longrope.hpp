@@ -21,6 +21,7 @@ struct LongRope {
   std::optional<double> factor{};                 ///< s, finite, > 0 (below 1: a note); given, max is not used
   static constexpr std::string_view name = "longrope";
   static constexpr bool needs_seq_len = false;  // T chooses the list, but the short list applies without one
+  static constexpr bool zero_identity_pairs = false;
 };
 
 inline std::span<const Key<LongRope>> scheme_keys(const LongRope&) {
@@ -98,6 +99,9 @@ Scaled<T> scale(const LongRope& l, const ExplicitInput<T>& in) {
 }
 inline double* factor_of(LongRope&) { return nullptr; }
 inline std::optional<double> original_length(const LongRope& l) { return l.orig; }
+
+/// Not ggml_rope_ext's arguments (a GGUF's rope_freqs factors).
+inline std::optional<GgmlRope> ggml_rope(const LongRope&, double, int, int) { return std::nullopt; }
 
 }  // namespace scaling
 }  // namespace ropekit

@@ -8,6 +8,7 @@ namespace ropekit::scaling {
 struct None {
   static constexpr std::string_view name = "none";
   static constexpr bool needs_seq_len = false;
+  static constexpr bool zero_identity_pairs = false;
 };
 
 inline std::span<const Key<None>> scheme_keys(const None&) { return {}; }
@@ -23,5 +24,7 @@ Scaled<T> scale(const None&, const ExplicitInput<T>& in) {
 }
 inline double* factor_of(None&) { return nullptr; }
 inline std::optional<double> original_length(const None&) { return std::nullopt; }
+
+inline std::optional<GgmlRope> ggml_rope(const None&, double, int, int) { return GgmlRope{}; }
 
 }  // namespace ropekit::scaling

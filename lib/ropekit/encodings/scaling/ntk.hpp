@@ -16,6 +16,7 @@ struct Ntk {
   double factor = 1;  ///< finite, > 0 (below 1: a note)
   static constexpr std::string_view name = "ntk";
   static constexpr bool needs_seq_len = false;
+  static constexpr bool zero_identity_pairs = false;
 };
 
 inline std::span<const Key<Ntk>> scheme_keys(const Ntk&) {
@@ -37,6 +38,9 @@ Scaled<T> scale(const Ntk&, const ExplicitInput<T>& in) {
 }
 inline double* factor_of(Ntk& n) { return &n.factor; }
 inline std::optional<double> original_length(const Ntk&) { return std::nullopt; }
+
+/// Not ggml_rope_ext's arguments (a GGUF stores the NTK base as freq_base).
+inline std::optional<GgmlRope> ggml_rope(const Ntk&, double, int, int) { return std::nullopt; }
 
 }  // namespace scaling
 }  // namespace ropekit

@@ -17,6 +17,8 @@ struct Proportional {
   double factor = 1;  ///< finite, > 0 (below 1: a note); transformers' default 1
   static constexpr std::string_view name = "proportional";
   static constexpr bool needs_seq_len = false;
+  /// transformers' inverse-frequency buffer holds the pairs it leaves unrotated as zero frequencies (cos 1, sin 0)
+  static constexpr bool zero_identity_pairs = true;
 };
 
 inline std::span<const Key<Proportional>> scheme_keys(const Proportional&) {
@@ -52,5 +54,8 @@ Scaled<T> scale(const Proportional&, const ExplicitInput<T>& in) {
 }
 inline double* factor_of(Proportional& s) { return &s.factor; }
 inline std::optional<double> original_length(const Proportional&) { return std::nullopt; }
+
+/// Not ggml_rope_ext's arguments (not in ggml_rope_ext).
+inline std::optional<GgmlRope> ggml_rope(const Proportional&, double, int, int) { return std::nullopt; }
 
 }  // namespace ropekit::scaling

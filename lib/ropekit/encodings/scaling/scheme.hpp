@@ -9,8 +9,10 @@
 //                                                      warns or falls back (beside rule_notes of keys.hpp)
 //   scale(const S&, const GeometricInput<T>&)         theta' of a geometric schedule, T = double and float
 //   scale(const S&, const ExplicitInput<T>&)          theta' of frequencies given as numbers (or a refusal)
-// and the traits needs_seq_len (the frequencies depend on the current length T), factor_of (the tunable
-// factor) and original_length (L0). ScalingScheme checks all of it, so a scheme that forgets one does not compile.
+//   ggml_rope(const S&, base, r, count) -> optional<GgmlRope>  ggml's rope kernel arguments (none: llama.cpp does
+//                                                      not run the scheme through them)
+// and the traits needs_seq_len (the frequencies depend on the current length T), zero_identity_pairs, factor_of
+// (the tunable factor) and original_length (L0). ScalingScheme checks all of it, so a scheme that forgets one does not compile.
 
 #include <cmath>
 #include <concepts>
@@ -80,6 +82,13 @@ struct Scaled {
   std::optional<int> identity_dims{};  ///< replaces n - 2 ceil(r/2) where the scheme rotates other pairs (proportional)
 };
 
+/// What ggml_rope_ext takes of a scheme besides the base (llama.cpp ggml/src/ggml-cpu/ops.cpp, ggml_rope_cache_init
+/// and rope_yarn): freq_scale (1/s), and rope_yarn's extrapolation weight per pair (empty: none, theta_interp only).
+struct GgmlRope {
+  float freq_scale = 1;
+  std::vector<float> ramp{};
+};
+
 /// @throws InputError "dim = <n> (must be such that the rotary dims are >= 4 for scaling <name> ...)" if r < 4.
 void require_r4(const Where& where, int r, int dim, std::string_view scheme);
 /// @throws InputError "scaling = <name> (must be none, linear, llama3 or longrope for explicit frequencies ...)".
@@ -93,6 +102,7 @@ concept ScalingScheme = std::default_initializable<S> && requires(const S& s, S&
                                                                  const ExplicitInput<float>& ef) {
   { S::name } -> std::convertible_to<std::string_view>;
   { S::needs_seq_len } -> std::convertible_to<bool>;
+  { S::zero_identity_pairs } -> std::convertible_to<bool>;
   { scheme_keys(s) } -> std::convertible_to<std::span<const Key<S>>>;
   { attention_factor(s, c) } -> std::same_as<double>;
   { notes(s) } -> std::same_as<std::vector<std::string>>;
@@ -102,6 +112,7 @@ concept ScalingScheme = std::default_initializable<S> && requires(const S& s, S&
   { scale(s, ef) } -> std::same_as<Scaled<float>>;
   { factor_of(m) } -> std::same_as<double*>;
   { original_length(s) } -> std::same_as<std::optional<double>>;
+  { ggml_rope(s, 1e4, 2, 1) } -> std::same_as<std::optional<GgmlRope>>;
 };
 
 }  // namespace scaling

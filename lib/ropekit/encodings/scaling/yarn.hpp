@@ -26,6 +26,7 @@ struct Yarn {
   std::optional<double> max{};  ///< HF's max_position_embeddings, finite, > 0: s = max / orig when factor is absent
   static constexpr std::string_view name = "yarn";
   static constexpr bool needs_seq_len = false;
+  static constexpr bool zero_identity_pairs = false;
 };
 
 inline std::span<const Key<Yarn>> scheme_keys(const Yarn&) {
@@ -82,6 +83,11 @@ inline double* factor_of(Yarn& y) {
   return &*y.factor;
 }
 inline std::optional<double> original_length(const Yarn& y) { return y.orig; }
+
+/// freq_scale = 1/s and rope_yarn's ramp mix per pair, in float as ggml computes them.
+inline std::optional<GgmlRope> ggml_rope(const Yarn& y, double base, int r, int count) {
+  return GgmlRope{1.0f / static_cast<float>(yarn_factor(y)), ggml_yarn_ramp_mix<float>(y, base, r, count)};
+}
 
 }  // namespace scaling
 
