@@ -73,11 +73,18 @@ const json& cases() {
 }
 
 // The layer type a buffer belongs to: "<type>_inv_freq" names it; "inv_freq" is every rotary layer type.
+// Whether the rotary part of e (a decoupled head's rope part) is scaled by scheme S.
+template <class S>
+bool scheme_is(const Encoding& e) {
+  const FrequencySchedule* f = schedule_of(*rotary_leaves(e).front());
+  return f != nullptr && std::holds_alternative<S>(f->scaling);
+}
+
 std::vector<const LayerType*> layers_of(const Model& m, const std::string& buffer) {
   std::vector<const LayerType*> out;
   const std::string suffix = "_inv_freq";
   for (const auto& l : m.layer_types) {
-    if (spelling(l.encoding).rfind("nope", 0) == 0) continue;  // a NoPE layer ("nope:dim=<head>") has no buffer
+    if (std::holds_alternative<enc::Nope>(l.encoding.value)) continue;  // a NoPE layer has no buffer
     if (buffer == "inv_freq" || buffer == l.name + suffix) out.push_back(&l);
   }
   return out;
@@ -90,14 +97,14 @@ void check_buffer(const Model& m, const Buffer& b) {
   REQUIRE_FALSE(layers.empty());
   for (const auto* l : layers) {
     CAPTURE(l->name);
-    CAPTURE(l->encoding);
+    CAPTURE(spelling(l->encoding));
     // The buffer at construction: dynamic NTK before any rescaling (at its original length).
-    const bool dynamic = l->encoding.find("dynamic(") != std::string::npos;
-    const auto ft = frequencies(parse_encoding(l->encoding),
+    const bool dynamic = scheme_is<scaling::Dynamic>(l->encoding);
+    const auto ft = frequencies(l->encoding,
                                 dynamic ? std::optional<double>(*m.context_length) : std::nullopt);
     // Proportional RoPE's buffer holds its zero frequencies too: ropekit keeps them as identity planes.
     const auto live = static_cast<std::size_t>(ft.theta.rows());
-    if (l->encoding.find("scaling=proportional") != std::string::npos) {
+    if (scheme_is<scaling::Proportional>(l->encoding)) {
       REQUIRE(live + static_cast<std::size_t>(ft.identity_dims / 2) == b.values.size());
       for (std::size_t i = live; i < b.values.size(); ++i) CHECK(b.values[i] == 0);
     } else {
@@ -139,9 +146,9 @@ TEST_CASE("frequencies --float32: transformers' CPU buffers bit for bit (PyTorch
     const Model m = read_hf_config(c.at("config").dump(), b.case_name);
     for (const auto* l : layers_of(m, b.buffer)) {
       CAPTURE(b.case_name);
-      CAPTURE(l->encoding);
-      const bool dynamic = l->encoding.find("dynamic(") != std::string::npos;
-      const auto ft = frequencies(parse_encoding(l->encoding),
+      CAPTURE(spelling(l->encoding));
+      const bool dynamic = scheme_is<scaling::Dynamic>(l->encoding);
+      const auto ft = frequencies(l->encoding,
                                   dynamic ? std::optional<double>(*m.context_length) : std::nullopt,
                                   Convention::huggingface, true);
       for (Eigen::Index i = 0; i < ft.theta.rows(); ++i) {

@@ -22,8 +22,8 @@ KernelPlan plan_kernel(const KernelRequest& a) {
   KernelPlan p;
   for (std::size_t j = 0; j < a.encodings.size(); ++j) {
     const std::string& text = a.encodings[j];
-    // A model layer type's encoding is the reader's value (its spelling is `text`); one given as such is parsed.
-    const bool from_model = j < a.layers.size() && a.layers[j].value;
+    // A model layer type's encoding is the reader's value (when `text` is its spelling); one given as such is parsed.
+    const bool from_model = j < a.layers.size() && a.layers[j].value && a.layers[j].encoding == text;
     p.encodings.push_back(from_model ? *a.layers[j].value : parse_encoding_for(command, text));
     if (!is_relative(p.encodings.back()))
       throw_bad_value(where, "encoding", "'" + text + "'",
