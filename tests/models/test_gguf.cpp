@@ -159,6 +159,16 @@ TEST_CASE("GGUF: plain and linear-scaled RoPE from the keys") {
   CHECK(spelling(m.layer_types[0].encoding) == "rope:dim=128,base=1000000,F=64,scaling=linear(factor=4)");
 }
 
+TEST_CASE("GGUF: the factor's older key rope.scale_linear, read where rope.scaling.factor is absent") {
+  test::ScratchDir dir("gguf-scale-linear");
+  const std::string path = dir.write(
+      "m.gguf", gguf({{"llama.rope.freq_base", 10000.0f}, {"llama.rope.scale_linear", 2.0f}},
+                     {{"llama.attention.head_count", 32}, {"llama.embedding_length", 4096}, {"llama.block_count", 32}},
+                     {{"general.architecture", "llama"}, {"llama.rope.scaling.type", "linear"}}, {}));
+  const auto& l = read_model(path).layer_types.at(0);
+  CHECK(std::get<scaling::Linear>(std::get<enc::Rope>(l.encoding.value).freqs.scaling).factor == 2);
+}
+
 TEST_CASE("GGUF: YaRN's yarn_log_multiplier in llama.cpp's two conventions, the softmax multiplier of today's") {
   // DeepSeek-V3 as a GGUF: 64 of 192 dims rotate, YaRN s = 40 from 4096; x = 1 (mscale_all_dim, llama.cpp today):
   // softmax (1 + 0.1 ln 40)^2, transformers' mscale(40, 1)^2; the older reading (1 + ln 40)^2.

@@ -319,7 +319,9 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
     geometric.count = default_count(geometric);  // F = ceil(r/2), as the spelling's parser fills it
     rope.freqs.source = geometric;
     const std::string type = text(g, a + "rope.scaling.type", source).value_or("none");
-    const auto factor = number(g, a + "rope.scaling.factor", F32, source);
+    // rope.scale_linear: the factor's older name, which llama.cpp reads when rope.scaling.factor is absent.
+    auto factor = number(g, a + "rope.scaling.factor", F32, source);
+    if (!factor) factor = number(g, a + "rope.scale_linear", F32, source);
     const auto orig = number(g, a + "rope.scaling.original_context_length", U32, source);
     if (type == "linear" && factor) {
       rope.freqs.scaling = scaling::Linear{*factor};
