@@ -80,7 +80,7 @@ ProbeResult run_models_probe(const ProbeContext& ctx) {
         line.y = r.plot_kernel;
         plots[pm.family].push_back(line);
         for (std::size_t i = 0; i < r.plot_lags.size(); ++i)
-          data.add_row({pm.name, r.layer.name, r.layer.encoding, r.plot_lags[i], r.plot_kernel[i]});
+          data.add_row({pm.name, r.layer.name, spelling(r.layer.encoding), r.plot_lags[i], r.plot_kernel[i]});
       }
       add_summary_row(summary, pm.name, r);
       add_kernels_row(kernels, pm.name, r);

@@ -70,7 +70,7 @@ ProbeResult run_precision_probe(const ProbeContext& ctx) {
   std::vector<Config> configs;
   for (const auto& h : heads) {
     const Model m = read_hf_config(std::string(embedded_file(h.file)), h.file);
-    const Encoding e = parse_encoding(m.layer_types.at(0).encoding);
+    const Encoding& e = m.layer_types.at(0).encoding;
     for (const Dtype d : {Dtype::fp32, Dtype::bf16, Dtype::fp16}) {
       Pipeline p;
       p.dtype = d;

@@ -183,7 +183,7 @@ ReportPage render_report_page(const std::vector<FileReport>& files, const Report
       {"encoding", [](const FileReport& f) {
          return per_layer(f, [](const LayerReport& r) {
            // A GGUF's explicit frequencies spell 64 numbers: cut (`ropekit model FILE` prints them all).
-           const std::string& e = r.layer.encoding;
+           const std::string e = spelling(r.layer.encoding);
            return e.size() <= 100 ? e : e.substr(0, 80) + fmt::format("... ({} characters)", e.size());
          });
        }},

@@ -19,12 +19,12 @@ void add_summary_row(Table& t, const std::string& model, const LayerReport& r) {
                         static_cast<std::int64_t>(l.rotary_dims)};
   const double V = static_cast<double>(r.visible_lags);
   if (!r.rotary) {
-    row.insert(row.end(), {Cell(), r.family, l.window, r.context, V, Cell(), Cell(), Cell(),
+    row.insert(row.end(), {Cell(), r.family, window_text(l.window), r.context, V, Cell(), Cell(), Cell(),
                            r.family == "nope" ? Cell(1.0) : Cell(), Cell(), Cell(), Cell(), Cell(), l.attention_factor,
                            l.softmax_scale});
   } else {
     row.insert(row.end(),
-               {r.base ? Cell(*r.base) : Cell(), r.scheme, l.window, r.context, V, r.pairs, r.turns_within_orig, r.turns_within_context,
+               {r.base ? Cell(*r.base) : Cell(), r.scheme, window_text(l.window), r.context, V, r.pairs, r.turns_within_orig, r.turns_within_context,
                 r.min_kernel, static_cast<double>(r.min_kernel_lag),
                 r.first_negative_lag ? Cell(static_cast<double>(*r.first_negative_lag)) : Cell(),
                 r.base_bound ? Cell(*r.base_bound) : Cell(), r.base_bound && r.base ? Cell(*r.base >= *r.base_bound) : Cell(),

@@ -26,10 +26,10 @@ py::dict py_model(const std::string& path) {
   for (const auto& l : m.layer_types) {
     name.push_back(l.name);
     layers.push_back(l.layers);
-    encoding.push_back(l.encoding);
+    encoding.push_back(spelling(l.encoding));
     head_dim.push_back(l.head_dim);
     rotary_dims.push_back(l.rotary_dims);
-    window.push_back(l.window);
+    window.push_back(window_text(l.window));
     attention_factor.push_back(l.attention_factor);
     softmax_scale.push_back(l.softmax_scale);
     floor_scale.push_back(l.temperature ? l.temperature->floor_scale : std::nan(""));

@@ -16,6 +16,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const GgufFile g = read_gguf(in, size, "fuzz.gguf");
     const Model m = model_from_gguf(g, "fuzz.gguf");
     for (const auto& l : m.layer_types)
-      (void)fuzz::must("parse_encoding of a GGUF layer type's spelling", [&] { return parse_encoding(l.encoding); });
+      (void)fuzz::must("parse_encoding of a GGUF layer type's spelling", [&] { return parse_encoding(spelling(l.encoding)); });
   });
 }

@@ -141,7 +141,7 @@ TEST_CASE("GGUF: Llama 3.1's rope_freqs tensor gives the llama3-scaled frequenci
   CHECK(l.layers == 32);
   CHECK(l.head_dim == 128);
   CHECK(l.rotary_dims == 128);
-  const auto mine = frequencies(parse_encoding(l.encoding)).theta;
+  const auto mine = frequencies(l.encoding).theta;
   const auto llama3 =
       frequencies(parse_encoding("rope:dim=128,base=500000,scaling=llama3(factor=8,low=1,high=4,orig=8192)")).theta;
   REQUIRE(mine.rows() == llama3.rows());
@@ -156,7 +156,17 @@ TEST_CASE("GGUF: plain and linear-scaled RoPE from the keys") {
                      {{"qwen2.attention.head_count", 28}, {"qwen2.embedding_length", 3584}, {"qwen2.block_count", 28}},
                      {{"general.architecture", "qwen2"}, {"qwen2.rope.scaling.type", "linear"}}, {}));
   const Model m = read_model(path);
-  CHECK(m.layer_types[0].encoding == "rope:dim=128,base=1000000,F=64,scaling=linear(factor=4)");
+  CHECK(spelling(m.layer_types[0].encoding) == "rope:dim=128,base=1000000,F=64,scaling=linear(factor=4)");
+}
+
+TEST_CASE("GGUF: the factor's older key rope.scale_linear, read where rope.scaling.factor is absent") {
+  test::ScratchDir dir("gguf-scale-linear");
+  const std::string path = dir.write(
+      "m.gguf", gguf({{"llama.rope.freq_base", 10000.0f}, {"llama.rope.scale_linear", 2.0f}},
+                     {{"llama.attention.head_count", 32}, {"llama.embedding_length", 4096}, {"llama.block_count", 32}},
+                     {{"general.architecture", "llama"}, {"llama.rope.scaling.type", "linear"}}, {}));
+  const auto& l = read_model(path).layer_types.at(0);
+  CHECK(std::get<scaling::Linear>(std::get<enc::Rope>(l.encoding.value).freqs.scaling).factor == 2);
 }
 
 TEST_CASE("GGUF: YaRN's yarn_log_multiplier in llama.cpp's two conventions, the softmax multiplier of today's") {
@@ -176,7 +186,22 @@ TEST_CASE("GGUF: YaRN's yarn_log_multiplier in llama.cpp's two conventions, the 
   CHECK(l.rotary_dims == 64);
   CHECK(l.softmax_scale == doctest::Approx(std::pow(0.1 * std::log(40.0) + 1, 2)).epsilon(1e-15));
   // orig comes from the file's original_context_length (a hand spelling must give it).
-  CHECK(l.encoding.find("scaling=yarn(factor=40,orig=4096,") != std::string::npos);
+  CHECK(spelling(l.encoding).find("scaling=yarn(factor=40,orig=4096,") != std::string::npos);
+  // The value, field by field from the keys: 64 of 192 dims rotate (partial 64/192), YaRN s = 40 from 4096 with
+  // transformers' default betas (the file gives no yarn_beta_fast / yarn_beta_slow).
+  const FrequencySchedule& f = std::get<enc::Rope>(l.encoding.value).freqs;
+  const auto& g = std::get<Geometric>(f.source);
+  CHECK(g.dim == 192);
+  CHECK(g.base == 10000);
+  CHECK(g.partial == 64.0 / 192.0);
+  CHECK(g.count == 32);
+  const auto& y = std::get<scaling::Yarn>(f.scaling);
+  CHECK(y.factor == 40.0);
+  CHECK(y.orig == 4096);
+  CHECK(y.beta_fast == 32);
+  CHECK(y.beta_slow == 1);
+  CHECK_FALSE(y.mscale);
+  CHECK_FALSE(y.max);
   const std::string notes = layer_notes(m, l);
   CHECK(notes.find("before llama.cpp PR 17945 they read (1 + x ln s)^2 = " +
                    format_significant(std::pow(1 + std::log(40.0), 2), 8)) != std::string::npos);
@@ -262,7 +287,7 @@ TEST_CASE("GGUF: absent rope keys take llama.cpp's defaults, and a note says so"
   const std::string p = dir.write("d.gguf", gguf({}, kLlama, {{"general.architecture", "llama"}}, {}));
   const Model m = read_model(p);
   const auto& l = m.layer_types.at(0);
-  CHECK(l.encoding.rfind("rope:dim=128,base=10000", 0) == 0);  // 4096 / 32 dims, all rotating
+  CHECK(spelling(l.encoding).rfind("rope:dim=128,base=10000", 0) == 0);  // 4096 / 32 dims, all rotating
   const std::string notes = layer_notes(m, l);
   CHECK(notes.find("llama.rope.dimension_count absent: llama.cpp rotates the whole head (128)") != std::string::npos);
   CHECK(notes.find("llama.rope.freq_base absent: llama.cpp's default 10000") != std::string::npos);

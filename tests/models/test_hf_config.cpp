@@ -73,11 +73,18 @@ const json& cases() {
 }
 
 // The layer type a buffer belongs to: "<type>_inv_freq" names it; "inv_freq" is every rotary layer type.
+// Whether the rotary part of e (a decoupled head's rope part) is scaled by scheme S.
+template <class S>
+bool scheme_is(const Encoding& e) {
+  const FrequencySchedule* f = schedule_of(*rotary_leaves(e).front());
+  return f != nullptr && std::holds_alternative<S>(f->scaling);
+}
+
 std::vector<const LayerType*> layers_of(const Model& m, const std::string& buffer) {
   std::vector<const LayerType*> out;
   const std::string suffix = "_inv_freq";
   for (const auto& l : m.layer_types) {
-    if (l.encoding.rfind("nope", 0) == 0) continue;  // a NoPE layer ("nope:dim=<head>") has no buffer
+    if (std::holds_alternative<enc::Nope>(l.encoding.value)) continue;  // a NoPE layer has no buffer
     if (buffer == "inv_freq" || buffer == l.name + suffix) out.push_back(&l);
   }
   return out;
@@ -90,14 +97,14 @@ void check_buffer(const Model& m, const Buffer& b) {
   REQUIRE_FALSE(layers.empty());
   for (const auto* l : layers) {
     CAPTURE(l->name);
-    CAPTURE(l->encoding);
+    CAPTURE(spelling(l->encoding));
     // The buffer at construction: dynamic NTK before any rescaling (at its original length).
-    const bool dynamic = l->encoding.find("dynamic(") != std::string::npos;
-    const auto ft = frequencies(parse_encoding(l->encoding),
+    const bool dynamic = scheme_is<scaling::Dynamic>(l->encoding);
+    const auto ft = frequencies(l->encoding,
                                 dynamic ? std::optional<double>(*m.context_length) : std::nullopt);
     // Proportional RoPE's buffer holds its zero frequencies too: ropekit keeps them as identity planes.
     const auto live = static_cast<std::size_t>(ft.theta.rows());
-    if (l->encoding.find("scaling=proportional") != std::string::npos) {
+    if (scheme_is<scaling::Proportional>(l->encoding)) {
       REQUIRE(live + static_cast<std::size_t>(ft.identity_dims / 2) == b.values.size());
       for (std::size_t i = live; i < b.values.size(); ++i) CHECK(b.values[i] == 0);
     } else {
@@ -139,9 +146,9 @@ TEST_CASE("frequencies --float32: transformers' CPU buffers bit for bit (PyTorch
     const Model m = read_hf_config(c.at("config").dump(), b.case_name);
     for (const auto* l : layers_of(m, b.buffer)) {
       CAPTURE(b.case_name);
-      CAPTURE(l->encoding);
-      const bool dynamic = l->encoding.find("dynamic(") != std::string::npos;
-      const auto ft = frequencies(parse_encoding(l->encoding),
+      CAPTURE(spelling(l->encoding));
+      const bool dynamic = scheme_is<scaling::Dynamic>(l->encoding);
+      const auto ft = frequencies(l->encoding,
                                   dynamic ? std::optional<double>(*m.context_length) : std::nullopt,
                                   Convention::huggingface, true);
       for (Eigen::Index i = 0; i < ft.theta.rows(); ++i) {
@@ -245,11 +252,11 @@ TEST_CASE("config.json: layer types with their windows, NoPE layers and the Llam
   REQUIRE(g.layer_types.size() == 2);
   CHECK(g.layer_types[0].name == "sliding_attention");
   CHECK(g.layer_types[0].layers == 10);
-  CHECK(g.layer_types[0].window == "sliding 1024");
-  CHECK(g.layer_types[0].encoding == "rope:dim=256,base=10000,F=128");
+  CHECK(g.layer_types[0].window == Window{Window::Kind::sliding, 1024});
+  CHECK(spelling(g.layer_types[0].encoding) == "rope:dim=256,base=10000,F=128");
   CHECK(g.layer_types[1].name == "full_attention");
   CHECK(g.layer_types[1].layers == 2);
-  CHECK(g.layer_types[1].encoding == "rope:dim=256,base=1000000,F=128,scaling=linear(factor=8)");
+  CHECK(spelling(g.layer_types[1].encoding) == "rope:dim=256,base=1000000,F=128,scaling=linear(factor=8)");
   // Llama 4: NoPE every 4th layer (no_rope_layers 0), chunked attention elsewhere.
   const Model l4 = read_hf_config(R"({"model_type": "llama4_text", "head_dim": 128, "num_hidden_layers": 4,
       "attention_chunk_size": 8192, "attn_temperature_tuning": true, "floor_scale": 8192, "attn_scale": 0.1,
@@ -257,10 +264,10 @@ TEST_CASE("config.json: layer types with their windows, NoPE layers and the Llam
       "no_rope_layers": [1, 1, 1, 0], "rope_parameters": {"rope_type": "default", "rope_theta": 500000}})", "l4.json");
   REQUIRE(l4.layer_types.size() == 2);
   CHECK(l4.layer_types[0].name == "chunked_attention");
-  CHECK(l4.layer_types[0].window == "chunked 8192");
+  CHECK(l4.layer_types[0].window == Window{Window::Kind::chunked, 8192});
   // The NoPE layers keep the config's name (their type has no rotary layers) and are as wide as the head: G = I_128.
   CHECK(l4.layer_types[1].name == "full_attention");
-  CHECK(l4.layer_types[1].encoding == "nope:dim=128");
+  CHECK(spelling(l4.layer_types[1].encoding) == "nope:dim=128");
   CHECK(l4.layer_types[1].head_dim == 128);
   CHECK(l4.layer_types[1].rotary_dims == 0);
   REQUIRE(l4.layer_types[1].notes.size() == 1);
@@ -289,9 +296,9 @@ TEST_CASE("config.json: gpt-oss's YaRN, models.md section 4's numbers") {
                           "beta_slow": 1.0, "original_max_position_embeddings": 4096, "truncate": false}})", "oss.json");
   REQUIRE(m.layer_types.size() == 2);
   CHECK(m.layer_types[0].layers == 12);
-  CHECK(m.layer_types[0].window == "sliding 128");
+  CHECK(m.layer_types[0].window == Window{Window::Kind::sliding, 128});
   CHECK(std::abs(m.layer_types[1].attention_factor - 1.3465736) < 5e-8);
-  const Encoding e = parse_encoding(m.layer_types[1].encoding);
+  const Encoding e = m.layer_types[1].encoding;
   const auto* f = schedule_of(e);
   REQUIRE(f != nullptr);
   const auto& y = std::get<scaling::Yarn>(f->scaling);
@@ -318,4 +325,79 @@ TEST_CASE("config.json: DeepSeek's decoupled head and its softmax multiplier msc
   CHECK(l.attention_factor == 1.0);
   const double ms = 0.1 * std::log(40.0) + 1;
   CHECK(std::abs(l.softmax_scale - ms * ms) < 1e-15);
+}
+
+// The reader builds values: each field below is written from the config's keys by hand (transformers' names on the
+// left of each comment), not taken from the reader's output or spelling.
+TEST_CASE("config.json: a layer type's encoding is a value whose fields are the config's keys") {
+  // DeepSeek-V3's rope_scaling: decoupled head (64 rotated + 128 not), YaRN with every transformers key given.
+  const Model m = read_hf_config(R"({"model_type": "deepseek_v3", "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
+      "num_hidden_layers": 61, "max_position_embeddings": 163840, "rope_theta": 10000,
+      "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4096, "beta_fast": 24,
+                       "beta_slow": 2, "mscale": 0.5, "mscale_all_dim": 0.75, "truncate": false}})", "ds.json");
+  REQUIRE(m.layer_types.size() == 1);
+  const auto& sum = std::get<enc::DirectSum>(m.layer_types[0].encoding.value);
+  REQUIRE(sum.parts.size() == 2);
+  CHECK(std::get<enc::Nope>(sum.parts[1].value).dim == 128);  // qk_nope_head_dim
+  const FrequencySchedule& f = std::get<enc::Rope>(sum.parts[0].value).freqs;
+  const auto& g = std::get<Geometric>(f.source);
+  CHECK(g.dim == 64);        // qk_rope_head_dim
+  CHECK(g.base == 10000);    // rope_theta
+  CHECK(g.partial == 1);     // no partial_rotary_factor
+  CHECK(g.count == 32);      // 64 / 2 pairs
+  const auto& y = std::get<scaling::Yarn>(f.scaling);
+  CHECK(y.factor == 40.0);   // factor
+  CHECK(y.orig == 4096);     // original_max_position_embeddings
+  CHECK(y.beta_fast == 24);  // beta_fast
+  CHECK(y.beta_slow == 2);   // beta_slow
+  CHECK(y.mscale == 0.5);    // mscale
+  CHECK(y.mscale_all_dim == 0.75);  // mscale_all_dim
+  CHECK_FALSE(y.truncate);   // truncate
+  CHECK_FALSE(y.max.has_value());  // factor given: max_position_embeddings is not the factor's source
+  CHECK_FALSE(y.attention_factor.has_value());
+
+  // Llama 3.1 (transformers 4 keys) and YaRN without factor (s = max_position_embeddings / original).
+  const Model l3 = read_hf_config(R"({"model_type": "llama", "head_dim": 128, "num_hidden_layers": 2,
+      "max_position_embeddings": 131072, "rope_theta": 500000.0, "rope_scaling": {"rope_type": "llama3",
+      "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}})",
+                                  "l3.json");
+  const auto& l3s = std::get<scaling::Llama3>(std::get<enc::Rope>(l3.layer_types[0].encoding.value).freqs.scaling);
+  CHECK(l3s.factor == 8);
+  CHECK(l3s.low == 1);
+  CHECK(l3s.high == 4);
+  CHECK(l3s.orig == 8192);
+  const Model q = read_hf_config(R"({"model_type": "qwen3", "head_dim": 128, "num_hidden_layers": 2,
+      "max_position_embeddings": 131072, "rope_parameters": {"rope_type": "yarn", "rope_theta": 1000000,
+      "original_max_position_embeddings": 32768, "attention_factor": 1.25}})", "q.json");
+  const auto& qy = std::get<scaling::Yarn>(std::get<enc::Rope>(q.layer_types[0].encoding.value).freqs.scaling);
+  CHECK_FALSE(qy.factor.has_value());
+  CHECK(qy.max == 131072.0);  // config.max_position_embeddings
+  CHECK(qy.orig == 32768);
+  CHECK(qy.attention_factor == 1.25);
+  CHECK(qy.beta_fast == 32);  // the struct's defaults, transformers' (32, 1, truncate true)
+  CHECK(qy.beta_slow == 1);
+  CHECK(qy.truncate);
+}
+
+TEST_CASE("config.json: a scheme key is refused with the reader's message, naming the transformers key") {
+  // A required key (by transformers' rope type) that is absent, a list that is not one, a key's rule (orig > 1).
+  const std::string head = R"({"model_type": "llama", "head_dim": 128, "num_hidden_layers": 2,
+      "max_position_embeddings": 131072, "rope_theta": 500000.0, "rope_scaling": )";
+  const auto message = [&](const std::string& scaling) {
+    try {
+      (void)read_hf_config(head + scaling + "}", "c.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  CHECK(message(R"({"rope_type": "llama3", "factor": 8, "high_freq_factor": 4,
+                    "original_max_position_embeddings": 8192})") ==
+        "c.json: rope_parameters.low_freq_factor is missing (rope_type llama3 needs it)");
+  CHECK(message(R"({"rope_type": "linear"})") == "c.json: rope_parameters.factor is missing (rope_type linear needs it)");
+  CHECK(message(R"({"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 8192,
+                    "beta_fast": "fast"})") == "c.json: beta_fast = \"fast\" (must be a finite number)");
+  const std::string orig = message(R"({"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 1})");
+  CHECK(orig.find("c.json: layer type full_attention: ") == 0);
+  CHECK(orig.find("yarn.orig = 1 (must be") != std::string::npos);
 }

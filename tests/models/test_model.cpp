@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <future>
-#include <stdexcept>
 #include <thread>
 
 #include "ropekit/models/model.hpp"
@@ -19,15 +18,20 @@ using namespace ropekit;
 
 TEST_CASE("window_span: the smallest lag a sliding or chunked layer cannot see") {
   LayerType l;
-  CHECK_FALSE(window_span(l).has_value());  // "": every earlier position
-  l.window = "sliding 1024";                // transformers: key j visible from query i when i - j < 1024
+  CHECK_FALSE(window_span(l).has_value());  // full: every earlier position
+  l.window = {Window::Kind::sliding, 1024};  // transformers: key j visible from query i when i - j < 1024
   CHECK(window_span(l) == 1024);
-  l.window = "chunked 8192";  // Llama 4: one chunk of 8192 positions, so lags up to 8191
+  l.window = {Window::Kind::chunked, 8192};  // Llama 4: one chunk of 8192 positions, so lags up to 8191
   CHECK(window_span(l) == 8192);
-  for (const char* bad : {"sliding", "sliding 0", "sliding 12x", "window 4"}) {
-    l.window = bad;
-    CHECK_THROWS_AS(window_span(l), std::logic_error);
-  }
+}
+
+TEST_CASE("window_text: the window column's text, as `ropekit model` printed it before windows were values") {
+  CHECK(window_text(Window{}) == "");
+  CHECK(window_text({Window::Kind::sliding, 4096}) == "sliding 4096");
+  CHECK(window_text({Window::Kind::chunked, 8192}) == "chunked 8192");
+  CHECK(window_text({Window::Kind::sliding, std::int64_t{1} << 53}) == "sliding 9007199254740992");
+  // Two windows are equal when kind and span are: a sliding and a chunked window of one span differ.
+  CHECK(Window{Window::Kind::sliding, 8} != Window{Window::Kind::chunked, 8});
 }
 
 TEST_CASE("read_model: a FIFO, a directory or a device is refused before it is opened") {

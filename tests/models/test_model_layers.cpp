@@ -49,6 +49,19 @@ TEST_CASE("model_layers: Llama 4's chunked layers and its NoPE layers' query tem
   REQUIRE(all[1].temperature);
   CHECK(all[1].temperature->floor_scale == 8192);
   CHECK(all[1].temperature->attn_scale == 0.1);
+  // The values beside the texts: Scout's config names no layer_types, so the reader names its NoPE layers
+  // full_attention (transformers' Llama4TextConfig default) and its rotary ones chunked_attention (chunk 8192).
+  REQUIRE(all[0].value);
+  CHECK(all[0].window_value == Window{Window::Kind::chunked, 8192});
+  REQUIRE(all[1].value);
+  CHECK(std::get<enc::Nope>(all[1].value->value).dim == 128);
+  CHECK(all[1].window_value == Window{});
+  // "Layer types keep the config's own names": FILE:full_attention names the NoPE layers, as --model takes it.
+  const auto full = model_layers(std::vector<std::string>{scout + ":full_attention"}, false, Where::options("ropekit kernel"));
+  REQUIRE(full.size() == 1);
+  CHECK(full[0].layer_type == "full_attention");
+  CHECK(full[0].encoding == "nope:dim=128");
+  CHECK(full[0].temperature);
 }
 
 TEST_CASE("model_layers: an unknown layer type, a file that does not read, several encodings for one") {

@@ -19,7 +19,7 @@ using namespace ropekit;
 
 namespace {
 
-double slope_of(const LayerType& l) { return std::get<enc::Alibi>(parse_encoding(l.encoding).value).slope; }
+double slope_of(const LayerType& l) { return std::get<enc::Alibi>(l.encoding.value).slope; }
 
 // 12 heads in BLOOM's build_alibi_tensor, by hand: the largest power of 2 <= 12 is c = 8, base 2^(-8/8) = 1/2, so
 // heads 0..7 have 2^-1 .. 2^-8; the 4 others take odd powers 1, 3, 5, 7 of 2^(-4/8): 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5.
@@ -34,7 +34,7 @@ TEST_CASE("BLOOM: one ALiBi layer type per head, with the slopes of BLOOM's code
   REQUIRE(m.layer_types.size() == 12);
   for (int h = 0; h < 12; ++h) {
     const auto& l = m.layer_types[static_cast<std::size_t>(h)];
-    CAPTURE(l.encoding);
+    CAPTURE(spelling(l.encoding));
     CHECK(l.name == "full_attention/head_" + std::to_string(h));
     CHECK(l.layers == 24);
     CHECK(l.head_dim == 64);
@@ -81,7 +81,7 @@ TEST_CASE("Falcon: alibi = true gives bfloat16 slopes over sqrt(head_dim); alibi
   // FalconConfig's default is rotary: the file without alibi is RoPE at the class default base.
   const Model r = read_hf_config(R"({"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71})", "f7.json");
   REQUIRE(r.layer_types.size() == 1);
-  CHECK(r.layer_types[0].encoding.rfind("rope:dim=64,base=10000", 0) == 0);
+  CHECK(spelling(r.layer_types[0].encoding).rfind("rope:dim=64,base=10000", 0) == 0);
 }
 
 TEST_CASE("Models without a relative encoding are refused, never read as RoPE") {
@@ -156,6 +156,6 @@ TEST_CASE("NoPE layers keep the config's type name unless the type has rotary la
   CHECK(m.layer_types[0].name == "full_attention");
   CHECK(m.layer_types[0].layers == 3);
   CHECK(m.layer_types[1].name == "full_attention/nope");
-  CHECK(m.layer_types[1].encoding == "nope:dim=64");
+  CHECK(spelling(m.layer_types[1].encoding) == "nope:dim=64");
   CHECK(m.layer_types[1].layers == 1);
 }

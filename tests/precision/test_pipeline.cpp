@@ -130,7 +130,7 @@ TEST_CASE("transformers' bf16 and fp16 cos/sin tables, CPU and GPU, bit for bit"
     const Model m = read_hf_config(cases.at(name).at("config").dump(), name);
     Pipeline pipe;
     pipe.dtype = parse_dtype(dtype, Where("test"));
-    PrecisionPlan pl = plan_precision("test", parse_encoding(m.layer_types.at(0).encoding), pipe);
+    PrecisionPlan pl = plan_precision("test", m.layer_types.at(0).encoding, pipe);
     // Stages 2-3 on the inverse frequencies that device held (its own pow kernel; stage 1 is checked elsewhere).
     const auto& buffer = inv_freq_buffers().at(name + " " + device);
     REQUIRE(buffer.size() == pl.theta_held.size());

@@ -20,8 +20,11 @@ KernelPlan plan_kernel(const KernelRequest& a) {
   const std::string& command = a.command;
   const Where where = Where::options(command);
   KernelPlan p;
-  for (const auto& text : a.encodings) {
-    p.encodings.push_back(parse_encoding_for(command, text));
+  for (std::size_t j = 0; j < a.encodings.size(); ++j) {
+    const std::string& text = a.encodings[j];
+    // A model layer type's encoding is the reader's value (when `text` is its spelling); one given as such is parsed.
+    const bool from_model = j < a.layers.size() && a.layers[j].value && a.layers[j].encoding == text;
+    p.encodings.push_back(from_model ? *a.layers[j].value : parse_encoding_for(command, text));
     if (!is_relative(p.encodings.back()))
       throw_bad_value(where, "encoding", "'" + text + "'",
                       "a relative encoding: sinusoidal is absolute and has no kernel of the lag (`ropekit check` "

@@ -101,14 +101,10 @@ LayerReport layer_report(const Model& m, const LayerType& l, const ModelReportOp
   LayerReport r;
   r.layer = l;
   // Rotary: the encoding has a rotated part with a frequency schedule; NoPE ("nope:dim=<head>") and ALiBi not.
-  std::optional<Encoding> e;
-  const Encoding* leaf = nullptr;
-  if (!l.encoding.starts_with("nope")) {
-    e = parse_encoding(l.encoding);
-    leaf = schedule_leaf(*e);
-  }
+  std::optional<Encoding> e = l.encoding;
+  const Encoding* leaf = schedule_leaf(*e);
   r.rotary = leaf != nullptr;
-  r.family = l.encoding.substr(0, l.encoding.find(':'));
+  r.family = family_name(l.encoding);
   if (!r.rotary) e.reset();
   r.context = context_of(m, e ? &*e : nullptr);
   const double L = r.context;
@@ -278,7 +274,7 @@ std::vector<FileReport> report_files(const ReportRequest& r) {
       const auto span = window_span(l);
       const double lags = std::min<double>(f.model.context_length ? static_cast<double>(*f.model.context_length) : 0,
                                            span ? static_cast<double>(*span) : 1e300);
-      if (!l.encoding.starts_with("nope") && !(lags >= 2) && schedule_leaf(parse_encoding(l.encoding)))
+      if (!(lags >= 2) && schedule_leaf(l.encoding))
         throw_bad_value(r.command, r.files_name, "'" + given + "'",
                         fmt::format("a model with a context (max_position_embeddings; GGUF: context_length) of at least 2 positions: "
                                     "the report scans the lags each layer sees, and layer type '{}' sees {}",

@@ -298,7 +298,7 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
   l.name = "full_attention";
   l.layers = number(g, a + "block_count", U32, source) ? positive_int("block_count", *number(g, a + "block_count", U32, source)) : 0;
   l.head_dim = head_dim;
-  std::string s;
+  enc::Rope rope;
   const auto freqs = g.tensors.find("rope_freqs");
   if (freqs != g.tensors.end()) {
     // llama.cpp divides theta_i = base^(-2i/n_rot) by rope_freqs[i] (Llama 3.1's scaling is stored this way).
@@ -311,21 +311,26 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
       if (!(f > 0) || !std::isfinite(f)) throw_bad_value(source, "rope_freqs", format_number(f), "finite and > 0");
       theta.push_back(std::pow(base, -2.0 * i / rot) / f);
     }
-    s = "rope-freqs:freqs=" + format_numbers(theta);
+    rope.freqs.source = ExplicitFrequencies{theta};
     l.notes.push_back("rope_freqs tensor: theta_i = base^(-2i/n) / rope_freqs[i] (llama.cpp's frequency factors)");
   } else {
-    s = fmt::format("rope:dim={},base={}", head_dim, format_number(base));
-    if (rot != head_dim) s += ",partial=" + format_number(static_cast<double>(rot) / head_dim);
+    Geometric geometric{head_dim, base};
+    if (rot != head_dim) geometric.partial = static_cast<double>(rot) / head_dim;
+    geometric.count = default_count(geometric);  // F = ceil(r/2), as the spelling's parser fills it
+    rope.freqs.source = geometric;
     const std::string type = text(g, a + "rope.scaling.type", source).value_or("none");
-    const auto factor = number(g, a + "rope.scaling.factor", F32, source);
+    // rope.scale_linear: the factor's older name, which llama.cpp reads when rope.scaling.factor is absent.
+    auto factor = number(g, a + "rope.scaling.factor", F32, source);
+    if (!factor) factor = number(g, a + "rope.scale_linear", F32, source);
     const auto orig = number(g, a + "rope.scaling.original_context_length", U32, source);
     if (type == "linear" && factor) {
-      s += fmt::format(",scaling=linear(factor={})", format_number(*factor));
+      rope.freqs.scaling = scaling::Linear{*factor};
     } else if (type == "yarn" && factor && orig) {
-      std::string k = fmt::format("factor={},orig={}", format_number(*factor), format_number(*orig));
-      if (const auto bf = number(g, a + "rope.scaling.yarn_beta_fast", F32, source)) k += ",beta_fast=" + format_number(*bf);
-      if (const auto bs = number(g, a + "rope.scaling.yarn_beta_slow", F32, source)) k += ",beta_slow=" + format_number(*bs);
-      s += ",scaling=yarn(" + k + ")";
+      scaling::Yarn y;
+      y.factor = *factor, y.orig = *orig;
+      if (const auto bf = number(g, a + "rope.scaling.yarn_beta_fast", F32, source)) y.beta_fast = *bf;
+      if (const auto bs = number(g, a + "rope.scaling.yarn_beta_slow", F32, source)) y.beta_slow = *bs;
+      rope.freqs.scaling = y;
       l.notes.push_back("llama.cpp computes YaRN with its own ramp (ropekit's --convention ggml)");
       // The softmax multiplier of DeepSeek-style graphs. llama.cpp today (PR 17945): mscale = 1 + 0.1 x ln s, so the
       // key x is transformers' mscale_all_dim; its graphs before that read mscale = 1 + x ln s (x = 0.1 mscale_all_dim).
@@ -347,17 +352,26 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
                                       format_number(*af), format_number(*af)));
     } else if (type == "longrope" && orig && m.context_length && g.tensors.count("rope_factors_long") &&
                g.tensors.count("rope_factors_short")) {
-      s += fmt::format(",scaling=longrope(short={},long={},orig={},max={})", format_numbers(g.tensors.at("rope_factors_short")),
-                       format_numbers(g.tensors.at("rope_factors_long")), format_number(*orig),
-                       format_number(static_cast<double>(*m.context_length)));
+      scaling::LongRope lr;
+      lr.short_factor = g.tensors.at("rope_factors_short"), lr.long_factor = g.tensors.at("rope_factors_long");
+      lr.orig = *orig, lr.max = static_cast<double>(*m.context_length);
+      rope.freqs.scaling = lr;
     } else if (type != "none") {
       throw_bad_value(source, a + "rope.scaling.type", "'" + type + "'",
                       "none, linear, yarn (with factor and original_context_length) or longrope (with its tensors)");
     }
   }
-  const Encoding e = parse_encoding(s, Where(source + ": full_attention"));
-  l.encoding = spelling(e);
-  const auto f = frequencies(e);
+  // The value is checked as the spelling's parser checks a schedule (the scheme's key rules, list lengths).
+  l.encoding = {rope};
+  FrequencyTable f;
+  try {
+    validate(rope.freqs.scaling, Where(source + ": full_attention"));
+    f = frequencies(l.encoding);
+  } catch (const InputError& e) {
+    std::string what = e.what();
+    if (what.starts_with("ropekit::frequencies: ")) what.erase(0, std::string_view("ropekit::frequencies: ").size());
+    throw InputError(what.starts_with(source) ? what : fmt::format("{}: full_attention: {}", source, what));
+  }
   l.attention_factor = f.attention_factor;
   l.rotary_dims = 2 * static_cast<int>(f.theta.rows());
   if (const auto w = number(g, a + "attention.sliding_window", U32, source)) {

@@ -105,21 +105,23 @@ const std::set<std::string> kDefaultIgnoresPartial = {
     "gemma3", "gemma3_text", "gemma4", "gemma4_text", "cohere2", "deepseek_v2", "deepseek_v3", "exaone4",
     "falcon_h1", "gpt_oss", "llama4", "llama4_text", "olmo2", "smollm3"};
 
-// The spelling of one rope dict over `dims` head dims (transformers' rotary module of that layer type).
-std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<std::int64_t> max_pos,
-                        const std::string& model_type, std::vector<std::string>& notes) {
+// The RoPE of one rope dict over `dims` head dims (transformers' rotary module of that layer type), built as a value:
+// the geometric grid, and the scheme's keys read through its key descriptors (scheme_from_dict).
+enc::Rope rope_of(const Reader& r, const json& d, int dims, std::optional<std::int64_t> max_pos,
+                  const std::string& model_type, std::vector<std::string>& notes) {
+  using hf::scheme_from_dict;
   const std::string type = *r.string(d, "rope_type");
   const double theta = *r.positive(d, "rope_theta");
-  std::string s = fmt::format("rope:dim={},base={}", dims, format_number(theta));
+  Geometric g{dims, theta};
   if (const auto p = r.number(d, "partial_rotary_factor"); p && *p != 1) {
     if (type == "proportional") {
-      s += ",partial=" + format_number(*p);
+      g.partial = *p;
     } else if (type == "default" && kDefaultIgnoresPartial.count(model_type)) {
       notes.push_back(fmt::format("partial_rotary_factor = {}: transformers 5.17's {} default RoPE ignores it and "
                                   "rotates all {} dims",
                                   format_number(*p), model_type, dims));
     } else {
-      s += ",partial=" + format_number(*p);
+      g.partial = *p;
       if (type == "default" && kDefaultReadsPartial.count(model_type))
         notes.push_back(fmt::format("partial_rotary_factor = {}: transformers' {} default RoPE reads it: int({} x {}) = "
                                     "{} dims rotate, the rest pass through",
@@ -131,7 +133,8 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
                                     format_number(*p), model_type.empty() ? "(no model_type)" : model_type));
     }
   }
-  // MRoPE (Qwen2-VL contiguous sections, Qwen3-VL interleaved): text tokens see 1-D RoPE (the spelling); image and
+  g.count = default_count(g);  // F = ceil(r/2), as the spelling's parser fills it when dim is given
+  // MRoPE (Qwen2-VL contiguous sections, Qwen3-VL interleaved): text tokens see 1-D RoPE (the value); image and
   // video tokens the 3-D encoding, given in a note.
   if (const auto ms = d.find("mrope_section"); ms != d.end() && !ms->is_null()) {
     if (!ms->is_array() || ms->empty()) r.bad("mrope_section", *ms, "a list of pair counts per axis");
@@ -145,59 +148,46 @@ std::string spelling_of(const Reader& r, const json& d, int dims, std::optional<
                                 "nd:family=mrope,dim={},base={},sections={}{} (lag (Dt, Dh, Dw))",
                                 dims, format_number(theta), format_numbers(sections), interleaved ? ",interleaved=true" : ""));
   }
-  const auto factor = r.positive(d, "factor");
-  const auto orig = r.positive(d, "original_max_position_embeddings");
-  auto need = [&](const std::optional<double>& v, const char* key) {
-    if (!v) r.missing(fmt::format("rope_parameters.{}", key), fmt::format("rope_type {} needs it", type));
-    return *v;
-  };
-  if (type == "default") return s;
-  if (type == "linear") return s + fmt::format(",scaling=linear(factor={})", format_number(need(factor, "factor")));
-  if (type == "dynamic") {
+  // factor and the original length are checked (> 0) under every rope type, as transformers' validation reads them.
+  (void)r.positive(d, "factor"), (void)r.positive(d, "original_max_position_embeddings");
+  enc::Rope rope{FrequencySchedule{g}};
+  Scaling& scaling = rope.freqs.scaling;
+  if (type == "default" || type == "mrope" || type == "default_mrope") return rope;
+  if (type == "linear") {
+    scaling = scheme_from_dict<scaling::Linear>(r, d, type);
+  } else if (type == "dynamic") {
     if (!max_pos) r.missing("max_position_embeddings", "dynamic NTK scales past it");
-    return s + fmt::format(",scaling=dynamic(factor={},orig={})", format_number(need(factor, "factor")),
-                           format_number(static_cast<double>(*max_pos)));
-  }
-  if (type == "llama3")
-    return s + fmt::format(",scaling=llama3(factor={},low={},high={},orig={})", format_number(need(factor, "factor")),
-                           format_number(need(r.number(d, "low_freq_factor"), "low_freq_factor")),
-                           format_number(need(r.number(d, "high_freq_factor"), "high_freq_factor")),
-                           format_number(need(orig, "original_max_position_embeddings")));
-  if (type == "yarn") {
+    auto dyn = scheme_from_dict<scaling::Dynamic>(r, d, type);
+    dyn.orig = static_cast<double>(*max_pos);  // its key table's config.max_position_embeddings
+    scaling = dyn;
+  } else if (type == "llama3") {
+    scaling = scheme_from_dict<scaling::Llama3>(r, d, type, {"factor", "low_freq_factor", "high_freq_factor"});
+  } else if (type == "yarn") {
     // Without factor, transformers takes max_position_embeddings / original (the scheme's max key).
-    std::string k = factor ? fmt::format("factor={}", format_number(*factor)) : "";
-    if (!factor) {
-      if (!max_pos) r.missing("rope_parameters.factor", "and max_position_embeddings is absent: yarn needs one");
-      k = fmt::format("max={}", format_number(static_cast<double>(*max_pos)));
-    }
-    k += fmt::format(",orig={}", format_number(need(orig, "original_max_position_embeddings")));
+    if (!r.positive(d, "factor") && !max_pos)
+      r.missing("rope_parameters.factor", "and max_position_embeddings is absent: yarn needs one");
     // Zero-valued keys go through: the scheme reads them as transformers does (beta_fast 0 -> 32, mscale 0 ignored).
-    for (const char* key : {"beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor"})
-      if (const auto v = r.number(d, key)) k += fmt::format(",{}={}", key, format_number(*v));
-    if (const auto tr = r.boolean(d, "truncate")) k += fmt::format(",truncate={}", *tr ? "true" : "false");
+    auto y = scheme_from_dict<scaling::Yarn>(r, d, type);
+    if (!y.factor) y.max = static_cast<double>(*max_pos);
     if (const auto af = r.number(d, "attn_factor"))
       notes.push_back(fmt::format("attn_factor = {}: transformers 5.17 ignores it; vLLM multiplies it into the "
                                   "attention factor (logits differ by its inverse square, {})",
                                   format_number(*af), format_significant(1 / (*af * *af), 8)));
-    return s + ",scaling=yarn(" + k + ")";
-  }
-  if (type == "longrope") {
+    scaling = y;
+  } else if (type == "longrope") {
     if (!max_pos) r.missing("max_position_embeddings", "LongRoPE switches factors past the original length");
-    std::string k = fmt::format("short={},long={},orig={},max={}", format_numbers(r.numbers(d, "short_factor")),
-                                format_numbers(r.numbers(d, "long_factor")), format_number(need(orig, "original_max_position_embeddings")),
-                                format_number(static_cast<double>(*max_pos)));
     // An explicit factor sets the attention factor (transformers uses it over max / orig).
-    if (factor) k += ",factor=" + format_number(*factor);
-    if (const auto a = r.number(d, "attention_factor")) k += ",attention_factor=" + format_number(*a);
-    return s + ",scaling=longrope(" + k + ")";
-  }
-  if (type == "proportional") {
+    auto lr = scheme_from_dict<scaling::LongRope>(r, d, type);
+    lr.max = static_cast<double>(*max_pos);
+    scaling = lr;
+  } else if (type == "proportional") {
     // Gemma 4: the partial fraction here is p-RoPE's (pairs over the whole head), read by the scheme itself.
-    std::string k = factor && *factor != 1 ? fmt::format("(factor={})", format_number(*factor)) : "";
-    return s + ",scaling=proportional" + k;
+    auto pr = scheme_from_dict<scaling::Proportional>(r, d, type);
+    scaling = pr;
+  } else {
+    r.bad("rope_type", json(type), "one of default, linear, dynamic, yarn, longrope, llama3, proportional, mrope");
   }
-  if (type == "mrope" || type == "default_mrope") return s;
-  r.bad("rope_type", json(type), "one of default, linear, dynamic, yarn, longrope, llama3, proportional, mrope");
+  return rope;
 }
 
 // Model classes whose attention scales the logits by query_pre_attn_scalar^-0.5 (modeling_gemma2.py, modeling_gemma3.py).
@@ -273,10 +263,22 @@ LayerStructure layer_structure(const Reader& r, const json& cfg, const Text& t, 
   return out;
 }
 
-std::string layer_window(const std::string& type, const Text& t) {
-  if (type == "sliding_attention" && t.sliding_window) return fmt::format("sliding {}", *t.sliding_window);
-  if (type == "chunked_attention" && t.chunk) return fmt::format("chunked {}", *t.chunk);
-  return "";
+Window layer_window(const std::string& type, const Text& t) {
+  if (type == "sliding_attention" && t.sliding_window) return {Window::Kind::sliding, *t.sliding_window};
+  if (type == "chunked_attention" && t.chunk) return {Window::Kind::chunked, *t.chunk};
+  return {};
+}
+
+// The value's frequencies at seq_len (checked as the spelling's parser checks a schedule: the scheme's key rules,
+// dim and partial, list lengths), a refusal naming the layer type.
+FrequencyTable checked_frequencies(const Encoding& e, std::optional<double> seq_len, const std::string& where) {
+  try {
+    return frequencies(*rotary_leaves(e).front(), seq_len);
+  } catch (const InputError& err) {
+    std::string what = err.what();
+    if (what.starts_with("ropekit::frequencies: ")) what.erase(0, std::string_view("ropekit::frequencies: ").size());
+    throw InputError(fmt::format("{}: {}", where, what));
+  }
 }
 
 }  // namespace
@@ -488,7 +490,7 @@ Model read_checked(std::string_view text, const std::string& source) {
     const auto d = dicts.find(types[i]);
     if (!rope_on[i] || d == dicts.end()) {
       // No position encoding: G = I over the whole q.k head (its content variance is the head's, as a rope layer's).
-      l.encoding = spelling(parse_encoding(fmt::format("nope:dim={}", qk_dims)));
+      l.encoding = {enc::Nope{qk_dims}};
       if (temperature && !rope_on[i]) {
         const double floor = r.positive(cfg, "floor_scale").value_or(8192), scale = r.number(cfg, "attn_scale").value_or(0.1);
         l.temperature = QueryTemperature{floor, scale};
@@ -498,19 +500,15 @@ Model read_checked(std::string_view text, const std::string& source) {
       }
     } else {
       l.notes = notes;
-      l.encoding = spelling_of(r, d->second, dims, t.max_pos, m.model_type, l.notes);
+      const Encoding rope{rope_of(r, d->second, dims, t.max_pos, m.model_type, l.notes)};
       // DeepSeek MLA: G = R_rope (+) I_nope over the whole q.k head (models.md section 2, "decoupled").
-      if (qk_dims > dims)
-        l.encoding = fmt::format("direct-sum:[rope({}),nope(dim={})]", l.encoding.substr(l.encoding.find(':') + 1),
-                                 qk_dims - dims);
-      // The spelling is checked by the encoding parser, which gives the canonical form and the attention factor.
-      const Encoding e = parse_encoding(l.encoding, Where(fmt::format("{}: layer type {}", source, name)));
-      l.encoding = spelling(e);
-      for (auto& n : encoding_notes(e)) l.notes.push_back(std::move(n));
+      l.encoding = qk_dims > dims ? Encoding{enc::DirectSum{{rope, Encoding{enc::Nope{qk_dims - dims}}}}} : rope;
       // Dynamic NTK at its original length (no rescaling yet); LongRoPE before any length (its short factors).
       const bool dynamic = d->second.value("rope_type", "") == "dynamic";
-      const Encoding& rotary = *rotary_leaves(e).front();  // the rope part of a decoupled head
-      const auto f = frequencies(rotary, dynamic ? std::optional<double>(static_cast<double>(*t.max_pos)) : std::nullopt);
+      const auto f = checked_frequencies(l.encoding, dynamic ? std::optional<double>(static_cast<double>(*t.max_pos))
+                                                             : std::nullopt,
+                                         fmt::format("{}: layer type {}", source, name));
+      for (auto& n : encoding_notes(l.encoding)) l.notes.push_back(std::move(n));
       l.attention_factor = f.attention_factor;
       l.rotary_dims = 2 * static_cast<int>(std::count_if(f.theta.data(), f.theta.data() + f.theta.size(),
                                                          [](double x) { return x != 0; }));

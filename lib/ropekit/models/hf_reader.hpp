@@ -2,8 +2,10 @@
 // The checked accessors of the config.json readers (hf_config.cpp, non_rope.cpp): each reads one key of a JSON
 // object, and refuses a value of the wrong type or range in one line naming the key and the value.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/core/spelling.hpp"
+#include "ropekit/encodings/scaling/keys.hpp"
 
 namespace ropekit::hf {
 
@@ -84,5 +88,34 @@ class Reader {
  private:
   const std::string& source_;
 };
+
+/// Scheme S's keys that a rope dict gives: every key whose descriptor names a transformers key (hf_key; the
+/// "config.<key>" ones are the caller's) is read with the reader's checks (> 0 for the rules above 0) and stored
+/// through the descriptor, as exact shortest texts. A required key, or one of `needed`, that is absent:
+/// "rope_parameters.<key> is missing (rope_type <type> needs it)" (a list: numbers()'s message).
+template <class S>
+S scheme_from_dict(const Reader& r, const json& d, std::string_view type,
+                   std::initializer_list<std::string_view> needed = {}) {
+  using scaling::Rule;
+  S s;
+  const Where where(r.source());
+  for (const auto& k : scheme_keys(s)) {
+    const std::string hf(k.hf_key), qualified = fmt::format("{}.{}", S::name, k.name);
+    if (hf.empty() || hf.starts_with("config.")) continue;
+    const bool given = d.contains(hf) && !d.at(hf).is_null();
+    const bool need = k.required || std::find(needed.begin(), needed.end(), k.hf_key) != needed.end();
+    if (k.list) {
+      if (given || need) k.read(s, where, qualified, format_numbers(r.numbers(d, hf)));
+    } else if (!given) {
+      if (need) r.missing("rope_parameters." + hf, fmt::format("rope_type {} needs it", type));
+    } else if (!k.number) {  // a boolean
+      k.read(s, where, qualified, *r.boolean(d, hf) ? "true" : "false");
+    } else {
+      const bool above_zero = k.rule == Rule::factor || k.rule == Rule::orig || k.rule == Rule::positive;
+      k.read(s, where, qualified, format_number(*(above_zero ? r.positive(d, hf) : r.number(d, hf))));
+    }
+  }
+  return s;
+}
 
 }  // namespace ropekit::hf

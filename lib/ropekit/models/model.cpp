@@ -1,14 +1,12 @@
 #include "ropekit/models/model.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -55,17 +53,21 @@ std::string layer_notes(const Model& m, const LayerType& l) {
   return out;
 }
 
-std::optional<std::int64_t> window_span(const LayerType& l) {
-  if (l.window.empty()) return std::nullopt;
-  for (const std::string_view kind : {"sliding ", "chunked "}) {
-    if (!l.window.starts_with(kind)) continue;
-    std::int64_t span = 0;
-    const char* end = l.window.data() + l.window.size();
-    const auto [p, ec] = std::from_chars(l.window.data() + kind.size(), end, span);
-    if (ec == std::errc() && p == end && span >= 1) return span;
+std::string window_text(const Window& w) {
+  switch (w.kind) {
+    case Window::Kind::sliding: return fmt::format("sliding {}", w.span);
+    case Window::Kind::chunked: return fmt::format("chunked {}", w.span);
+    case Window::Kind::full: break;
   }
-  throw std::logic_error("window_span: window '" + l.window + "' of layer type " + l.name);
+  return "";
 }
+
+std::optional<std::int64_t> window_span(const Window& w) {
+  if (w.kind == Window::Kind::full) return std::nullopt;
+  return w.span;
+}
+
+std::optional<std::int64_t> window_span(const LayerType& l) { return window_span(l.window); }
 
 double query_scale(const QueryTemperature& t, double position) {
   return t.attn_scale * std::log1p(std::floor((position + 1) / t.floor_scale)) + 1;
@@ -84,7 +86,7 @@ std::string type_names(const Model& m) {
 const LayerType& find_layer_type(const Model& m, std::string_view name, const Where& where) {
   if (name.empty()) {
     const bool one = std::all_of(m.layer_types.begin(), m.layer_types.end(),
-                                 [&](const auto& l) { return l.encoding == m.layer_types.front().encoding; });
+                                 [&](const auto& l) { return spelling(l.encoding) == spelling(m.layer_types.front().encoding); });
     if (!m.layer_types.empty() && one) return m.layer_types.front();
     throw_bad_value(where, "model", fmt::format("'{}'", m.source),
                     fmt::format("a file and a layer type, {}:<layer type>, where the layer types' encodings differ "

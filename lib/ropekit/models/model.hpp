@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ropekit/core/error.hpp"
+#include "ropekit/encoding.hpp"
 
 namespace ropekit {
 
@@ -22,16 +23,27 @@ struct QueryTemperature {
 /// s(p) above (transformers' Llama4TextAttention, in float64).
 double query_scale(const QueryTemperature& t, double position);
 
+/// The positions a query of a layer sees: every earlier one (full), the W - 1 before it and itself (sliding W:
+/// lags < W), or its own chunk of C positions (chunked C: no lag >= C). span is W or C (>= 1), 0 for full.
+struct Window {
+  enum class Kind { full, sliding, chunked };
+  Kind kind = Kind::full;
+  std::int64_t span = 0;
+  bool operator==(const Window&) const = default;
+};
+/// "" (full), "sliding W", "chunked C": the `window` column of `ropekit model` and the text of messages.
+std::string window_text(const Window& w);
+
 /// One layer type of a model: every layer of this type has the same positional encoding and window.
 struct LayerType {
   /// The config's name ("full_attention", "sliding_attention", "chunked_attention"); "<type>/nope" for the NoPE layers
   /// of a type that has rotary layers too (SmolLM3); "full_attention/head_<h>" for head h of an ALiBi model.
   std::string name;
   int layers = 0;               ///< layers of this type (0 when the file gives no layer count)
-  std::string encoding;         ///< canonical spelling (encoding.hpp); "nope:dim=<head_dim>" for a NoPE layer
+  Encoding encoding{enc::Nope{}};  ///< the value the reader built; spelling(encoding) prints it ("nope:dim=<head_dim>")
   int head_dim = 0;             ///< dims of q.k in one head
   int rotary_dims = 0;          ///< of which rotated (2 x the number of non-zero frequencies)
-  std::string window;           ///< "" (every earlier position), "sliding W" (lags < W), "chunked C"
+  Window window;                ///< the lags a query sees (window_text prints it)
   double attention_factor = 1;  ///< a: cos and sin are scaled by a, the score by a^2 (YaRN mscale, LongRoPE)
   /// Multiplier of the logits beyond 1/sqrt(head_dim): DeepSeek's mscale^2, Gemma's sqrt(head_dim /
   /// query_pre_attn_scalar), MPT's softmax_scale x sqrt(head_dim).
@@ -41,8 +53,8 @@ struct LayerType {
 };
 
 /// The smallest lag |Dp| a layer of this type cannot see: W of "sliding W" (a query sees the W - 1 keys before it
-/// and itself), C of "chunked C" (a query sees its own chunk of C positions, so no lag >= C); none for "" (every
-/// earlier position). @throws std::logic_error for a window the readers never write.
+/// and itself), C of "chunked C" (a query sees its own chunk of C positions, so no lag >= C); none for full.
+std::optional<std::int64_t> window_span(const Window& w);
 std::optional<std::int64_t> window_span(const LayerType& l);
 
 /// A model: its layer types in order of first appearance, and notes about the file as a whole.

@@ -33,12 +33,14 @@ std::vector<ModelLayer> model_layers(const std::vector<ModelReference>& models, 
                (!l.temperature || (o.temperature->floor_scale == l.temperature->floor_scale &&
                                    o.temperature->attn_scale == l.temperature->attn_scale));
       };
+      const std::string spelled = spelling(l.encoding);
       const auto same = std::find_if(out.begin(), out.end(), [&](const ModelLayer& o) {
-        return o.encoding == l.encoding && o.window == l.window && same_temperature(o);
+        return o.encoding == spelled && o.window_value == l.window && same_temperature(o);
       });
       const std::string brief = model_file_name(ref.path) + (l.name.empty() ? "" : ": " + l.name);
       if (same == out.end()) {
-        out.push_back({l.encoding, l.window, label, window_span(l), l.temperature, brief, l.name});
+        out.push_back({spelled, window_text(l.window), label, window_span(l), l.temperature, brief, l.name, l.encoding,
+                       l.window});
       } else if ((", " + same->label + ", ").find(", " + label + ", ") == std::string::npos) {
         same->label += ", " + label, same->brief += ", " + brief;
         if ((", " + same->layer_type + ", ").find(", " + l.name + ", ") == std::string::npos)

@@ -15,7 +15,7 @@
 
 namespace ropekit {
 
-/// A model's layer type taken into a request: its encoding's spelling, the smallest lag its window hides
+/// A model's layer type taken into a request: its encoding (value and spelling), the smallest lag its window hides
 /// (span: none when it sees every earlier position) and a label for its rows: the layer type's name
 /// (FILE:LAYER_TYPE when several files are named; names joined by ", " when types share encoding and window).
 struct ModelLayer {
@@ -24,6 +24,9 @@ struct ModelLayer {
   std::optional<QueryTemperature> temperature;  ///< Llama 4's NoPE layers: the score is scaled by s(p)
   std::string brief;  ///< "<model_file_name>: <layer type>[, ...]": a figure's legend label (label names full paths)
   std::string layer_type;  ///< the layer types' names as the file gives them, joined by ", " (no file paths)
+  /// The encoding the reader built (`encoding` is its spelling); none in ModelLayer{}, an encoding given as such.
+  std::optional<Encoding> value;
+  Window window_value;  ///< the window as a value (`window` is its text)
 };
 
 /// A model file as a legend names it: its base name, with its directory's for a config.json ("Llama-3.1-8B/config.json").

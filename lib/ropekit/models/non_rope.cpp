@@ -75,9 +75,11 @@ Model alibi_model(const Reader& r, const AlibiHeads& a, Model m) {
     LayerType l;
     l.name = fmt::format("full_attention/head_{}", h);
     l.layers = a.layers ? static_cast<int>(*a.layers) : 0;
-    const Encoding e = parse_encoding(fmt::format("alibi:slope={}", format_number(a.slopes[static_cast<std::size_t>(h)])),
-                                      Where(fmt::format("{}: layer type {}", r.source(), l.name)));
-    l.encoding = spelling(e);
+    const double slope = a.slopes[static_cast<std::size_t>(h)];
+    if (!(slope > 0) || !std::isfinite(slope))  // the alibi family's rule on slope
+      throw_bad_value(Where(fmt::format("{}: layer type {}", r.source(), l.name)), "alibi.slope", format_number(slope),
+                      "finite and > 0");
+    l.encoding = {enc::Alibi{slope}};
     l.head_dim = a.head_dim;
     l.rotary_dims = 0;
     l.softmax_scale = a.softmax_scale;
