@@ -55,6 +55,7 @@ struct FitArgs {
 struct FeatureArgs {
   std::string method, encoding, lags = "0:8", format, out, config, bounded_tau;  // format "": csv, or npy
   std::vector<std::string> models;  // --model FILE[:LAYER_TYPE]: the encoding of one layer type
+  std::optional<std::string> layer_type;  // that layer type's label: the rows' first column
   BasisParams basis;
   // Explicit basis options, which override --config's values.
   CLI::Option *num_freqs = nullptr, *head_dim = nullptr, *theta = nullptr, *gamma = nullptr, *train_context = nullptr;
@@ -211,7 +212,8 @@ void run_features(const FeatureArgs& a) {
       if (given)
         throw_bad_value(where, name, "given with --encoding",
                         "absent: the encoding's spelling carries its parameters (e.g. jordan:m=3,dim=64,F=16,L=4096)");
-    run_encoding_features(EncodingFeatureArgs{a.encoding, a.lags_opt->count() ? a.lags : "", a.format, a.out});
+    run_encoding_features(
+        EncodingFeatureArgs{a.encoding, a.lags_opt->count() ? a.lags : "", a.format, a.out, a.layer_type});
     return;
   }
   const Format format = parse_table_format_option(command, a.format, a.out);
@@ -452,7 +454,8 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     f->add_option("--format", a->format, kTableFormatHelp);
     f->add_option("--out", a->out, "output file (default: stdout)");
     f->callback([a] {
-      take_model_encoding("ropekit features", a->models, a->encoding);
+      if (const auto layer = take_model_encoding("ropekit features", a->models, a->encoding))
+        a->layer_type = layer->label;
       run_features(*a);
     });
   }
