@@ -480,7 +480,10 @@ void add_encoding_commands(CLI::App& app, const CliContext&) {
                                           "reversibility; sinusoidal: relativity), its verdicts and RoFormer's long-term "
                                           "decay bound; exits 0 whatever it finds");
     c->add_option("--encoding", a->encodings, "one or more encoding spellings (or repeat --encoding)");
-    add_model_option(c, a->models, true);
+    auto* model = add_model_option(c, a->models, true);
+    model->description(model->get_description() +
+                       "; rows then start with a layer_type column, and a layer type with a window is checked on the "
+                       "window lags it sees (a note names those left out)");
     c->add_option("--window", a->window,
                   "lags s, t of the checks (default 0,1,2,5,10,50,100,1000 plus 2 orig for schemes with an original "
                   "context); 1-D, along the first axis of k-D encodings");

@@ -382,7 +382,10 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     fit->add_option("--encoding,--encodings", a->encodings,
                     "encodings to fit (spellings: rope:dim=64,F=16, jordan_m3, direct-sum:[rope,alibi], ...), "
                     "replacing the config's; rows carry the spelling in the `method` column");
-    add_model_option(fit, a->models, true);
+    auto* model = add_model_option(fit, a->models, true);
+    model->description(model->get_description() +
+                       "; rows then start with a layer_type column, a layer type with a window trains and is scored "
+                       "on the lags it sees, and a query temperature is not applied (notes say so)");
     fit->add_option("--targets,--target", a->targets,
                     "targets to fit (ropekit list targets), replacing the defaults (phase, linear, mixed without "
                     "--config)");
@@ -433,7 +436,8 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     f->add_option("--method", a->method, "method name or spelling, e.g. jordan-scaled:m=4,c=0.1");
     auto* enc = f->add_option("--encoding", a->encoding,
                               "an encoding spelling instead of --method, e.g. xpos:dim=8 (see `ropekit list encodings`)");
-    add_model_option(f, a->models, false)->excludes(enc);
+    auto* model = add_model_option(f, a->models, false)->excludes(enc);
+    model->description(model->get_description() + "; rows then start with a layer_type column");
     a->lags_opt = f->add_option("--lags", a->lags, "lags: 0,1,2 or start:stop[:step] (k-D encodings: \"1,0;0,2\", "
                                                    "no default)")
                       ->capture_default_str();

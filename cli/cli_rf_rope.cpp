@@ -672,7 +672,9 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
                                                 "tr G^2 (q, k ~ N(0, I), E[q k^T] = rho I), z-tests per lag");
     auto* enc = c->add_option("--encoding", a->encoding, "a relative encoding, e.g. rope:dim=64, jordan:m=2,dim=32 or "
                                                          "nd:family=axial,dim=8,axes=2 (spellings: encodings.md section 2)");
-    add_model_option(c, a->models, false)->excludes(enc);
+    auto* model = add_model_option(c, a->models, false)->excludes(enc);
+    model->description(model->get_description() +
+                       "; a lag the layer type's window hides is masked (empty cells, null in JSON), not checked");
     c->add_option("--lags", a->lags, std::string(kLagsHelp) + " (default 0,1,10,100; required for k-D encodings)");
     add_real_option(c, cmd, "--rho", a->rho, "content correlation sampled, E[q k^T] = rho I, in [-1, 1]")
         ->capture_default_str();
