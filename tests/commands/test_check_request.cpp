@@ -86,7 +86,7 @@ TEST_CASE("check request: sinusoidal is absolute (a relativity defect, no group 
   CHECK(pick(rows, "group_law_defect").values.empty());
   // A scheme with an original context adds 2 L0 to the default window.
   CHECK(default_check_window(parse_encoding("rope:dim=8,scaling=yarn(factor=4,orig=2048)")).back() == 4096);
-  CHECK(scheme_original_contexts(parse_encoding("direct-sum:[rope:dim=8,scaling=yarn(factor=4,orig=64),rope:dim=4]")) ==
+  CHECK(scheme_original_contexts(parse_encoding("direct-sum:[rope(dim=8,scaling=yarn(factor=4,orig=64)),rope(dim=4)]")) ==
         std::vector<double>{64});
 }
 
