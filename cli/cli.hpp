@@ -55,9 +55,11 @@ std::vector<ModelLayer> model_layers(const std::string& command, const std::vect
 /// The spellings of the models' layer types (duplicates once), for commands that do not look at windows.
 std::vector<std::string> model_encodings(const std::string& command, const std::vector<std::string>& models,
                                          bool several);
-/// For a command that takes one encoding: the one --model names, into `encoding` (left as it is without --model).
+/// For a command that takes one encoding: the one --model names, into `encoding` (left as it is without --model);
+/// returns that layer type (nullopt without --model).
 /// @throws InputError naming --model when the models name several encodings.
-void take_model_encoding(const std::string& command, const std::vector<std::string>& models, std::string& encoding);
+std::optional<ModelLayer> take_model_encoding(const std::string& command, const std::vector<std::string>& models,
+                                              std::string& encoding);
 
 // Typed options read by ropekit's own parsers, so that every value error has the one message shape
 // "<command>: <option> = <text> (must be ...)" and integers may be typed in scientific notation.

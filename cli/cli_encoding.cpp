@@ -32,17 +32,16 @@
 #include "ropekit/core/overloaded.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
+#include "ropekit/commands/check_request.hpp"
 #include "ropekit/commands/features_request.hpp"
 #include "ropekit/commands/frequencies_request.hpp"
 #include "ropekit/commands/kernel_request.hpp"
-#include "ropekit/encodings/long_term_decay.hpp"
 #include "ropekit/encodings/rope_kernel.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 
 namespace ropekit {
 
 namespace {
-
 
 Cell lag_cell(std::span<const double> lag) {
   if (lag.size() == 1) return lag.front();
@@ -51,23 +50,6 @@ Cell lag_cell(std::span<const double> lag) {
 
 // NaN (a quantity the family does not have) is an empty cell, never the text "nan".
 Cell number(double v) { return std::isnan(v) ? Cell() : Cell(v); }
-
-// Flops of one dense nd operator: the torus closed form Q diag(R) Q^T (~4 n^3), else a matrix exponential
-// (scaling and squaring, Pade 13: ~30 n^3).
-double nd_operator_flops(const Encoding& e, double n) { return (has_frequencies(e) ? 4 : 30) * n * n * n; }
-
-
-// The original context L0 of every scheme in the encoding (dynamic, yarn, longrope, llama3).
-void scheme_origs(const Encoding& e, std::vector<double>& out) {
-  if (const auto* d = std::get_if<enc::DirectSum>(&e.value)) {
-    for (const auto& p : d->parts) scheme_origs(p, out);
-    return;
-  }
-  const FrequencySchedule* f = schedule_of(e);
-  if (!f) return;
-  if (const auto L0 = scheme_original_length(f->scaling)) out.push_back(*L0);
-}
-
 
 // The encodings' notes (encoding_notes: values accepted as transformers does though it warns or falls back), one
 // line each on stderr: "<command>: note: <text>". Printed once the request is checked, before any output.
@@ -79,11 +61,6 @@ void print_notes(const std::string& command, const std::vector<Encoding>& encodi
         std::cerr << command << ": note: " << note << "\n";
         seen.push_back(note);
       }
-}
-
-std::optional<double> checked_seq_len(const Where& where, const std::optional<double>& seq_len) {
-  if (seq_len) check_positive(where, "seq_len", *seq_len);
-  return seq_len;
 }
 
 // The --plot-* options bound to the figure's spec (each value checked; the columns against the table by KernelPlot).
@@ -245,9 +222,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
       for (std::size_t j = 0; j < encs.size(); ++j) {
         const bool layer = !a.layers.empty() && !a.layers[j].brief.empty();
         labels.push_back(layer ? a.layers[j].brief : short_label(spelling(encs[j])));
-        std::vector<double> origs;
-        scheme_origs(encs[j], origs);
-        for (double L0 : origs) mark(L0, "original context " + format_number(L0));
+        for (double L0 : scheme_original_contexts(encs[j])) mark(L0, "original context " + format_number(L0));
         if (layer && a.layers[j].span)
           mark(static_cast<double>(*a.layers[j].span), a.layers[j].window + " (" + a.layers[j].brief + ")");
       }
@@ -354,11 +329,14 @@ void run_encoding_features(const EncodingFeatureArgs& a) {
   const Features f = feature_rows(request, plan, lags);
   Table t;
   t.columns = {"lag"};
+  if (a.layer_type) t.columns.insert(t.columns.begin(), "layer_type");
   t.columns.insert(t.columns.end(), f.names.begin(), f.names.end());
   for (Eigen::Index i = 0; i < f.values.rows(); ++i) {
     const Eigen::VectorXd lag = lags.row(i).transpose();
     const std::span<const double> l(lag.data(), static_cast<std::size_t>(lag.size()));
-    std::vector<Cell> row = {lag_cell(l)};
+    std::vector<Cell> row;
+    if (a.layer_type) row.emplace_back(*a.layer_type);
+    row.push_back(lag_cell(l));
     for (Eigen::Index j = 0; j < f.values.cols(); ++j) row.push_back(f.values(i, j));
     t.add_row(std::move(row));
   }
@@ -432,147 +410,40 @@ void run_frequencies(const FrequencyArgs& a) {
 
 struct CheckArgs {
   std::vector<std::string> encodings, models;
-  /// Per encoding: the model layer type whose score depends on the query position (Llama 4's NoPE layers with
-  /// attn_temperature_tuning), "" for the others.
-  std::vector<std::string> query_dependent;
-  /// Given --model: per encoding, its layer types' labels ("" for an --encoding; the layer_type column) and the
-  /// layer type that hides |lag| >= span (its window lags are those it sees).
+  /// Given --model: per encoding, its layer type (ModelLayer{} for an --encoding): the layer_type column, the window
+  /// lags it sees and its query temperature (check_request.hpp applies them).
   std::vector<ModelLayer> layers;
   std::string window, format = "csv", out;
   std::optional<double> seq_len;
 };
 
-std::vector<double> default_window(const Encoding& e) {
-  std::vector<double> w = {0, 1, 2, 5, 10, 50, 100, 1000};
-  std::vector<double> origs;
-  scheme_origs(e, origs);
-  for (double o : origs) w.push_back(2 * o);
-  std::sort(w.begin(), w.end());
-  w.erase(std::unique(w.begin(), w.end()), w.end());
-  return w;
-}
-
-// The rotary frequencies of every part at sequence length T, their first component (the window runs along the
-// first axis of k-D lags, as exactness() does).
-Eigen::VectorXd decay_frequencies(const Encoding& e, double T) {
-  const std::vector<const Encoding*> leaves = rotary_leaves(e);
-  std::vector<double> all;
-  for (const auto* leaf : leaves) {
-    const FrequencyTable f = frequencies(*leaf, T);
-    for (Eigen::Index i = 0; i < f.theta.rows(); ++i) all.push_back(f.theta(i, 0));
-  }
-  return Eigen::Map<const Eigen::VectorXd>(all.data(), static_cast<Eigen::Index>(all.size()));
-}
-
 void run_check(const CheckArgs& a) {
   const std::string command = "ropekit check";
-  const Where where = Where::options(command);
   const Format format = parse_format_option(command, a.format);
-  std::vector<Encoding> encs;
-  for (const auto& text : a.encodings) encs.push_back(parse_encoding_for(command, text));
-  const auto seq_len = checked_seq_len(where, a.seq_len);
-  std::vector<std::vector<double>> windows;
-  for (const auto& e : encs) {
-    if (a.window.empty()) {
-      windows.push_back(default_window(e));
-    } else {
-      const Lags w = parse_lags(a.window, 1, where, "--window");
-      windows.emplace_back(w.data(), w.data() + w.rows());
-    }
-  }
-  // A layer type's window lags are those it sees (|lag| < span).
-  std::vector<std::string> window_notes;
-  for (std::size_t j = 0; j < a.layers.size() && j < windows.size(); ++j) {
-    const auto& l = a.layers[j];
-    if (!l.span) continue;
-    auto& w = windows[j];
-    const std::size_t before = w.size();
-    std::erase_if(w, [&](double lag) { return std::abs(lag) >= static_cast<double>(*l.span); });
-    if (w.empty())
-      throw_bad_value(where, "window", a.window.empty() ? "(default)" : quote(a.window),
-                      fmt::format("lags {} sees ({} hides |lag| >= {})", l.label, l.window, *l.span));
-    if (w.size() != before)
-      window_notes.push_back(fmt::format("{}: {} hides |lag| >= {}: checked on the {} window lag(s) it sees", l.label,
-                                         l.window, *l.span, w.size()));
-  }
+  // The options bound to the library's request (commands/check_request.hpp), which checks them.
+  CheckRequest request;
+  request.command = command;
+  request.encodings = a.encodings;
+  request.window_text = a.window;
+  request.seq_len = a.seq_len;
+  request.layers = a.layers;
+  const CheckPlan plan = plan_check(request);
   check_output_path(a.out);
-  // Per encoding, w window lags: w (2 + 2w) operators (nd: a dense exponential, ~40 n^3 flops; others assembled
-  // from blocks, n^2) and w (2 + w) products of n x n matrices (2 n^3 flops each); memory a few n x n matrices.
-  const Encoding* current = nullptr;
-  auto cost_of = [&](double n, bool nd, double w) {
-    const Encoding& e = *current;
-    const double op = nd ? nd_operator_flops(e, n) / kFlopsPerSecond : 4 * n * n / kElementsPerSecond;
-    return Cost{8 * n * n * 8 + w * 400, w * (2 + 2 * w) * op + w * (2 + w) * 2 * n * n * n / kFlopsPerSecond};
-  };
-  double seconds = 0;
-  for (std::size_t j = 0; j < encs.size(); ++j) {
-    current = &encs[j];
-    const double n = encoding_size(encs[j]).n, w = static_cast<double>(windows[j].size());
-    const bool nd = std::holds_alternative<enc::Nd>(encs[j].value);
-    const Cost c = cost_of(n, nd, w);
-    if (!c.fits()) {
-      if (cost_of(n, nd, 1).fits())
-        check_cost(where, "window", fmt::format("{} lags", w), c,
-                   fmt::format("{} lags", largest_fitting(1, static_cast<std::int64_t>(w), [&](std::int64_t v) {
-                                 return cost_of(n, nd, static_cast<double>(v)).fits();
-                               })),
-                   fmt::format("for {} (n = {})", a.encodings[j], n));
-      check_cost(where, "encoding", fmt::format("'{}' (n = {})", a.encodings[j], n), cost_of(n, nd, 1),
-                 fmt::format("n = {}", largest_fitting(1, static_cast<std::int64_t>(n), [&](std::int64_t v) {
-                               return cost_of(static_cast<double>(v), nd, 1).fits();
-                             })),
-                 "with a window of one lag");
-    }
-    seconds += c.seconds;
-  }
-  print_notes(command, encs);
-  for (const auto& note : window_notes) std::cerr << command << ": note: " << note << "\n";
-  for (const auto& label : a.query_dependent)
-    if (!label.empty())
-      std::cerr << command << ": note: " << label << ": is_relative false: the score is scaled by s(p) of the query "
-                << "position p (attn_temperature_tuning), so it depends on p, not only on the lag; the other rows are "
-                << "G's own\n";
-  announce(command, fmt::format("{} encoding(s) over their windows", encs.size()), seconds);
+  const double seconds = check_check_budget(request, plan);
+  print_notes(command, plan.encodings);
+  for (const auto& note : plan.notes) std::cerr << command << ": note: " << note << "\n";
+  announce(command, fmt::format("{} encoding(s) over their windows", plan.encodings.size()), seconds);
 
+  const std::vector<CheckRow> rows = check_rows(request, plan);
   Table t;
   t.columns = {"encoding", "quantity", "lag", "value"};
   if (!a.layers.empty()) t.columns.insert(t.columns.begin(), "layer_type");
-  for (std::size_t j = 0; j < encs.size(); ++j) {
-    const Encoding& e = encs[j];
-    const std::string& text = a.encodings[j];
-    const std::string name = spelling(e);
-    const auto& window = windows[j];
-    auto add = [&](const char* quantity, Cell lag, Cell value) {
-      std::vector<Cell> row = {name, quantity, std::move(lag), std::move(value)};
-      if (!a.layers.empty()) row.insert(row.begin(), a.layers[j].label.empty() ? Cell() : Cell(a.layers[j].label));
-      t.add_row(std::move(row));
-    };
-    // A query temperature s(p) scales the score by the query's position: not a function of the lag alone.
-    const bool by_query = j < a.query_dependent.size() && !a.query_dependent[j].empty();
-    add("is_relative", Cell(), is_relative(e) && !by_query);
-    add("is_exact", Cell(), is_exact(e));
-    add("is_orthogonal", Cell(), is_orthogonal(e));
-    const Exactness x = for_encoding(command, text, [&] { return exactness(e, window, seq_len); });
-    auto defect = [&](const char* quantity, double v) {
-      if (std::isnan(v) && !is_relative(e)) return;  // not defined for an absolute encoding
-      if (!std::isfinite(v))
-        throw_bad_value(where, "window", a.window.empty() ? "(default)" : a.window,
-                        fmt::format("lags at which G is finite for '{}' ({} is {})", text, quantity, format_number(v)));
-      add(quantity, Cell(), v);
-    };
-    if (is_relative(e)) {
-      defect("group_law_defect", x.group_law);
-      defect("orthogonality_defect", x.orthogonality);
-      defect("reversibility_defect", x.reversibility);
-    } else {
-      defect("relativity_defect", x.relativity);
-    }
-    if (has_frequencies(e))
-      for (double lag : window) {
-        const double T = seq_len ? *seq_len : std::abs(lag) + 1;
-        const double b = for_encoding(command, text, [&] { return long_term_decay_bound(decay_frequencies(e, T), lag); });
-        add("long_term_decay_bound", lag, b);
-      }
+  for (const CheckRow& r : rows) {
+    std::vector<Cell> row = {r.encoding, r.quantity, r.lag ? Cell(*r.lag) : Cell(),
+                             std::holds_alternative<bool>(r.value) ? Cell(std::get<bool>(r.value))
+                                                                   : Cell(std::get<double>(r.value))};
+    if (!a.layers.empty()) row.insert(row.begin(), r.layer_type.empty() ? Cell() : Cell(r.layer_type));
+    t.add_row(std::move(row));
   }
   emit(a.out, render(t, format));
 }
@@ -609,7 +480,10 @@ void add_encoding_commands(CLI::App& app, const CliContext&) {
                                           "reversibility; sinusoidal: relativity), its verdicts and RoFormer's long-term "
                                           "decay bound; exits 0 whatever it finds");
     c->add_option("--encoding", a->encodings, "one or more encoding spellings (or repeat --encoding)");
-    add_model_option(c, a->models, true);
+    auto* model = add_model_option(c, a->models, true);
+    model->description(model->get_description() +
+                       "; rows then start with a layer_type column, and a layer type with a window is checked on the "
+                       "window lags it sees (a note names those left out)");
     c->add_option("--window", a->window,
                   "lags s, t of the checks (default 0,1,2,5,10,50,100,1000 plus 2 orig for schemes with an original "
                   "context); 1-D, along the first axis of k-D encodings");
@@ -618,13 +492,11 @@ void add_encoding_commands(CLI::App& app, const CliContext&) {
     c->add_option("--format", a->format, "csv, md, json or latex")->capture_default_str();
     c->add_option("--out", a->out, "output file (default: stdout); written only if the run succeeds");
     c->callback([a] {
-      a->query_dependent.assign(a->encodings.size(), "");
       const auto layers = model_layers("ropekit check", a->models, true);
       if (!layers.empty()) a->layers.assign(a->encodings.size(), ModelLayer{});
       for (const auto& l : layers) {
         // Each (encoding, query temperature, window) once; their rows carry the layer types' labels.
         a->encodings.push_back(l.encoding);
-        a->query_dependent.push_back(l.temperature ? l.label : "");
         a->layers.push_back(l);
       }
       if (a->encodings.empty()) throw InputError("ropekit check: --encoding = none (must be given, or --model)");

@@ -44,8 +44,10 @@ void run_encoding_kernel(const EncodingKernelArgs& a);
 
 struct EncodingFeatureArgs {
   std::string encoding, lags, format, out;  ///< format "": csv, or npy for --out FILE.npy
+  /// Given --model: the layer type's label (ModelLayer::label), the rows' first column `layer_type`.
+  std::optional<std::string> layer_type;
 };
-/// ropekit features --encoding E: lag, then the encoding's feature columns.
+/// ropekit features --encoding E: lag, then the encoding's feature columns (--model: led by layer_type).
 void run_encoding_features(const EncodingFeatureArgs& a);
 
 }  // namespace ropekit

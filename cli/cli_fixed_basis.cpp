@@ -55,6 +55,7 @@ struct FitArgs {
 struct FeatureArgs {
   std::string method, encoding, lags = "0:8", format, out, config, bounded_tau;  // format "": csv, or npy
   std::vector<std::string> models;  // --model FILE[:LAYER_TYPE]: the encoding of one layer type
+  std::optional<std::string> layer_type;  // that layer type's label: the rows' first column
   BasisParams basis;
   // Explicit basis options, which override --config's values.
   CLI::Option *num_freqs = nullptr, *head_dim = nullptr, *theta = nullptr, *gamma = nullptr, *train_context = nullptr;
@@ -211,7 +212,8 @@ void run_features(const FeatureArgs& a) {
       if (given)
         throw_bad_value(where, name, "given with --encoding",
                         "absent: the encoding's spelling carries its parameters (e.g. jordan:m=3,dim=64,F=16,L=4096)");
-    run_encoding_features(EncodingFeatureArgs{a.encoding, a.lags_opt->count() ? a.lags : "", a.format, a.out});
+    run_encoding_features(
+        EncodingFeatureArgs{a.encoding, a.lags_opt->count() ? a.lags : "", a.format, a.out, a.layer_type});
     return;
   }
   const Format format = parse_table_format_option(command, a.format, a.out);
@@ -380,7 +382,10 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     fit->add_option("--encoding,--encodings", a->encodings,
                     "encodings to fit (spellings: rope:dim=64,F=16, jordan_m3, direct-sum:[rope,alibi], ...), "
                     "replacing the config's; rows carry the spelling in the `method` column");
-    add_model_option(fit, a->models, true);
+    auto* model = add_model_option(fit, a->models, true);
+    model->description(model->get_description() +
+                       "; rows then start with a layer_type column, a layer type with a window trains and is scored "
+                       "on the lags it sees, and a query temperature is not applied (notes say so)");
     fit->add_option("--targets,--target", a->targets,
                     "targets to fit (ropekit list targets), replacing the defaults (phase, linear, mixed without "
                     "--config)");
@@ -431,7 +436,8 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     f->add_option("--method", a->method, "method name or spelling, e.g. jordan-scaled:m=4,c=0.1");
     auto* enc = f->add_option("--encoding", a->encoding,
                               "an encoding spelling instead of --method, e.g. xpos:dim=8 (see `ropekit list encodings`)");
-    add_model_option(f, a->models, false)->excludes(enc);
+    auto* model = add_model_option(f, a->models, false)->excludes(enc);
+    model->description(model->get_description() + "; rows then start with a layer_type column");
     a->lags_opt = f->add_option("--lags", a->lags, "lags: 0,1,2 or start:stop[:step] (k-D encodings: \"1,0;0,2\", "
                                                    "no default)")
                       ->capture_default_str();
@@ -452,7 +458,8 @@ void add_fixed_basis_commands(CLI::App& app, const CliContext& ctx) {
     f->add_option("--format", a->format, kTableFormatHelp);
     f->add_option("--out", a->out, "output file (default: stdout)");
     f->callback([a] {
-      take_model_encoding("ropekit features", a->models, a->encoding);
+      if (const auto layer = take_model_encoding("ropekit features", a->models, a->encoding))
+        a->layer_type = layer->label;
       run_features(*a);
     });
   }

@@ -62,11 +62,14 @@ std::vector<std::string> model_encodings(const std::string& command, const std::
   return model_encodings(models, several, Where::options(command));
 }
 
-void take_model_encoding(const std::string& command, const std::vector<std::string>& models, std::string& encoding) {
-  if (models.empty()) return;
+std::optional<ModelLayer> take_model_encoding(const std::string& command, const std::vector<std::string>& models,
+                                              std::string& encoding) {
+  if (models.empty()) return std::nullopt;
   std::vector<ModelReference> refs;
   for (const auto& text : models) refs.push_back(split_model_reference(text));
-  encoding = one_model_layer(refs, Where::options(command)).encoding;
+  ModelLayer layer = one_model_layer(refs, Where::options(command));
+  encoding = layer.encoding;
+  return layer;
 }
 
 void add_model_command(CLI::App& app, const CliContext&) {

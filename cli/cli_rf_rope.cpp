@@ -404,7 +404,7 @@ void run_sampling(const VerifyArgs& a, const CliContext& ctx) {
 struct ContentArgs {
   std::string encoding, lags, format = "csv", out, shard;
   std::vector<std::string> models;  // --model FILE[:LAYER_TYPE]: the encoding of one layer type
-  std::optional<ModelLayer> layer;  // that layer type: its window's lags are refused
+  std::optional<ModelLayer> layer;  // that layer type: the lags its window hides are masked (empty cells)
   double rho = 0.5;
   std::optional<double> assume_rho;
   std::int64_t trials = 20000;
@@ -434,15 +434,29 @@ void run_content(const ContentArgs& a, const CliContext& ctx) {
     throw_bad_value(where, "lags", "none", fmt::format("given for {}: its lags are {}-D vectors, separated by ';' "
                                                        "(e.g. --lags '{}'); there is no default for k > 1",
                                                        a.encoding, k, default_lag_text(k, 4)));
-  const Eigen::MatrixXd lags = parse_lags(a.lags.empty() ? "0,1,10,100" : a.lags, k, where, "--lags");
+  const std::string lag_spelling = a.lags.empty() ? "0,1,10,100" : a.lags;
+  const Eigen::MatrixXd lags = parse_lags(lag_spelling, k, where, "--lags");
   for (Eigen::Index i = 0; i < lags.size(); ++i) check_finite(where, "lags", lags.data()[i]);
-  if (a.layer) check_lags_seen(*a.layer, lags, where, a.lags.empty() ? "0,1,10,100" : a.lags);
+  // A lag the layer type's window hides (|lag| >= span, the first component) is masked as `kernel --model` masks
+  // it: its row's cells empty, not checked, and not counted in the verdict's checks. Every lag hidden: refused.
+  const auto* window = a.layer && a.layer->span ? &*a.layer : nullptr;
+  auto hidden = [&](double lag) { return window && std::abs(lag) >= static_cast<double>(*window->span); };
+  std::size_t masked = 0;
+  for (Eigen::Index i = 0; i < lags.rows(); ++i) masked += hidden(lags(i, 0)) ? 1 : 0;
+  if (window && masked == static_cast<std::size_t>(lags.rows()))
+    throw_bad_value(where, "lags", "'" + lag_spelling + "'",
+                    fmt::format("lags {} sees ({} hides |lag| >= {})", window->label, window->window, *window->span));
   if (!(a.rho >= -1 && a.rho <= 1)) throw_bad_value(where, "rho", format_number(a.rho), "in [-1, 1]");
   if (a.assume_rho && !(*a.assume_rho >= -1 && *a.assume_rho <= 1))
     throw_bad_value(where, "assume_rho", format_number(*a.assume_rho), "in [-1, 1]");
-  const std::size_t L = static_cast<std::size_t>(lags.rows());
+  const std::size_t L = static_cast<std::size_t>(lags.rows()) - masked;  // the lags checked
   // Content is drawn per chunk of trials and each lag's operator applied alone: no lag order matters here.
   const LagShard ls = shard_lags(command, a.shard, lags, false);
+  Eigen::MatrixXd seen(ls.lags.rows(), ls.lags.cols());  // the shard's lags the layer type sees
+  Eigen::Index n_seen = 0;
+  for (Eigen::Index i = 0; i < ls.lags.rows(); ++i)
+    if (!hidden(ls.lags(i, 0))) seen.row(n_seen++) = ls.lags.row(i);
+  seen.conservativeResize(n_seen, ls.lags.cols());
   if (!(a.alpha > 0 && a.alpha < 1)) throw_bad_value(where, "alpha", format_number(a.alpha), "in (0, 1)");
   if (!(a.alpha >= min_alpha(2 * L)))
     throw_bad_value(where, "alpha", format_number(a.alpha),
@@ -481,11 +495,16 @@ void run_content(const ContentArgs& a, const CliContext& ctx) {
                            })),
                "(the size of G) with --trials 2 and one lag");
   }
+  if (masked > 0)
+    std::cerr << command << ": note: "
+              << fmt::format("{}: {} hides |lag| >= {}: {} lag(s) masked (empty cells, null in JSON), not checked",
+                             window->label, window->window, *window->span, masked)
+              << "\n";
   announce(command, fmt::format("{} trials x {} lags of the {} x {} operator of {}", a.trials, L, n, n, spelling(e)),
            cost.seconds);
 
   o.encoding = e;
-  o.lags = ls.lags;
+  o.lags = seen;
   o.rho = a.rho;
   o.assumed_rho = a.assume_rho;
   o.alpha = a.alpha;
@@ -500,12 +519,23 @@ void run_content(const ContentArgs& a, const CliContext& ctx) {
 
   Table t;
   t.columns = {"lag", "mean_expected", "mean_observed", "z_mean", "var_expected", "var_observed", "z_var", "verdict"};
-  for (const auto& l : r.lags)
+  // The shard's rows in its lags' order: a masked lag's cells empty, the others the checks' (in the same order).
+  std::size_t next = 0;
+  for (Eigen::Index i = 0; i < ls.lags.rows(); ++i) {
+    if (hidden(ls.lags(i, 0))) {
+      const Eigen::VectorXd lag = ls.lags.row(i).transpose();
+      t.add_row({lag_cell(std::vector<double>(lag.data(), lag.data() + lag.size())), Cell(), Cell(), Cell(), Cell(),
+                 Cell(), Cell(), Cell()});
+      continue;
+    }
+    const auto& l = r.lags.at(next++);
     t.add_row({lag_cell(l.lag), l.mean_expected, l.mean_observed, l.z_mean, l.var_expected, l.var_observed, l.z_var,
                std::string(l.pass() ? "PASS" : "FAIL")});
+  }
   emit(a.out, table_text(t, format, ls, ctx));
   if (r.lags.empty()) {
-    std::cerr << "verify content" << ls.note() << ": no lags in this shard\n";
+    std::cerr << "verify content" << ls.note() << (ls.lags.rows() > 0 ? ": no lags the layer type sees in this shard\n"
+                                                                      : ": no lags in this shard\n");
     return;
   }
   const std::string rho_text =
@@ -642,7 +672,9 @@ void add_rf_rope_commands(CLI::App& app, const CliContext& ctx) {
                                                 "tr G^2 (q, k ~ N(0, I), E[q k^T] = rho I), z-tests per lag");
     auto* enc = c->add_option("--encoding", a->encoding, "a relative encoding, e.g. rope:dim=64, jordan:m=2,dim=32 or "
                                                          "nd:family=axial,dim=8,axes=2 (spellings: encodings.md section 2)");
-    add_model_option(c, a->models, false)->excludes(enc);
+    auto* model = add_model_option(c, a->models, false)->excludes(enc);
+    model->description(model->get_description() +
+                       "; a lag the layer type's window hides is masked (empty cells, null in JSON), not checked");
     c->add_option("--lags", a->lags, std::string(kLagsHelp) + " (default 0,1,10,100; required for k-D encodings)");
     add_real_option(c, cmd, "--rho", a->rho, "content correlation sampled, E[q k^T] = rho I, in [-1, 1]")
         ->capture_default_str();

@@ -15,6 +15,7 @@ the command line prints. Bad input raises ValueError with the command line's one
 from ._ropekit import (  # noqa: F401  (the library's functions, documented in their docstrings)
     DEFAULT_SEED,
     __version__,
+    check,
     design,
     envelope,
     features,
@@ -39,15 +40,17 @@ from .sweep import FIT_COLUMNS, sweep  # noqa: F401
 from ._signatures import with_signature as _with_signature
 
 # Each library function as a Python function with a real signature (inspect.signature, Jupyter's and IDEs' hints).
-design, envelope, features, fit, fit_params, fit_spectrum, frequencies, kernel, lie_check, list_encodings, \
-    list_pipelines, list_schemes, list_spectra, list_targets, model, precision, report, spectrum_kernel, verify_master = \
-    map(_with_signature, (design, envelope, features, fit, fit_params, fit_spectrum, frequencies, kernel, lie_check,
-                          list_encodings, list_pipelines, list_schemes, list_spectra, list_targets, model, precision,
-                          report, spectrum_kernel, verify_master))
+check, design, envelope, features, fit, fit_params, fit_spectrum, frequencies, kernel, lie_check, \
+    list_encodings, list_pipelines, list_schemes, list_spectra, list_targets, model, precision, report, \
+    spectrum_kernel, verify_master = \
+    map(_with_signature, (check, design, envelope, features, fit, fit_params, fit_spectrum, frequencies, kernel,
+                          lie_check, list_encodings, list_pipelines, list_schemes, list_spectra, list_targets, model,
+                          precision, report, spectrum_kernel, verify_master))
 
 __all__ = [
-    "DEFAULT_SEED", "FIT_COLUMNS", "design", "envelope", "features", "fit", "fit_params", "fit_spectrum", "frequencies",
-    "kernel", "lie_check", "list_encodings", "list_pipelines", "list_schemes", "list_spectra", "list_targets", "model",
+    "DEFAULT_SEED", "FIT_COLUMNS", "check", "design", "envelope", "features", "fit", "fit_params", "fit_spectrum",
+    "frequencies", "kernel", "lie_check", "list_encodings", "list_pipelines", "list_schemes", "list_spectra",
+    "list_targets", "model",
     "precision", "report", "spectrum_kernel", "sweep",
     "verify_master",
 ]

@@ -24,6 +24,10 @@
 
 namespace py = pybind11;
 
+namespace ropekit {
+struct Encoding;
+}  // namespace ropekit
+
 namespace ropekit::bindings {
 
 /// "ropekit verify master: --draw-from = ..." -> "ropekit.verify_master: draw_from = ...".
@@ -115,7 +119,13 @@ std::optional<ModelLayer> bound_model_layer(const std::string& command, const st
 /// `d` with a first column "layer_type": `label` on each of its rows (the length of its first column).
 py::dict with_layer_type(const py::dict& d, const std::string& label);
 
+/// The encoding's notes (encoding_notes) as UserWarnings "ropekit.<function>: note: <text>" (encoding_bindings.cpp).
+void warn_notes(const std::string& function, const Encoding& e);
+
 // The bound functions, one file per concept; module.cpp names their arguments and docstrings.
+// check_bindings.cpp
+py::dict py_check(const py::object& encoding, const py::object& window, std::optional<double> seq_len,
+                  const py::object& model, const py::object& layer_type);
 // encoding_bindings.cpp
 py::dict py_kernel(const py::object& encoding, const py::object& lags_in, double rho, std::optional<double> seq_len,
                    const std::optional<std::vector<std::string>>& columns, const py::object& model,

@@ -44,7 +44,7 @@ std::string pythonise(std::string msg) {
       {"ropekit fit-params", "ropekit.fit_params"},       {"ropekit kernel", "ropekit.kernel"},
       {"ropekit frequencies", "ropekit.frequencies"},     {"ropekit features", "ropekit.features"},
       {"ropekit design", "ropekit.design"},               {"ropekit fit", "ropekit.fit"},
-      {"ropekit model", "ropekit.model"}};
+      {"ropekit model", "ropekit.model"},                 {"ropekit check", "ropekit.check"}};
   for (const auto& [from, to] : commands)
     for (std::size_t at; (at = msg.find(from)) != std::string::npos;) msg.replace(at, std::strlen(from), to);
   static const std::regex option("--([A-Za-z][A-Za-z0-9-]*)");

@@ -357,6 +357,11 @@ py::tuple py_features(const py::object& encoding, const py::object& lags_in, con
   warn_notes("features", plan.encoding);
   Features f = interruptible([&] { return feature_rows(request, plan, lags); });
   // rows = lags, cols = features; column-major, as Eigen holds it (numpy sees a Fortran-ordered array, no copy).
+  // A model's layer type adds the command line's first column, layer_type: its label on every row.
+  const auto rows = static_cast<std::size_t>(f.values.rows());
+  if (layer)
+    return py::make_tuple(py::cast(std::move(f.values)), py::cast(f.names),
+                          py::cast(std::vector<std::string>(rows, layer->label)));
   return py::make_tuple(py::cast(std::move(f.values)), py::cast(f.names));
 }
 

@@ -66,6 +66,8 @@ PYBIND11_MODULE(_ropekit, m) {
   m.def("kernel", named("kernel", &py_kernel), doc_kernel, "encoding"_a = py::none(), "lags"_a = py::none(),
         "rho"_a = 1.0, "seq_len"_a = py::none(), "columns"_a = py::none(), py::kw_only(), "model"_a = py::none(),
         "layer_type"_a = py::none(), "position"_a = py::none());
+  m.def("check", named("check", &py_check), doc_check, "encoding"_a = py::none(), "window"_a = py::none(),
+        "seq_len"_a = py::none(), py::kw_only(), "model"_a = py::none(), "layer_type"_a = py::none());
   m.def("model", named("model", &py_model), doc_model, "path"_a);
   m.def("report", named("report", &py_report), doc_report, "files"_a, "format"_a = "md", "svg_stem"_a = "report",
         "tolerances"_a = py::none());

@@ -7,7 +7,7 @@ import pytest
 
 import ropekit
 
-FUNCTIONS = ["kernel", "frequencies", "features", "fit", "fit_params", "fit_spectrum", "spectrum_kernel",
+FUNCTIONS = ["kernel", "check", "frequencies", "features", "fit", "fit_params", "fit_spectrum", "spectrum_kernel",
              "verify_master", "design", "lie_check", "model", "report", "envelope", "list_encodings", "list_schemes",
              "list_targets", "list_spectra", "sweep"]
 

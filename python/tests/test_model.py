@@ -60,7 +60,8 @@ def test_model_encodings_work_in_every_function():
                     assert np.isnan(w), (name, col, lag)  # masked by the command line, a number here
         x, names = ropekit.features(encoding, "0:8")
         f = cli_csv("features", "--model", f"{path}:{name}", "--lags", "0:8")
-        assert names == list(f)[1:]
+        assert list(f)[:2] == ["layer_type", "lag"] and f["layer_type"] == [name] * 8  # --model's rows: led by it
+        assert names == list(f)[2:]
         for j, col in enumerate(names):
             np.testing.assert_array_equal(x[:, j], numbers(f[col]), err_msg=col)
         fr = ropekit.frequencies(encoding)

@@ -112,10 +112,21 @@ def test_fit_of_a_sliding_layer_trains_and_scores_only_the_lags_it_sees():
     assert np.array_equal(both["mse"][2:], ropekit.fit([FULL], ["phase"], 64, [128])["mse"])
 
 
+def test_fit_of_llama4_nope_layers_says_the_query_temperature_is_not_applied():
+    with pytest.warns(UserWarning, match="full_attention: the query temperature s\\(p\\) = 0.1 ln\\(1 \\+ "
+                                         "floor\\(\\(p \\+ 1\\)/8192\\)\\) \\+ 1 is not applied"):
+        r = ropekit.fit(targets=["phase"], train_context=32, eval_contexts=[64], model=SCOUT,
+                        layer_type="full_attention")
+    plain = ropekit.fit(["nope:dim=128"], ["phase"], 32, [64])  # the NoPE layers' spelling (`ropekit model`)
+    assert r["layer_type"] == ["full_attention"] * 2
+    assert np.array_equal(r["mse"], plain["mse"])
+
+
 def test_features_and_precision_of_a_layer_type():
-    X, names = ropekit.features(model=GEMMA, layer_type="sliding_attention", lags="0:4")
+    X, names, layer_type = ropekit.features(model=GEMMA, layer_type="sliding_attention", lags="0:4")
     Y, plain_names = ropekit.features(SLIDING, "0:4")
     assert names == plain_names and np.array_equal(X, Y)
+    assert layer_type == ["sliding_attention"] * 4
     p = ropekit.precision(model=GEMMA, layer_type="full_attention", positions=[1, 4095])
     q = ropekit.precision(FULL, positions=[1, 4095])
     assert list(p)[0] == "layer_type" and p["layer_type"] == ["full_attention"] * 2

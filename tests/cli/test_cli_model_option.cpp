@@ -79,14 +79,6 @@ void check_masked(const std::string& model_args, const std::string& spelled_args
 
 }  // namespace
 
-TEST_CASE("features --model: a layer type's feature columns, as its spelling's") {
-  check_same("features --model '" + gemma() + ":sliding_attention' --lags 0:4",
-             "features --encoding '" + kSliding + "' --lags 0:4");
-  check_refusals("features --lags 0:4");
-  check_rejected("features --model '" + gemma() + ":sliding_attention' --encoding rope --lags 0:4",
-                 "--encoding excludes --model");
-}
-
 // `ropekit ARGS` succeeds and prints what `ropekit SPELLED` prints with a first column layer_type: `labels`, one per
 // row after the header.
 void check_same_labelled(const std::string& args, const std::string& spelled, const std::vector<std::string>& labels) {
@@ -98,6 +90,16 @@ void check_same_labelled(const std::string& args, const std::string& spelled, co
     expected += (line == 0 ? std::string("layer_type") : labels.at(line - 1)) + "," + s.out.substr(at, end + 1 - at);
   CHECK(line == labels.size() + 1);
   CHECK(m.out == expected);
+}
+
+TEST_CASE("features --model: a layer type's feature columns, as its spelling's, led by a layer_type column") {
+  check_same_labelled("features --model '" + gemma() + ":sliding_attention' --lags 0:4",
+                      "features --encoding '" + kSliding + "' --lags 0:4", std::vector<std::string>(4, "sliding_attention"));
+  check_refusals("features --lags 0:4");
+  check_rejected("features --model '" + gemma() + ":sliding_attention' --encoding rope --lags 0:4",
+                 "--encoding excludes --model");
+  // --encoding alone keeps its columns.
+  CHECK(run_ropekit("features --encoding rope:dim=4 --lags 0:2").out.rfind("lag,1,", 0) == 0);
 }
 
 TEST_CASE("fit --model: every layer type of a file, or one, fitted as their spellings, rows led by the layer type") {
@@ -135,12 +137,42 @@ TEST_CASE("fit --model: a sliding layer trains and is scored on the lags its win
   CHECK(rows[1]["context"] == 4096);
 }
 
-TEST_CASE("verify content --model: lags a sliding layer never sees are refused") {
-  check_rejected("verify content --model '" + gemma() + ":sliding_attention' --lags 0,1024 --trials 100",
-                 "ropekit verify content: --lags = '0,1024' (must be lags sliding_attention sees (sliding 1024 hides "
-                 "|lag| >= 1024))");
-  const auto seen = run_ropekit("verify content --model '" + gemma() + ":sliding_attention' --lags 1,1023 --trials 1000");
-  CHECK(seen.exit_code == 0);
+TEST_CASE("fit --model: Llama 4's query temperature is not applied, said in a note") {
+  // Scout's full_attention layers are NoPE (nope:dim=128, as `ropekit model` reads the file) with
+  // attn_temperature_tuning: the fit is the spelling's, and a note says s(p) is left out.
+  const std::string scout = source_path("data/models/llama-4-scout.json");
+  const std::string run = " --train-context 32 --eval-contexts 64 --targets phase";
+  check_same_labelled("fit --model '" + scout + ":full_attention'" + run, "fit --encoding nope:dim=128" + run,
+                      {"full_attention", "full_attention"});
+  const auto m = run_ropekit("fit --model '" + scout + ":full_attention'" + run);
+  CHECK(m.err.find("ropekit fit: note: full_attention: the query temperature s(p) = 0.1 ln(1 + floor((p + 1)/8192)) + "
+                   "1 is not applied: fitted on the encoding's own features") != std::string::npos);
+  CHECK(run_ropekit("fit --model '" + gemma() + ":full_attention'" + run).err.find("query temperature") ==
+        std::string::npos);
+}
+
+TEST_CASE("verify content --model: lags a sliding layer never sees are masked (empty), the others checked") {
+  // Rows of --lags 1,1024,5 against the spelling's run on the lags the window shows (1, 5): the same numbers (the
+  // content draws do not depend on the other lags, and the Bonferroni count is the lags checked), the masked row
+  // null but for its lag.
+  const std::string trials = " --trials 1000 --format json";
+  const auto [m, s] = run_both("verify content --model '" + gemma() + ":sliding_attention' --lags 1,1024,5" + trials,
+                               "verify content --encoding '" + kSliding + "' --lags 1,5" + trials);
+  const auto rows = nlohmann::json::parse(m.out), seen = nlohmann::json::parse(s.out);
+  REQUIRE(rows.size() == 3);
+  REQUIRE(seen.size() == 2);
+  CHECK(rows[0] == seen[0]);
+  CHECK(rows[2] == seen[1]);
+  CHECK(rows[1]["lag"] == 1024);
+  for (const auto& [key, value] : rows[1].items())
+    if (key != "lag") CHECK(value.is_null());
+  CHECK(m.err.find("ropekit verify content: note: sliding_attention: sliding 1024 hides |lag| >= 1024: 1 lag(s) "
+                   "masked (empty cells, null in JSON), not checked") != std::string::npos);
+  CHECK(m.err.find("PASS (2 lags") != std::string::npos);
+  // Every lag hidden: nothing to check, refused.
+  check_rejected("verify content --model '" + gemma() + ":sliding_attention' --lags 1024,5000 --trials 100",
+                 "ropekit verify content: --lags = '1024,5000' (must be lags sliding_attention sees (sliding 1024 "
+                 "hides |lag| >= 1024))");
 }
 
 TEST_CASE("check --model: rows led by the layer type; a window's lags are those the layer sees") {

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/core/error.hpp"
+
 namespace ropekit {
 
 namespace {
@@ -103,6 +105,18 @@ std::vector<std::string> fit_layer_notes(const FitConfig& config, const std::vec
                     "lags it sees); rows keep the lengths asked (context), n_train counts the lags trained on",
                     layers[i].label, layers[i].window, *w, std::min<std::int64_t>(config.basis.train_context, *w) - 1,
                     *w);
+    if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+  }
+  // A query temperature scales the score by s(p) of the query position p, which a fit of the lag's features does
+  // not know: the basis is the encoding's own, said here rather than applied at an assumed position.
+  for (std::size_t i = 0; i < layers.size() && i < config.encodings.size(); ++i) {
+    const auto& t = layers[i].temperature;
+    if (!t) continue;
+    const std::string note = fmt::format(
+        "{}: the query temperature s(p) = {} ln(1 + floor((p + 1)/{})) + 1 is not applied: fitted on the encoding's "
+        "own features (s(p) depends on the query position p, not on the lag alone; `ropekit kernel --model` applies "
+        "it)",
+        layers[i].label, format_number(t->attn_scale), format_number(t->floor_scale));
     if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
   }
   return notes;
