@@ -80,12 +80,4 @@ ModelLayer one_model_layer(const std::vector<ModelReference>& models, const Wher
   return layers.front();
 }
 
-void check_lags_seen(const ModelLayer& layer, const Lags& lags, const Where& where, const std::string& text) {
-  if (!layer.span) return;
-  for (Eigen::Index i = 0; i < lags.rows(); ++i)
-    if (std::abs(lags(i, 0)) >= static_cast<double>(*layer.span))
-      throw_bad_value(where, "lags", "'" + text + "'",
-                      fmt::format("lags {} sees ({} hides |lag| >= {})", layer.label, layer.window, *layer.span));
-}
-
 }  // namespace ropekit

@@ -47,9 +47,4 @@ std::vector<std::string> model_encodings(const std::vector<std::string>& models,
 /// @throws InputError naming `model` when they name several encodings.
 ModelLayer one_model_layer(const std::vector<ModelReference>& models, const Where& where);
 
-/// A request that checks the layer type's score at each lag (verify content): every lag one the window shows.
-/// @throws InputError "<where>: --lags = '<text>' (must be lags <label> sees (<window> hides |lag| >= W))" when a
-///         lag's first component is one the window hides.
-void check_lags_seen(const ModelLayer& layer, const Lags& lags, const Where& where, const std::string& text);
-
 }  // namespace ropekit
