@@ -24,7 +24,7 @@
 #include "ropekit/encoding.hpp"
 #include "ropekit/mc/content_verify.hpp"
 #include "ropekit/mc/rf_verify.hpp"
-#include "ropekit/mc/verify_request.hpp"
+#include "ropekit/commands/verify_request.hpp"
 #include "ropekit/spectral/spectrum.hpp"
 #include "ropekit/core/spelling.hpp"
 
@@ -220,7 +220,7 @@ void run_kernel(const KernelArgs& a) {
   out.finish();
 }
 
-// What every verify subcommand needs, validated before any work starts (mc/verify_request.hpp), and the format.
+// What every verify subcommand needs, validated before any work starts (commands/verify_request.hpp), and the format.
 struct Prepared : VerifyPlan {
   Format format;
 };

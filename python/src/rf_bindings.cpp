@@ -30,7 +30,7 @@
 #include "ropekit/lie/generator_io.hpp"
 #include "ropekit/lie/lie.hpp"
 #include "ropekit/mc/rf_verify.hpp"
-#include "ropekit/mc/verify_request.hpp"
+#include "ropekit/commands/verify_request.hpp"
 #include "ropekit/design/design.hpp"
 #include "ropekit/design/inverse_design.hpp"
 #include "ropekit/spectral/spectrum.hpp"
@@ -77,7 +77,7 @@ py::tuple py_verify_master(const std::string& spectrum, int blocks, std::int64_t
                            std::uint64_t seed, const std::string& sampling, const py::object& content_in,
                            double alpha, const py::object& draw_from, bool power, const py::object& q_in,
                            const py::object& k_in, int threads) {
-  // The arguments bound to the library's request (mc/verify_request.hpp), as the command line binds its options;
+  // The arguments bound to the library's request (commands/verify_request.hpp), as the command line binds its options;
   // Python objects are read here, with the GIL.
   VerifyRequest r;
   const std::string& command = r.command;

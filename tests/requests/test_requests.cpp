@@ -10,7 +10,7 @@
 #include "ropekit/commands/frequencies_request.hpp"
 #include "ropekit/commands/kernel_request.hpp"
 #include "ropekit/fit/fit_config.hpp"
-#include "ropekit/mc/verify_request.hpp"
+#include "ropekit/commands/verify_request.hpp"
 
 using namespace ropekit;
 

@@ -1,4 +1,4 @@
-#include "ropekit/mc/verify_request.hpp"
+#include "ropekit/commands/verify_request.hpp"
 
 #include <cmath>
 #include <limits>
