@@ -57,19 +57,6 @@ void warn_notes(const std::string& function, const Encoding& e) {
 
 namespace {
 
-// The columns a kernel call returns: `columns` (validated against the encoding's) or all of them.
-std::vector<std::string> kernel_columns(const std::optional<std::vector<std::string>>& columns, bool rf, bool plain) {
-  std::vector<std::string> all = {"encoding", "lag", "kernel", "content_variance"};
-  if (rf) all.insert(all.end(), {"expected_kernel", "frequency_variance"});
-  if (plain) all.insert(all.end(), {"sine_residual", "continuum", "continuum_sine"});
-  if (!columns) return all;
-  for (const std::string& c : *columns)
-    if (std::find(all.begin(), all.end(), c) == all.end())
-      bad("ropekit kernel", "--columns", fmt::format("'{}'", c),
-          fmt::format("columns of this encoding's kernel: {}", fmt::join(all, ", ")));
-  return *columns;
-}
-
 bool wants(const std::vector<std::string>& columns, const char* name) {
   return std::find(columns.begin(), columns.end(), name) != columns.end();
 }
@@ -163,7 +150,7 @@ py::dict py_kernel(const py::object& encoding, const py::object& lags_in, double
       one.encodings = {t};
       one.lags_given = true;
       const KernelPlan plan = interruptible([&] { return plan_kernel(one); });
-      const auto all = kernel_columns(std::nullopt, plan.any_rf, plain_rope(plan.encodings.front()).has_value());
+      const auto all = kernel_plan_columns(plan);
       own.emplace();
       for (const std::string& c : *columns) {
         if (std::find(order.begin(), order.end(), c) == order.end())
@@ -230,7 +217,9 @@ py::dict kernel_one(const std::string& text, const py::object& lags_in, double r
   const Encoding& e = plan.encodings.front();
   const bool rf = plan.any_rf;
   const auto plain = plain_rope(e);
-  const std::vector<std::string> names = kernel_columns(columns, rf, plain.has_value());
+  // The library's check of columns= (the command line's --columns), else every column the rows fill.
+  const std::vector<std::string> names =
+      columns ? checked_kernel_columns(request, plan, *columns) : kernel_plan_columns(plan);
   // 1-D lags given as an array are read in place (no copy when they are float64 and contiguous already).
   const auto flat = plan.k == 1 ? lag_array(lags_in, request.command) : std::nullopt;
   const auto held = [&] {

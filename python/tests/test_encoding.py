@@ -230,6 +230,22 @@ def test_kernel_of_several_encodings_is_one_tidy_table():
         ropekit.kernel(encs, "1", columns=["kernal"])
 
 
+
+def test_kernel_columns_checked_by_the_library_as_on_the_command_line():
+    # Issue 33: ropekit.kernel(columns=) and --columns go through one check (commands/kernel_request): the same
+    # message, and the columns an rf-rope's rows fill are the six the kernel table documents for it.
+    rf = "rf-rope:spectrum=gaussian(sigma=1),blocks=32,seed=1"
+    want = cli_error("kernel", "--encoding", rf, "--lags", "1", "--columns", "kernel,continuum")
+    assert want.endswith("(must be columns of this encoding's kernel: encoding, lag, kernel, content_variance, "
+                         "expected_kernel, frequency_variance)")
+    with pytest.raises(ValueError) as e:
+        ropekit.kernel(rf, "1", columns=["kernel", "continuum"])
+    assert str(e.value) == want
+    # Asked twice, a column comes once, in the order asked.
+    assert list(ropekit.kernel("rope:dim=64", "1", columns=["continuum", "kernel", "continuum"])) == ["continuum", "kernel"]
+    assert list(ropekit.kernel(rf, "1")) == ["encoding", "lag", "kernel", "content_variance", "expected_kernel",
+                                             "frequency_variance"]
+
 def test_frequencies_zero_frequency_has_infinite_wavelength():
     # Issue 32: a symmetric quantile grid of 7 blocks holds theta_3 = Phi^-1(1/2) = 0; it was refused ("theta_3 = 0
     # is below 2 pi / DBL_MAX") while kernel took it. 2 pi / 0 is infinite: the frequency never repeats.

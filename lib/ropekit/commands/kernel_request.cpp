@@ -90,29 +90,37 @@ const std::vector<std::string>& kernel_column_names() {
   return names;
 }
 
+namespace {
+
+// Whether some encoding of the plan fills column c (encoding, lag, kernel and content variance: every one).
+bool column_filled(const KernelPlan& p, const std::string& c) {
+  if (c == "expected_kernel" || c == "frequency_variance") return p.any_rf;
+  if (c == "sine_residual" || c == "continuum" || c == "continuum_sine") return p.any_plain;
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> kernel_plan_columns(const KernelPlan& p) {
+  std::vector<std::string> out;
+  for (const auto& c : kernel_column_names())
+    if (column_filled(p, c)) out.push_back(c);
+  return out;
+}
+
 std::vector<std::string> checked_kernel_columns(const KernelRequest& a, const KernelPlan& p,
                                                 const std::vector<std::string>& columns) {
   const Where where = Where::options(a.command);
   const auto& order = kernel_column_names();
-  // A column some encoding here fills (encoding, lag, kernel and content variance: every one).
-  auto filled = [&](const std::string& c) {
-    if (c == "expected_kernel" || c == "frequency_variance") return p.any_rf;
-    if (c == "sine_residual" || c == "continuum" || c == "continuum_sine") return p.any_plain;
-    return true;
-  };
   std::vector<std::string> out;
   for (const std::string& c : columns) {
     const bool known = std::find(order.begin(), order.end(), c) != order.end();
-    if (p.encodings.size() == 1 && !(known && filled(c))) {
-      std::vector<std::string> all;
-      for (const auto& o : order)
-        if (filled(o)) all.push_back(o);
+    if (p.encodings.size() == 1 && !(known && column_filled(p, c)))
       throw_bad_value(where, "columns", fmt::format("'{}'", c),
-                      fmt::format("columns of this encoding's kernel: {}", fmt::join(all, ", ")));
-    }
+                      fmt::format("columns of this encoding's kernel: {}", fmt::join(kernel_plan_columns(p), ", ")));
     if (!known)
       throw_bad_value(where, "columns", fmt::format("'{}'", c), fmt::format("columns of kernel: {}", fmt::join(order, ", ")));
-    if (filled(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    if (column_filled(p, c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
   return out;
 }

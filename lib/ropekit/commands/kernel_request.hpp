@@ -54,6 +54,9 @@ std::vector<std::string> kernel_layer_notes(const KernelRequest& request, std::o
 
 /// The columns of a kernel table in their order (a model's rows start with a layer_type column besides these).
 const std::vector<std::string>& kernel_column_names();
+/// The columns the plan's rows fill, in kernel_column_names()'s order (rf-rope's two and plain RoPE's three only
+/// where such an encoding is among them): every column, where no --columns / columns= is given.
+std::vector<std::string> kernel_plan_columns(const KernelPlan& plan);
 /// `columns` asked of the plan's rows (--columns, Python's columns=), duplicates once, in the order asked: with one
 /// encoding each must be a column of its kernel, with several a column of kernel_column_names() (those no encoding
 /// fills are left out). @throws InputError "<command>: --columns = '<name>' (must be columns of ...)".
