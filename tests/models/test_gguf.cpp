@@ -165,7 +165,8 @@ TEST_CASE("GGUF: the factor's older key rope.scale_linear, read where rope.scali
       "m.gguf", gguf({{"llama.rope.freq_base", 10000.0f}, {"llama.rope.scale_linear", 2.0f}},
                      {{"llama.attention.head_count", 32}, {"llama.embedding_length", 4096}, {"llama.block_count", 32}},
                      {{"general.architecture", "llama"}, {"llama.rope.scaling.type", "linear"}}, {}));
-  const auto& l = read_model(path).layer_types.at(0);
+  const Model m = read_model(path);  // held: a reference into the temporary's layer types would dangle (ASan)
+  const auto& l = m.layer_types.at(0);
   CHECK(std::get<scaling::Linear>(std::get<enc::Rope>(l.encoding.value).freqs.scaling).factor == 2);
 }
 
