@@ -94,7 +94,7 @@ void run_encoding_kernel(const EncodingKernelArgs& a) {
   const std::string command = "ropekit kernel";
   const Where where = Where::options(command);
   const Format format = parse_table_format_option(command, a.format, a.out);
-  // The options bound to the library's request (encodings/kernel_request.hpp), which checks them.
+  // The options bound to the library's request (commands/kernel_request.hpp), which checks them.
   KernelRequest request;
   request.command = command;
   request.encodings = a.encodings;
@@ -313,7 +313,7 @@ void run_encoding_features(const EncodingFeatureArgs& a) {
   const std::string command = "ropekit features";
   const Where where = Where::options(command);
   const Format format = parse_table_format_option(command, a.format, a.out);
-  // The options bound to the library's request (encodings/features_request.hpp), which checks them.
+  // The options bound to the library's request (commands/features_request.hpp), which checks them.
   FeaturesRequest request;
   request.command = command;
   request.encoding = a.encoding;
@@ -359,7 +359,7 @@ void run_frequencies(const FrequencyArgs& a) {
   const std::string command = "ropekit frequencies";
   const Where where = Where::options(command);
   const Format format = parse_table_format_option(command, a.format, a.out);
-  // The options bound to the library's request (encodings/frequencies_request.hpp), which checks them.
+  // The options bound to the library's request (commands/frequencies_request.hpp), which checks them.
   FrequenciesRequest request;
   request.command = command;
   request.encoding = a.encoding;

@@ -74,7 +74,7 @@ namespace {
 
 // A model's layer types' rows (model=): each layer type's kernel with the lags its window hides NaN (the command
 // line's empty cells) and the query temperature's s(p) on kernel and content variance, as kernel_masked and
-// kernel_query_scale (encodings/kernel_request.hpp) say; the windows' and temperatures' notes as UserWarnings.
+// kernel_query_scale (commands/kernel_request.hpp) say; the windows' and temperatures' notes as UserWarnings.
 void apply_layers(const std::vector<ModelLayer>& layers, std::optional<double> position, std::vector<py::dict>& parts) {
   KernelRequest request;
   for (const auto& l : layers) request.encodings.push_back(l.encoding);

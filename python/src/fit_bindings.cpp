@@ -145,7 +145,7 @@ py::dict py_fit(const py::object& encodings, const py::object& targets, int trai
                 const std::string& tau, int target_freq_index, int second_freq_index, int threads, bool summary,
                 const py::object& model, const py::object& layer_type) {
   FitRun a;
-  // model=: every layer type (or the one named), each fitted on the lags its window shows (fit/fit_layers.hpp).
+  // model=: every layer type (or the one named), each fitted on the lags its window shows (commands/fit_layers.hpp).
   std::vector<ModelLayer> layers;
   if (!model.is_none() || !layer_type.is_none())
     layers = bound_model_layers("ropekit fit", "--encodings", encodings, model, layer_type, true);

@@ -1,5 +1,5 @@
 // kernel --columns: the columns asked, in their order, as Python's ropekit.kernel(columns=...) returns them (the
-// same names, order rules and messages: encodings/kernel_request.hpp checked_kernel_columns), each cell as the
+// same names, order rules and messages: commands/kernel_request.hpp checked_kernel_columns), each cell as the
 // full table prints it.
 #include <doctest/doctest.h>
 

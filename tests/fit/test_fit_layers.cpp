@@ -1,4 +1,4 @@
-// A fit of a model's layer types (fit/fit_layers.hpp): a sliding layer trains and is scored on the lags its window
+// A fit of a model's layer types (commands/fit_layers.hpp): a sliding layer trains and is scored on the lags its window
 // shows only. The independent route: the same encoding fitted as a plain run on lags 0..W-1 (train_context W, eval
 // lengths min(T, W)) gives the same numbers bit for bit, and a plain run on the lengths asked does not.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// The kernel request of a model's layer types (encodings/kernel_request.hpp): the window's mask, the query
+// The kernel request of a model's layer types (commands/kernel_request.hpp): the window's mask, the query
 // temperature and their notes, and --columns checked as Python's columns= (the command line and the module bind these).
 #include <cmath>
 

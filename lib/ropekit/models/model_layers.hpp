@@ -2,7 +2,7 @@
 // A model's layer types taken into a request (`--model FILE[:LAYER_TYPE]`, Python's model= and layer_type=): each
 // layer type's encoding spelling with what the request must apply around it, the window (lags it never sees) and
 // Llama 4's query temperature, and a label for its rows (the `layer_type` column). The command line and the Python
-// module bind their options to these; the requests (encodings/kernel_request.hpp, fit/fit_layers.hpp) apply them.
+// module bind their options to these; the requests (commands/kernel_request.hpp, commands/fit_layers.hpp) apply them.
 
 #include <cstdint>
 #include <optional>
