@@ -31,12 +31,13 @@ void run_model(const ModelArgs& a) {
     throw InputError(fmt::format("{}: {}", command, e.what()));
   }
   Table t;
-  t.columns = {"layer_type",       "layers",        "encoding", "head_dim", "rotary_dims", "window",
-               "attention_factor", "softmax_scale", "notes"};
+  t.columns = {"layer_type", "layers",           "encoding",      "head_dim", "rotary_dims",
+               "pairing",    "window", "attention_factor", "softmax_scale", "notes"};
   for (const auto& l : m.layer_types) {
     const std::string notes = layer_notes(m, l);
     t.add_row({l.name, l.layers ? Cell(static_cast<std::int64_t>(l.layers)) : Cell(), spelling(l.encoding),
-               static_cast<std::int64_t>(l.head_dim), static_cast<std::int64_t>(l.rotary_dims), window_text(l.window),
+               static_cast<std::int64_t>(l.head_dim), static_cast<std::int64_t>(l.rotary_dims),
+               std::string(pairing_name(l.pairing)), window_text(l.window),
                l.attention_factor, l.softmax_scale, notes});
   }
   emit(a.out, render(t, format));

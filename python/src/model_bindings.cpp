@@ -20,7 +20,7 @@ py::dict py_model(const std::string& path) {
   } catch (const InputError& e) {
     throw InputError(fmt::format("ropekit model: {}", e.what()));
   }
-  std::vector<std::string> name, encoding, window, notes;
+  std::vector<std::string> name, encoding, pairing, window, notes;
   std::vector<std::int64_t> layers, head_dim, rotary_dims;
   std::vector<double> attention_factor, softmax_scale, floor_scale, attn_scale;
   for (const auto& l : m.layer_types) {
@@ -29,6 +29,7 @@ py::dict py_model(const std::string& path) {
     encoding.push_back(spelling(l.encoding));
     head_dim.push_back(l.head_dim);
     rotary_dims.push_back(l.rotary_dims);
+    pairing.emplace_back(pairing_name(l.pairing));
     window.push_back(window_text(l.window));
     attention_factor.push_back(l.attention_factor);
     softmax_scale.push_back(l.softmax_scale);
@@ -42,6 +43,7 @@ py::dict py_model(const std::string& path) {
   d["encoding"] = encoding;
   d["head_dim"] = int_column(head_dim);
   d["rotary_dims"] = int_column(rotary_dims);
+  d["pairing"] = pairing;
   d["window"] = window;
   d["attention_factor"] = column(attention_factor);
   d["softmax_scale"] = column(softmax_scale);

@@ -81,6 +81,8 @@ def test_llama4_query_temperature_columns():
     nope, chunked = at["full_attention"], at["chunked_attention"]
     assert m["query_floor_scale"][nope] == 8192 and m["query_attn_scale"][nope] == 0.1
     assert math.isnan(m["query_floor_scale"][chunked])
+    # transformers' Llama 4 rotates complex pairs (2i, 2i + 1) (view_as_complex in modeling_llama4.py).
+    assert m["pairing"] == ["adjacent"] * len(m["layer_type"])
     s = m["query_attn_scale"][nope] * math.log1p(math.floor((8191 + 1) / m["query_floor_scale"][nope])) + 1
     assert abs(s - 1.0693) < 5e-5
 

@@ -12,6 +12,7 @@
 #include "ropekit/core/echo.hpp"
 #include "ropekit/core/spelling.hpp"
 #include "ropekit/encoding.hpp"
+#include "ropekit/models/gguf_arch.hpp"
 
 namespace ropekit {
 
@@ -253,132 +254,361 @@ std::optional<std::string> text(const GgufFile& g, const std::string& key, const
 
 }  // namespace
 
+namespace {
+
+// Integers as llama.cpp's loader keeps them (uint32), in a range ropekit can use.
+int positive_int(const std::string& source, const std::string& key, double v) {
+  if (!(v >= 1 && v <= (1 << 20) && std::floor(v) == v)) throw_bad_value(source, key, format_number(v), "an integer in [1, 1048576]");
+  return static_cast<int>(v);
+}
+
+// attention.head_count: a uint32, or an array of exactly block_count integers (get_key_or_arr: uint32, int32 or
+// bool elements), one per layer; 0 marks a layer without attention (a recurrent layer of a hybrid model).
+std::vector<int> head_counts(const GgufFile& g, const std::string& key, std::optional<int> n_layer, const std::string& source) {
+  const auto it = g.metadata.find(key);
+  if (it == g.metadata.end())
+    throw InputError(fmt::format("{}: {} is missing (llama.cpp's loader needs it too)", source, key));
+  if (g.types.at(key) != ARRAY) {
+    const auto v = number(g, key, U32, source);
+    return std::vector<int>(static_cast<std::size_t>(n_layer.value_or(1)), positive_int(source, key, *v));
+  }
+  const auto& v = std::get<std::vector<double>>(it->second);
+  if (!n_layer) throw_bad_value(source, key, "an array", "a uint32 (an array needs block_count: one count per layer)");
+  if (static_cast<int>(v.size()) != *n_layer)
+    throw_bad_value(source, key, fmt::format("an array of {} values", v.size()),
+                    fmt::format("block_count = {} values, as llama.cpp's get_key_or_arr reads it", *n_layer));
+  std::vector<int> out;
+  for (const double h : v) {
+    if (!(h >= 0 && h <= (1 << 20) && std::floor(h) == h)) throw_bad_value(source, key, format_number(h), "integers in [0, 1048576]");
+    out.push_back(static_cast<int>(h));
+  }
+  return out;
+}
+
+// The frequency schedule every rotary layer shares unless its architecture says otherwise, with what llama.cpp
+// multiplies cos and sin by (its cparams.yarn_attn_factor times rope_yarn's mscale) and the softmax multiplier.
+struct GlobalRope {
+  FrequencySchedule schedule;
+  double cos_sin_factor = 1;      ///< beyond what the schedule's own attention factor says (linear, none, explicit)
+  double yarn_mscale_cancel = 1;  ///< 1 / (1 + 0.1 ln s) under YaRN: a layer at scale 1 keeps only this
+  double softmax_scale = 1;
+};
+
+}  // namespace
+
 Model model_from_gguf(const GgufFile& g, const std::string& source) {
   Model m;
   m.source = source;
   m.format = fmt::format("GGUF v{}", g.version);
-  const auto arch = text(g, "general.architecture", source);
-  if (!arch) throw InputError(fmt::format("{}: general.architecture is missing (every GGUF names its architecture)", source));
-  m.model_type = *arch;
-  const std::string a = *arch + ".";
-  auto need = [&](const std::string& key) {
-    const auto v = number(g, a + key, U32, source);
-    if (!v) throw InputError(fmt::format("{}: {}{} is missing (llama.cpp's loader needs it too)", source, a, key));
-    return *v;
-  };
-  auto positive_int = [&](const std::string& key, double v) {
-    if (!(v >= 1 && v <= (1 << 20) && std::floor(v) == v))
-      throw_bad_value(source, a + key, format_number(v), "an integer in [1, 1048576]");
-    return static_cast<int>(v);
-  };
+  const auto arch_name = text(g, "general.architecture", source);
+  if (!arch_name) throw InputError(fmt::format("{}: general.architecture is missing (every GGUF names its architecture)", source));
+  m.model_type = *arch_name;
+  const std::string a = *arch_name + ".";
+  // Where llama.cpp would refuse the file, ropekit reads it but says so first.
+  std::vector<std::string> refusals;
+  const auto known = gguf_arch(*arch_name);
+  if (!known)
+    refusals.push_back(fmt::format("general.architecture = '{}': llama.cpp knows no such architecture (its loader "
+                                   "throws \"unknown model architecture\"); read with its general keys only",
+                                   *arch_name));
+  GgufArch arch = known.value_or(GgufArch{});
+  for (const char* k : {"context_length", "embedding_length", "block_count"})
+    if (!g.metadata.count(a + k)) refusals.push_back(fmt::format("{}{} is missing (llama.cpp's loader requires it)", a, k));
+
   if (const auto ctx = number(g, a + "context_length", U32, source)) {
     if (!(*ctx >= 1 && *ctx <= 9007199254740992.0 && std::floor(*ctx) == *ctx))  // NaN fails too
       throw_bad_value(source, a + "context_length", format_number(*ctx), "an integer in [1, 2^53]");
     m.context_length = static_cast<std::int64_t>(*ctx);
   }
-  const int heads = positive_int("attention.head_count", need("attention.head_count"));
-  const int head_dim = number(g, a + "attention.key_length", U32, source)
-                           ? positive_int("attention.key_length", *number(g, a + "attention.key_length", U32, source))
-                           : positive_int("embedding_length", need("embedding_length")) / heads;
-  // Absent rope keys take llama.cpp's defaults (llama_model_loader: n_rot = the head size, freq_base 10000).
+  std::optional<int> n_layer;
+  if (const auto b = number(g, a + "block_count", U32, source)) n_layer = positive_int(source, a + "block_count", *b);
+  const std::vector<int> heads = head_counts(g, a + "attention.head_count", n_layer, source);
+  // llama_model::load_hparams: key_length defaults to n_embd / n_head(0), n_rot to key_length.
+  int head_dim = 0;
+  if (const auto k = number(g, a + "attention.key_length", U32, source)) {
+    head_dim = positive_int(source, a + "attention.key_length", *k);
+  } else {
+    const auto e = number(g, a + "embedding_length", U32, source);
+    if (!e) throw InputError(fmt::format("{}: {}embedding_length is missing (llama.cpp's loader needs it too)", source, a));
+    if (heads[0] == 0)
+      throw_bad_value(source, a + "attention.head_count", "0 at layer 0",
+                      "> 0 at layer 0 or attention.key_length given (llama.cpp reads no head size then)");
+    head_dim = positive_int(source, a + "embedding_length", *e) / heads[0];
+    if (head_dim < 1) throw_bad_value(source, a + "embedding_length", format_number(*e), "at least attention.head_count");
+  }
   std::vector<std::string> defaults;
   const auto rot_key = number(g, a + "rope.dimension_count", U32, source);
-  const int rot = rot_key ? positive_int("rope.dimension_count", *rot_key) : head_dim;
+  const int rot = rot_key ? positive_int(source, a + "rope.dimension_count", *rot_key) : head_dim;
   if (!rot_key) defaults.push_back(fmt::format("{}rope.dimension_count absent: llama.cpp rotates the whole head ({})", a, head_dim));
   if (rot % 2 || rot > head_dim)
-    throw_bad_value(source, a + "rope.dimension_count", std::to_string(rot),
-                    fmt::format("an even number <= the head dim {}", head_dim));
+    throw_bad_value(source, a + "rope.dimension_count", std::to_string(rot), fmt::format("an even number <= the head dim {}", head_dim));
+  if (arch.rot_is_head && rot != head_dim)
+    refusals.push_back(fmt::format("invalid n_rot: {}, expected {} (llama.cpp's loader requires {}rope.dimension_count "
+                                   "= the head size for {})", rot, head_dim, a, arch.name));
   const auto base_key = number(g, a + "rope.freq_base", F32, source);
   const double base = base_key.value_or(10000.0);
   if (!base_key) defaults.push_back(fmt::format("{}rope.freq_base absent: llama.cpp's default 10000", a));
   if (!(base > 0) || !std::isfinite(base)) throw_bad_value(source, a + "rope.freq_base", format_number(base), "finite and > 0");
 
-  LayerType l;
-  l.notes = defaults;
-  l.name = "full_attention";
-  l.layers = number(g, a + "block_count", U32, source) ? positive_int("block_count", *number(g, a + "block_count", U32, source)) : 0;
-  l.head_dim = head_dim;
-  enc::Rope rope;
-  const auto freqs = g.tensors.find("rope_freqs");
-  if (freqs != g.tensors.end()) {
-    // llama.cpp divides theta_i = base^(-2i/n_rot) by rope_freqs[i] (Llama 3.1's scaling is stored this way).
+  // The scaling as llama.cpp's loader and context read it: the type defaults to linear; the factor is
+  // rope.scaling.factor, else the older rope.scale_linear, 0 meaning none; type none never scales.
+  const auto type_key = text(g, a + "rope.scaling.type", source);
+  const std::string type = type_key.value_or("linear");
+  if (type != "none" && type != "linear" && type != "yarn" && type != "longrope")
+    throw_bad_value(source, a + "rope.scaling.type", "'" + type + "'",
+                    "none, linear, yarn or longrope (llama.cpp aborts on any other)");
+  auto factor = number(g, a + "rope.scaling.factor", F32, source);
+  if (!factor) factor = number(g, a + "rope.scale_linear", F32, source);
+  double s = factor && *factor != 0 ? *factor : 1;
+  if (!(s > 0) || !std::isfinite(s)) throw_bad_value(source, a + "rope.scaling.factor", format_number(s), "finite and > 0 (0: none)");
+  if (type == "none" && s != 1) {
+    defaults.push_back(fmt::format("rope.scaling.factor = {} unused: rope.scaling.type none (llama.cpp never scales then)",
+                                   format_number(s)));
+    s = 1;
+  }
+  if (!type_key && s != 1) defaults.push_back("rope.scaling.type absent: llama.cpp's default linear");
+  const auto orig_key = number(g, a + "rope.scaling.original_context_length", U32, source);
+  const double raf = number(g, a + "rope.scaling.attn_factor", F32, source).value_or(1);
+  if (!(raf > 0) || !std::isfinite(raf)) throw_bad_value(source, a + "rope.scaling.attn_factor", format_number(raf), "finite and > 0");
+  for (const char* k : {"rope.scaling.yarn_beta_fast", "rope.scaling.yarn_beta_slow"})
+    if (const auto v = number(g, a + k, F32, source); v && !arch.yarn_betas)
+      defaults.push_back(fmt::format("{}{} = {} unused: llama.cpp's loader reads the beta keys for grok only (32 and 1 run)",
+                                     a, k, format_number(*v)));
+  const auto log_mul = number(g, a + "rope.scaling.yarn_log_multiplier", F32, source);
+  if (log_mul && !arch.yarn_log_multiplier)
+    defaults.push_back(fmt::format("{}rope.scaling.yarn_log_multiplier = {} unused: llama.cpp reads it for DeepSeek-V2/V3 "
+                                   "and their kin only", a, format_number(*log_mul)));
+
+  GlobalRope global;
+  Geometric geometric{head_dim, base};
+  if (rot != head_dim) geometric.partial = static_cast<double>(rot) / head_dim;
+  geometric.count = default_count(geometric);  // F = ceil(r/2), as the spelling's parser fills it
+  const bool yarn = type == "yarn" && s != 1;  // llama.cpp's ext_factor: 1 under YaRN (scale 1 leaves it inert)
+  const auto orig = [&](const char* scheme) {
+    if (orig_key) return *orig_key;
+    if (!m.context_length)
+      throw InputError(fmt::format("{}: {} needs {}rope.scaling.original_context_length or {}context_length", source, scheme, a, a));
+    defaults.push_back(fmt::format("{}rope.scaling.original_context_length absent: llama.cpp takes context_length {}", a,
+                                   *m.context_length));
+    return static_cast<double>(*m.context_length);
+  };
+  if (const auto freqs = g.tensors.find("rope_freqs"); freqs != g.tensors.end()) {
+    // ggml_rope_cache_init divides theta_i = base^(-2i/n) by rope_freqs[i] (Llama 3.1's scaling is stored this way),
+    // then scales as the type says: linear divides by s as well; YaRN's ramp over explicit values is not modelled.
     if (static_cast<int>(freqs->second.size()) != rot / 2)
       throw_bad_value(source, "rope_freqs", fmt::format("{} values", freqs->second.size()),
                       fmt::format("rope.dimension_count / 2 = {} values", rot / 2));
+    if (type == "yarn" || type == "longrope")
+      throw_bad_value(source, a + "rope.scaling.type", type, "none or linear with a rope_freqs tensor (YaRN and LongRoPE over "
+                      "llama.cpp's frequency factors are not modelled)");
     std::vector<double> theta;
     for (int i = 0; i < rot / 2; ++i) {
       const double f = freqs->second[static_cast<std::size_t>(i)];
       if (!(f > 0) || !std::isfinite(f)) throw_bad_value(source, "rope_freqs", format_number(f), "finite and > 0");
-      theta.push_back(std::pow(base, -2.0 * i / rot) / f);
+      theta.push_back(std::pow(base, -2.0 * i / rot) / f / s);
     }
-    rope.freqs.source = ExplicitFrequencies{theta};
-    l.notes.push_back("rope_freqs tensor: theta_i = base^(-2i/n) / rope_freqs[i] (llama.cpp's frequency factors)");
+    global.schedule.source = ExplicitFrequencies{theta};
+    defaults.push_back(fmt::format("rope_freqs tensor: theta_i = base^(-2i/n) / rope_freqs[i]{} (llama.cpp's frequency factors)",
+                                   s != 1 ? fmt::format(" / {}", format_number(s)) : ""));
+    global.cos_sin_factor = raf;
   } else {
-    Geometric geometric{head_dim, base};
-    if (rot != head_dim) geometric.partial = static_cast<double>(rot) / head_dim;
-    geometric.count = default_count(geometric);  // F = ceil(r/2), as the spelling's parser fills it
-    rope.freqs.source = geometric;
-    const std::string type = text(g, a + "rope.scaling.type", source).value_or("none");
-    // rope.scale_linear: the factor's older name, which llama.cpp reads when rope.scaling.factor is absent.
-    auto factor = number(g, a + "rope.scaling.factor", F32, source);
-    if (!factor) factor = number(g, a + "rope.scale_linear", F32, source);
-    const auto orig = number(g, a + "rope.scaling.original_context_length", U32, source);
-    if (type == "linear" && factor) {
-      rope.freqs.scaling = scaling::Linear{*factor};
-    } else if (type == "yarn" && factor && orig) {
+    global.schedule.source = geometric;
+    if (type == "linear" || type == "none") {
+      if (s != 1) global.schedule.scaling = scaling::Linear{s};
+      global.cos_sin_factor = raf;
+    } else if (type == "yarn") {
       scaling::Yarn y;
-      y.factor = *factor, y.orig = *orig;
-      if (const auto bf = number(g, a + "rope.scaling.yarn_beta_fast", F32, source)) y.beta_fast = *bf;
-      if (const auto bs = number(g, a + "rope.scaling.yarn_beta_slow", F32, source)) y.beta_slow = *bs;
-      rope.freqs.scaling = y;
-      l.notes.push_back("llama.cpp computes YaRN with its own ramp (ropekit's --convention ggml)");
-      // The softmax multiplier of DeepSeek-style graphs. llama.cpp today (PR 17945): mscale = 1 + 0.1 x ln s, so the
-      // key x is transformers' mscale_all_dim; its graphs before that read mscale = 1 + x ln s (x = 0.1 mscale_all_dim).
-      if (const auto x = number(g, a + "rope.scaling.yarn_log_multiplier", F32, source)) {
-        const double ln_s = std::log(*factor), now = std::pow(1 + 0.1 * *x * ln_s, 2), before = std::pow(1 + *x * ln_s, 2);
-        if (!std::isfinite(now) || !std::isfinite(before))
-          throw_bad_value(source, a + "rope.scaling.yarn_log_multiplier", format_number(*x), "a finite multiplier");
-        l.softmax_scale = now;
-        l.notes.push_back(fmt::format(
-            "rope.scaling.yarn_log_multiplier = {}: llama.cpp's DeepSeek-style graphs multiply the softmax by "
-            "(1 + 0.1 x ln s)^2 = {} (x read as transformers' mscale_all_dim); before llama.cpp PR 17945 they read "
-            "(1 + x ln s)^2 = {} (x = 0.1 mscale_all_dim), a factor {} apart",
-            format_number(*x), format_significant(now, 8), format_significant(before, 8),
-            format_significant(before / now, 8)));
+      y.factor = s, y.orig = orig("yarn");
+      if (arch.yarn_betas) {  // grok: beta_fast 8 unless the file says
+        y.beta_fast = number(g, a + "rope.scaling.yarn_beta_fast", F32, source).value_or(8);
+        y.beta_slow = number(g, a + "rope.scaling.yarn_beta_slow", F32, source).value_or(1);
       }
-      if (const auto af = number(g, a + "rope.scaling.attn_factor", F32, source))
-        l.notes.push_back(fmt::format("rope.scaling.attn_factor = {}: llama.cpp multiplies it into YaRN's attention "
-                                      "factor (a = {} (1 + 0.1 ln s) under --convention ggml); transformers has no such key",
-                                      format_number(*af), format_number(*af)));
-    } else if (type == "longrope" && orig && m.context_length && g.tensors.count("rope_factors_long") &&
-               g.tensors.count("rope_factors_short")) {
+      // llama_context: yarn_attn_factor = mscale(s, 1) / (1 + 0.1 ln s) x attn_factor, rope_yarn then multiplies by
+      // 1 + 0.1 ln s: cos and sin carry attn_factor x mscale(s, 1). DeepSeek's graphs cancel YaRN's part instead.
+      const double yarn_part = arch.yarn_log_multiplier && log_mul && *log_mul != 0 ? 1.0 : yarn_mscale(s);
+      if (raf != 1 || yarn_part != yarn_mscale(s)) y.attention_factor = raf * yarn_part;
+      global.yarn_mscale_cancel = yarn ? 1 / (1 + 0.1 * std::log(s)) : 1;
+      if (arch.yarn_log_multiplier && log_mul && *log_mul != 0) {
+        // [TAG_DEEPSEEK2_YARN_LOG_MUL_FIX]: the loader divides the converter's 0.1 x mscale_all_dim by 0.1 and the
+        // graph scales the logits by (attn_factor (1 + 0.1 x' ln s))^2 / sqrt(head_k), x' = x / 0.1.
+        const double x = *log_mul, now = std::pow(raf * (1 + x * std::log(s)), 2), window = std::pow(raf * (1 + 0.1 * x * std::log(s)), 2);
+        if (!std::isfinite(now) || !std::isfinite(window))
+          throw_bad_value(source, a + "rope.scaling.yarn_log_multiplier", format_number(x), "a finite multiplier");
+        global.softmax_scale = now;
+        defaults.push_back(fmt::format(
+            "rope.scaling.yarn_log_multiplier = {} (the converter's 0.1 x mscale_all_dim): llama.cpp scales the logits by "
+            "(attn_factor (1 + x ln s))^2 = {} and leaves cos and sin at attn_factor = {}; builds between llama.cpp PR "
+            "17945 and its loader fix read (1 + 0.1 x ln s)^2 = {}",
+            format_number(x), format_significant(now, 8), format_number(raf), format_significant(window, 8)));
+      }
+      global.schedule.scaling = y;
+      defaults.push_back("llama.cpp computes YaRN with its own ramp (ropekit's --convention ggml)");
+    } else {  // longrope: ggml takes the short or the long factors as frequency factors, cos and sin times attn_factor
+      if (!g.tensors.count("rope_factors_long") || !g.tensors.count("rope_factors_short"))
+        throw_bad_value(source, a + "rope.scaling.type", "'longrope'", "given with the rope_factors_long and rope_factors_short tensors");
+      if (!m.context_length) throw InputError(fmt::format("{}: longrope needs {}context_length", source, a));
       scaling::LongRope lr;
       lr.short_factor = g.tensors.at("rope_factors_short"), lr.long_factor = g.tensors.at("rope_factors_long");
-      lr.orig = *orig, lr.max = static_cast<double>(*m.context_length);
-      rope.freqs.scaling = lr;
-    } else if (type != "none") {
-      throw_bad_value(source, a + "rope.scaling.type", "'" + type + "'",
-                      "none, linear, yarn (with factor and original_context_length) or longrope (with its tensors)");
+      lr.orig = orig("longrope"), lr.max = static_cast<double>(*m.context_length);
+      lr.attention_factor = raf;
+      global.schedule.scaling = lr;
+      defaults.push_back(fmt::format("llama.cpp takes the long factors for every position once the context it allocates "
+                                     "per sequence exceeds {} (llama_model::get_rope_factors), transformers only past "
+                                     "that length; cos and sin times rope.scaling.attn_factor = {}",
+                                     format_number(lr.orig), format_number(raf)));
     }
   }
-  // The value is checked as the spelling's parser checks a schedule (the scheme's key rules, list lengths).
-  l.encoding = {rope};
-  FrequencyTable f;
-  try {
-    validate(rope.freqs.scaling, Where(source + ": full_attention"));
-    f = frequencies(l.encoding);
-  } catch (const InputError& e) {
-    std::string what = e.what();
-    if (what.starts_with("ropekit::frequencies: ")) what.erase(0, std::string_view("ropekit::frequencies: ").size());
-    throw InputError(what.starts_with(source) ? what : fmt::format("{}: full_attention: {}", source, what));
+
+  // The layers as the architecture lays them out: sliding or chunked (set_swa_pattern), with or without RoPE.
+  std::optional<std::int64_t> window;
+  const auto window_key = number(g, a + "attention.sliding_window", U32, source);
+  if (arch.swa != Window::Kind::full) {
+    if (arch.llama4_chunks) {  // chunked attention of 8192 (hard-coded) unless the key says 0
+      if (window_key && *window_key == 0) {
+        arch.swa = Window::Kind::full, arch.nope_step = n_layer.value_or(0);
+        defaults.push_back(fmt::format("{}attention.sliding_window = 0: llama.cpp runs no chunked attention and skips RoPE "
+                                       "in the last layer only", a));
+      } else {
+        window = 8192;
+        if (window_key) defaults.push_back(fmt::format("{}attention.sliding_window = {} unused: llama.cpp's chunks are 8192",
+                                                       a, format_number(*window_key)));
+      }
+    } else if (window_key) {
+      window = static_cast<std::int64_t>(*window_key);
+    } else if (arch.window_required) {
+      refusals.push_back(fmt::format("{}attention.sliding_window is missing (llama.cpp's loader requires it for {})", a, arch.name));
+    } else {
+      window = arch.window_default;
+      defaults.push_back(fmt::format("{}attention.sliding_window absent: llama.cpp's default {} for {}", a, arch.window_default, arch.name));
+    }
+    if (window && *window == 0) {
+      defaults.push_back(fmt::format("{}attention.sliding_window = 0: no layer's window hides a lag", a));
+      window.reset();
+    }
+    if (arch.swa_base_key)
+      if (const auto p = number(g, a + "attention.sliding_window_pattern", U32, source)) arch.pattern = static_cast<int>(*p);
+  } else if (window_key && *window_key > 0) {
+    defaults.push_back(arch.phi3_swa_disabled
+                           ? fmt::format("{}attention.sliding_window = {}: llama.cpp disables Phi-3's sliding window (PR "
+                                         "13676), every layer sees every earlier position", a, format_number(*window_key))
+                           : fmt::format("{}attention.sliding_window = {}: llama.cpp's loader does not read it for {}", a,
+                                         format_number(*window_key), *arch_name));
   }
-  l.attention_factor = f.attention_factor;
-  l.rotary_dims = 2 * static_cast<int>(f.theta.rows());
-  if (const auto w = number(g, a + "attention.sliding_window", U32, source)) {
-    l.notes.push_back(fmt::format("attention.sliding_window = {}: which layers slide is the architecture's (llama.cpp)",
-                                  format_number(*w)));
+  const auto swa_base = arch.swa_base_key ? number(g, a + "rope.freq_base_swa", F32, source) : std::nullopt;
+  if (swa_base && (!(*swa_base > 0) || !std::isfinite(*swa_base)))
+    throw_bad_value(source, a + "rope.freq_base_swa", format_number(*swa_base), "finite and > 0");
+
+  // The logit multiplier beyond 1/sqrt(head_dim), per architecture (each graph's kq_scale and query scaling).
+  double softmax = global.softmax_scale;
+  std::string softmax_note;
+  if (arch.gemma_query_scale) {  // Q *= f_attention_scale, kq_scale 1
+    const bool big = n_layer && *n_layer == arch.layers_27b;
+    const double embd = number(g, a + "embedding_length", U32, source).value_or(head_dim * heads[0]);
+    const double q = big ? embd / heads[0] : head_dim;
+    softmax *= std::sqrt(head_dim / q);
+    if (big) softmax_note = fmt::format("{} layers (the 27B): llama.cpp scales the query by 1/sqrt(n_embd / n_head) = "
+                                        "1/sqrt({}), not 1/sqrt(head_dim {})", *n_layer, format_number(q), head_dim);
+  } else if (arch.kq_scale_n_rot) {  // build_attn(..., 1/sqrtf(n_rot))
+    softmax *= std::sqrt(static_cast<double>(head_dim) / rot);
   }
-  m.layer_types.push_back(l);
+  if (arch.name == "gemma2")
+    defaults.push_back(fmt::format("attention logits soft-capped by llama.cpp: c tanh(x / c), c = {}",
+                                   format_number(number(g, a + "attn_logit_softcapping", F32, source).value_or(50))));
+
+  const Pairing pairing = arch.rope == GgmlRopeType::norm ? Pairing::adjacent : Pairing::half;
+  if (arch.rope == GgmlRopeType::unlisted && known)
+    defaults.push_back(fmt::format("ropekit has no record of llama.cpp's rope type for {}: pairing taken as NEOX (half)", *arch_name));
+  if (arch.rope == GgmlRopeType::mrope)
+    defaults.push_back("llama.cpp's M-RoPE (rope.dimension_sections): the text tokens' positions, every section at one position");
+  if (arch.rope == GgmlRopeType::none)
+    defaults.push_back(fmt::format("llama.cpp applies no rotary embedding to {} (llama_model_rope_type NONE)", *arch_name));
+
+  // One pass over the layers (one pattern period when the file gives no block count).
+  struct Group {
+    std::string kind;
+    bool rope = true;
+    int layers = 0;
+  };
+  std::vector<Group> groups;
+  const int count = n_layer.value_or(std::max(arch.pattern, arch.nope_step));
+  int without_heads = 0;
+  for (int il = 0; il < count; ++il) {
+    if (heads[static_cast<std::size_t>(std::min<int>(il, static_cast<int>(heads.size()) - 1))] == 0) {
+      ++without_heads;
+      continue;
+    }
+    const bool slides = window && gguf_layer_slides(arch, il);
+    const bool rope = arch.rope != GgmlRopeType::none && !(arch.nope_step && (il + 1) % arch.nope_step == 0) &&
+                      !(arch.full_layers_nope && !slides);
+    const std::string kind = !slides ? "full_attention" : arch.swa == Window::Kind::chunked ? "chunked_attention" : "sliding_attention";
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.kind == kind && x.rope == rope; });
+    if (it == groups.end()) groups.push_back({kind, rope, 0}), it = groups.end() - 1;
+    ++it->layers;
+  }
+  if (without_heads)
+    m.notes.push_back(fmt::format("{} of {} layers have no attention heads (attention.head_count 0)", without_heads, count));
+
+  for (const Group& grp : groups) {
+    LayerType l;
+    const bool shared = std::any_of(groups.begin(), groups.end(), [&](const Group& x) { return x.kind == grp.kind && x.rope != grp.rope; });
+    l.name = grp.rope || !shared ? grp.kind : grp.kind + "/nope";
+    l.layers = n_layer ? grp.layers : 0;
+    l.head_dim = head_dim;
+    l.pairing = pairing;
+    if (grp.kind != "full_attention") l.window = {arch.swa, *window};
+    double cos_sin = 1;
+    if (!grp.rope) {
+      l.encoding = {enc::Nope{head_dim}};
+      if (arch.llama4_chunks && window) {  // llama-iswa.cpp: the NoPE layers' query times inp_attn_scale
+        l.temperature = QueryTemperature{8192, 0.1};
+        l.notes.push_back("query scaled by s(p) = 0.1 ln(1 + floor((p + 1)/8192)) + 1 (llama.cpp's Llama 4 "
+                          "temperature): the score depends on the query position");
+      }
+    } else {
+      enc::Rope rope;
+      rope.freqs = global.schedule;
+      cos_sin = global.cos_sin_factor;
+      if (grp.kind != "full_attention" && arch.swa_rope_fixed) {
+        // gemma3: the sliding layers at base 10000, scale 1; a YaRN file's cancelled mscale still reaches them.
+        Geometric plain{head_dim, 10000};
+        if (rot != head_dim) plain.partial = static_cast<double>(rot) / head_dim;
+        plain.count = default_count(plain);
+        rope.freqs = FrequencySchedule{};
+        rope.freqs.source = plain;
+        cos_sin = raf * global.yarn_mscale_cancel;
+        l.notes.push_back(fmt::format("llama.cpp runs {}'s sliding layers at base 10000, unscaled (hard-coded in its loader)", arch.name));
+      } else if (grp.kind != "full_attention" && swa_base) {
+        std::get<Geometric>(rope.freqs.source).base = *swa_base;
+        l.notes.push_back(fmt::format("{}rope.freq_base_swa = {}", a, format_number(*swa_base)));
+      }
+      l.encoding = {rope};
+    }
+    l.notes.insert(l.notes.begin(), defaults.begin(), defaults.end());
+    // The value is checked as the spelling's parser checks a schedule (the scheme's key rules, list lengths).
+    if (const auto* r = std::get_if<enc::Rope>(&l.encoding.value)) {
+      FrequencyTable f;
+      try {
+        validate(r->freqs.scaling, Where(source + ": " + l.name));
+        f = frequencies(l.encoding);
+      } catch (const InputError& e) {
+        std::string what = e.what();
+        if (what.starts_with("ropekit::frequencies: ")) what.erase(0, std::string_view("ropekit::frequencies: ").size());
+        throw InputError(what.starts_with(source) ? what : fmt::format("{}: {}: {}", source, l.name, what));
+      }
+      l.attention_factor = f.attention_factor * cos_sin;
+      l.rotary_dims = 2 * static_cast<int>(f.theta.rows());
+    }
+    if (cos_sin != 1)
+      l.notes.push_back(fmt::format("cos and sin times {} (rope.scaling.attn_factor{}; llama.cpp applies it to every scaling "
+                                    "type): the score times {}",
+                                    format_significant(cos_sin, 8), global.yarn_mscale_cancel != 1 && cos_sin != raf
+                                        ? " over YaRN's 1 + 0.1 ln s, cancelled for a layer at scale 1" : "",
+                                    format_significant(cos_sin * cos_sin, 8)));
+    l.softmax_scale = softmax;
+    if (!softmax_note.empty()) l.notes.push_back(softmax_note);
+    m.layer_types.push_back(std::move(l));
+  }
+  for (auto it = refusals.rbegin(); it != refusals.rend(); ++it) m.notes.insert(m.notes.begin(), "llama.cpp refuses this file: " + *it);
   return m;
 }
 

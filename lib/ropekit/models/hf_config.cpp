@@ -196,6 +196,12 @@ const std::set<std::string> kQueryPreAttnScalar = {"gemma2", "gemma3", "gemma3_t
 // Model classes that fill no_rope_layers themselves when it is absent or empty: a NoPE layer every
 // no_rope_layer_interval layers (transformers' Llama4TextConfig, SmolLM3Config).
 const std::set<std::string> kDefaultNoRope = {"llama4", "llama4_text", "smollm3"};
+// Model classes whose rotation pairs dims (2i, 2i + 1) of the projections (transformers 5: rotate_every_two of
+// modeling_gptj.py and modeling_codegen.py; the interleaved rotate_half of modeling_cohere.py, modeling_glm.py and
+// modeling_glm4.py; view_as_complex of modeling_llama4.py and modeling_deepseek_v2.py). DeepSeek-V3 pairs so when
+// rope_interleave is true (its default: apply_rotary_pos_emb_interleave). Every other class: rotate_half.
+const std::set<std::string> kAdjacentPairs = {"gptj",   "codegen",     "cohere",      "cohere2",    "glm",
+                                              "glm4",   "llama4",      "llama4_text", "deepseek_v2"};
 // Model classes whose attention applies sliding_window in every layer (transformers' Mistral, Phi-3).
 const std::set<std::string> kSlidesEveryLayer = {"mistral", "phi3"};
 
@@ -487,6 +493,8 @@ Model read_checked(std::string_view text, const std::string& source) {
     l.layers = t.layers ? 1 : 0;
     l.head_dim = qk_dims;
     l.window = layer_window(types[i], t);
+    if (kAdjacentPairs.count(m.model_type) || (m.model_type == "deepseek_v3" && r.boolean(cfg, "rope_interleave").value_or(true)))
+      l.pairing = Pairing::adjacent;
     const auto d = dicts.find(types[i]);
     if (!rope_on[i] || d == dicts.end()) {
       // No position encoding: G = I over the whole q.k head (its content variance is the head's, as a rope layer's).

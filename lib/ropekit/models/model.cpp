@@ -53,6 +53,14 @@ std::string layer_notes(const Model& m, const LayerType& l) {
   return out;
 }
 
+std::string_view pairing_name(Pairing p) {
+  switch (p) {
+    case Pairing::half: return "half";
+    case Pairing::adjacent: return "adjacent";
+  }
+  return "half";  // unreachable: every enumerator is named above
+}
+
 std::string window_text(const Window& w) {
   switch (w.kind) {
     case Window::Kind::sliding: return fmt::format("sliding {}", w.span);

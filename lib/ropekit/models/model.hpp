@@ -34,6 +34,13 @@ struct Window {
 /// "" (full), "sliding W", "chunked C": the `window` column of `ropekit model` and the text of messages.
 std::string window_text(const Window& w);
 
+/// How a head's rotated dims are paired: half (transformers' rotate_half, llama.cpp's NEOX: dims i and i + r/2) or
+/// adjacent (GPT-J's rotate_every_two, llama.cpp's NORMAL, Llama 4's complex view: dims 2i and 2i + 1). The kernel
+/// of isotropic content is the same either way; weights and framework ports are not.
+enum class Pairing { half, adjacent };
+/// "half", "adjacent": the `pairing` column of `ropekit model`.
+std::string_view pairing_name(Pairing p);
+
 /// One layer type of a model: every layer of this type has the same positional encoding and window.
 struct LayerType {
   /// The config's name ("full_attention", "sliding_attention", "chunked_attention"); "<type>/nope" for the NoPE layers
@@ -43,6 +50,7 @@ struct LayerType {
   Encoding encoding{enc::Nope{}};  ///< the value the reader built; spelling(encoding) prints it ("nope:dim=<head_dim>")
   int head_dim = 0;             ///< dims of q.k in one head
   int rotary_dims = 0;          ///< of which rotated (2 x the number of non-zero frequencies)
+  Pairing pairing = Pairing::half;  ///< which dims a rotation pairs, as the framework the file is for applies it
   Window window;                ///< the lags a query sees (window_text prints it)
   double attention_factor = 1;  ///< a: cos and sin are scaled by a, the score by a^2 (YaRN mscale, LongRoPE)
   /// Multiplier of the logits beyond 1/sqrt(head_dim): DeepSeek's mscale^2, Gemma's sqrt(head_dim /
