@@ -191,6 +191,7 @@ const std::vector<CommandGroup>& command_groups() {
       {add_design_commands, {"design"}},
       {add_merge_command, {"merge"}},
       {add_model_command, {"model"}},
+      {add_frameworks_command, {"frameworks"}},
       {add_precision_command, {"precision"}},
       {add_report_command, {"report"}},
   };

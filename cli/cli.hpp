@@ -44,6 +44,8 @@ void add_merge_command(CLI::App& app, const CliContext& ctx);
 void add_design_commands(CLI::App& app, const CliContext& ctx);
 /// ropekit model (cli_model.cpp).
 void add_model_command(CLI::App& app, const CliContext& ctx);
+/// ropekit frameworks FILE[:LAYER_TYPE] (cli_frameworks.cpp).
+void add_frameworks_command(CLI::App& app, const CliContext& ctx);
 /// ropekit precision (cli_precision.cpp).
 void add_precision_command(CLI::App& app, const CliContext& ctx);
 /// ropekit report FILE... (cli_report.cpp).

@@ -5,7 +5,7 @@
 # 700 lines and encoding.cpp (the families' dispatch) at most 500; no std::visit over the encoding variant with a
 # generic (auto) overload, so a new family without its overload is a compile error (issue 19), and visits over the
 # scheme and spectrum variants go through their concept-constrained lambdas; library folders include only lower
-# floors (core, spectral, encodings, lie and models, then mc fit precision design, then commands), nd -> lie the
+# floors (core, spectral, encodings, lie and models, then mc fit precision design frameworks, then commands), nd -> lie the
 # one exception. Prints each offence
 # and fails if there is one.
 # Usage: tests/layout_rules.sh [repository root]
@@ -109,7 +109,7 @@ if ! floor_hits=$(python3 - <<'PY'
 import pathlib, re
 # encoding.{hpp,cpp} (the families' dispatch) counts with encodings/: the families still include it (issue 33).
 floor = {"core": 0, "spectral": 1, "encodings": 2, "version": 0, "lie": 3, "models": 3,
-         "mc": 4, "fit": 4, "precision": 4, "design": 4, "commands": 5}
+         "mc": 4, "fit": 4, "precision": 4, "design": 4, "frameworks": 4, "commands": 5}
 allowed_up = {("lib/ropekit/encodings/nd.hpp", "lie"), ("lib/ropekit/encodings/nd.cpp", "lie"),
               ("lib/ropekit/encoding.hpp", "lie")}
 inc = re.compile(r'^\s*#\s*include\s*"ropekit/([a-z_]+)(/|\.hpp)', re.M)
@@ -136,7 +136,7 @@ for path in sorted(pathlib.Path("lib/ropekit").rglob("*")):
 raise SystemExit(1 if found else 0)
 PY
 ); then
-  echo "layout rule broken: a library folder includes one on its own floor or above (floors: core, spectral, encodings, lie and models, then mc fit precision design, then commands):"
+  echo "layout rule broken: a library folder includes one on its own floor or above (floors: core, spectral, encodings, lie and models, then mc fit precision design frameworks, then commands):"
   echo "$floor_hits"
   status=1
 fi

@@ -22,6 +22,7 @@ from ._ropekit import (  # noqa: F401  (the library's functions, documented in t
     fit,
     fit_params,
     fit_spectrum,
+    frameworks,
     frequencies,
     kernel,
     lie_check,
@@ -40,16 +41,16 @@ from .sweep import FIT_COLUMNS, sweep  # noqa: F401
 from ._signatures import with_signature as _with_signature
 
 # Each library function as a Python function with a real signature (inspect.signature, Jupyter's and IDEs' hints).
-check, design, envelope, features, fit, fit_params, fit_spectrum, frequencies, kernel, lie_check, \
+check, design, envelope, features, fit, fit_params, fit_spectrum, frameworks, frequencies, kernel, lie_check, \
     list_encodings, list_pipelines, list_schemes, list_spectra, list_targets, model, precision, report, \
     spectrum_kernel, verify_master = \
-    map(_with_signature, (check, design, envelope, features, fit, fit_params, fit_spectrum, frequencies, kernel,
+    map(_with_signature, (check, design, envelope, features, fit, fit_params, fit_spectrum, frameworks, frequencies, kernel,
                           lie_check, list_encodings, list_pipelines, list_schemes, list_spectra, list_targets, model,
                           precision, report, spectrum_kernel, verify_master))
 
 __all__ = [
     "DEFAULT_SEED", "FIT_COLUMNS", "check", "design", "envelope", "features", "fit", "fit_params", "fit_spectrum",
-    "frequencies", "kernel", "lie_check", "list_encodings", "list_pipelines", "list_schemes", "list_spectra",
+    "frameworks", "frequencies", "kernel", "lie_check", "list_encodings", "list_pipelines", "list_schemes", "list_spectra",
     "list_targets", "model",
     "precision", "report", "spectrum_kernel", "sweep",
     "verify_master",

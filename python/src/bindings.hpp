@@ -169,6 +169,7 @@ py::dict py_envelope(const py::object& x, const py::object& y, int columns, std:
                      std::optional<double> hi, bool log, bool median);
 // lie_bindings.cpp
 py::dict py_model(const std::string& path);
+py::dict py_frameworks(const py::object& path, const py::object& layer_type);
 py::dict py_precision(const py::object& encoding, const py::object& positions, const std::string& dtype,
                       const std::string& pipeline, bool table, const std::string& inv_freq_dtype,
                       const std::string& angle_dtype, std::optional<double> seq_len, const py::object& lags,

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "ropekit/commands/frameworks_request.hpp"
 #include "ropekit/core/error.hpp"
 #include "ropekit/models/model.hpp"
 #include "ropekit/models/model_layers.hpp"
@@ -50,6 +51,54 @@ py::dict py_model(const std::string& path) {
   // Llama 4's query temperature s(p) = attn_scale ln(1 + floor((p + 1) / floor_scale)) + 1 (NaN: none).
   d["query_floor_scale"] = column(floor_scale);
   d["query_attn_scale"] = column(attn_scale);
+  d["notes"] = notes;
+  return d;
+}
+
+py::dict py_frameworks(const py::object& path, const py::object& layer_type) {
+  const std::string command = "ropekit frameworks";
+  std::string file, type;
+  try {
+    file = py::str(py::module_::import("os").attr("fspath")(path)).cast<std::string>();
+  } catch (const py::error_already_set&) {
+    bad(command, "file", short_repr(path), "a model file's path (str or os.PathLike)");
+  }
+  if (!layer_type.is_none()) {
+    if (!py::isinstance<py::str>(layer_type)) bad(command, "--layer-type", short_repr(layer_type), "a str");
+    type = layer_type.cast<std::string>();
+  }
+  const auto rows = framework_rows(file, type, Where::options(command));
+  std::vector<std::string> name, framework, version, encoding, pairing, notes;
+  std::vector<std::int64_t> rotary_dims, denominator;
+  std::vector<double> cos_sin, softmax, logit, freq_diff, kernel_diff;
+  for (const FrameworkRow& r : rows) {
+    name.push_back(r.layer_type);
+    framework.push_back(framework_name(r.reading.framework));
+    version.push_back(r.reading.version);
+    encoding.push_back(spelling(r.reading.encoding));
+    pairing.emplace_back(pairing_name(r.reading.pairing));
+    rotary_dims.push_back(r.rotary_dims);
+    denominator.push_back(r.reading.freq_denominator);
+    cos_sin.push_back(r.reading.cos_sin_factor);
+    softmax.push_back(r.reading.softmax_scale);
+    logit.push_back(r.logit_scale);
+    freq_diff.push_back(r.max_rel_freq_diff);
+    kernel_diff.push_back(r.kernel_max_diff);
+    notes.push_back(r.notes);
+  }
+  py::dict d;
+  d["layer_type"] = name;
+  d["framework"] = framework;
+  d["version"] = version;
+  d["encoding"] = encoding;
+  d["pairing"] = pairing;
+  d["rotary_dims"] = int_column(rotary_dims);
+  d["freq_denominator"] = int_column(denominator);  // 0: a layer without RoPE (the CLI's empty cell)
+  d["cos_sin_factor"] = column(cos_sin);
+  d["softmax_scale"] = column(softmax);
+  d["logit_scale"] = column(logit);
+  d["max_rel_freq_diff"] = column(freq_diff);
+  d["kernel_max_diff"] = column(kernel_diff);
   d["notes"] = notes;
   return d;
 }

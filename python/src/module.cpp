@@ -69,6 +69,7 @@ PYBIND11_MODULE(_ropekit, m) {
   m.def("check", named("check", &py_check), doc_check, "encoding"_a = py::none(), "window"_a = py::none(),
         "seq_len"_a = py::none(), py::kw_only(), "model"_a = py::none(), "layer_type"_a = py::none());
   m.def("model", named("model", &py_model), doc_model, "path"_a);
+  m.def("frameworks", named("frameworks", &py_frameworks), doc_frameworks, "path"_a, "layer_type"_a = py::none());
   m.def("report", named("report", &py_report), doc_report, "files"_a, "format"_a = "md", "svg_stem"_a = "report",
         "tolerances"_a = py::none());
   m.def("precision", named("precision", &py_precision), doc_precision, "encoding"_a = py::none(),

@@ -8,7 +8,7 @@ import pytest
 import ropekit
 
 FUNCTIONS = ["kernel", "check", "frequencies", "features", "fit", "fit_params", "fit_spectrum", "spectrum_kernel",
-             "verify_master", "design", "lie_check", "model", "report", "envelope", "list_encodings", "list_schemes",
+             "verify_master", "design", "lie_check", "model", "frameworks", "report", "envelope", "list_encodings", "list_schemes",
              "list_targets", "list_spectra", "sweep"]
 
 

@@ -111,3 +111,25 @@ def test_model_alibi_heads_and_refusals(tmp_path):
     twice.write_text('{"head_dim": 64, "rope_theta": 10000, "rope_theta": 500000}')
     with pytest.raises(ValueError, match="rope_theta = given twice"):
         ropekit.model(str(twice))
+
+
+def test_frameworks_columns_and_the_public_ratios(tmp_path):
+    """ropekit.frameworks: the command line's columns; YaRN 64 with attention_factor 1 (vLLM PR 48351): transformers
+    1, vLLM 0.1 ln 64 + 1 = 1.4159, logits x2.005 (worked from the formula here)."""
+    import math
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "llama", "hidden_size": 2048, "num_attention_heads": 16,
+                                "max_position_embeddings": 262144, "rope_theta": 500000.0,
+                                "rope_scaling": {"rope_type": "yarn", "factor": 64.0,
+                                                 "original_max_position_embeddings": 4096,
+                                                 "attention_factor": 1.0}}))
+    t = ropekit.frameworks(path)
+    assert list(t) == ["layer_type", "framework", "version", "encoding", "pairing", "rotary_dims", "freq_denominator",
+                       "cos_sin_factor", "softmax_scale", "logit_scale", "max_rel_freq_diff", "kernel_max_diff",
+                       "notes"]
+    at = {f: i for i, f in enumerate(t["framework"]) if t["version"][i] != "4.45"}
+    assert t["cos_sin_factor"][at["transformers"]] == 1
+    assert abs(t["cos_sin_factor"][at["vllm"]] - (0.1 * math.log(64) + 1)) < 1e-15
+    assert round(t["logit_scale"][at["vllm"]] / t["logit_scale"][at["transformers"]], 3) == 2.005
+    with pytest.raises(ValueError, match="ropekit frameworks: .*layer type"):
+        ropekit.frameworks(path, layer_type="nope")

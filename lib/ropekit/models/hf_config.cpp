@@ -508,6 +508,9 @@ Model read_checked(std::string_view text, const std::string& source) {
       }
     } else {
       l.notes = notes;
+      l.rope_type = d->second.value("rope_type", "default");
+      for (const auto& [k, v] : d->second.items())
+        if (v.is_number() || v.is_boolean()) l.rope_keys[k] = v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>();
       const Encoding rope{rope_of(r, d->second, dims, t.max_pos, m.model_type, l.notes)};
       // DeepSeek MLA: G = R_rope (+) I_nope over the whole q.k head (models.md section 2, "decoupled").
       l.encoding = qk_dims > dims ? Encoding{enc::DirectSum{{rope, Encoding{enc::Nope{qk_dims - dims}}}}} : rope;

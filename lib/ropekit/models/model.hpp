@@ -5,6 +5,7 @@
 // config.json, transformers 4 and 5 styles). Data flows one way: file -> Model -> encodings -> every command.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,6 +59,11 @@ struct LayerType {
   double softmax_scale = 1;
   std::optional<QueryTemperature> temperature;  ///< Llama 4 NoPE layers
   std::vector<std::string> notes;  ///< how frameworks read it, keys read but unused, defaults assumed
+  /// A config.json's rope parameters for this layer type as the file gives them (transformers' standardized dict:
+  /// numbers and booleans, booleans as 0 / 1) and its rope_type: what other frameworks read their own way
+  /// (frameworks/). Empty for a GGUF and for layers without RoPE.
+  std::map<std::string, double> rope_keys;
+  std::string rope_type;
 };
 
 /// The smallest lag |Dp| a layer of this type cannot see: W of "sliding W" (a query sees the W - 1 keys before it
