@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gguf_writer.hpp"
 #include "support.hpp"
 
 using namespace ropekit::test;
@@ -269,4 +270,24 @@ TEST_CASE("precision --model: the pipeline the file implies, said in a note; --p
   CHECK(ds.exit_code == 0);
   CHECK(ds.err.find("its 128 nope dims carry no rotation and are held exactly") != std::string::npos);
   CHECK(ds.out.rfind("position,phase_error_max", 0) == 0);
+}
+
+TEST_CASE("precision --model FILE.gguf: ggml with a note; bf16 refused naming --dtype and --model, exit 2, nothing written") {
+  ScratchDir dir("precision-gguf");
+  const std::string gguf = dir.write(
+      "llama.gguf", minimal_gguf({{"llama.rope.freq_base", 10000.0f}},
+                                 {{"llama.attention.head_count", 32}, {"llama.embedding_length", 4096},
+                                  {"llama.block_count", 32}},
+                                 {{"general.architecture", "llama"}}));
+  const auto r = run_ropekit("precision --model '" + gguf + "' --positions 4095");
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err == "ropekit precision: note: pipeline ggml (the model file is a GGUF, run by llama.cpp's ggml rope; "
+                 "--pipeline to choose another)\n");
+  // The same numbers as the ggml pipeline named on the model's encoding.
+  CHECK(r.out == run_ropekit("precision --encoding rope:dim=128,base=10000 --pipeline ggml --positions 4095").out);
+  check_rejected("precision --model '" + gguf + "' --dtype bf16",
+                 "--dtype = bf16 (must be fp32 or fp16 with pipeline ggml, which --model implies (--pipeline to choose "
+                 "another): ggml's CPU rope takes f32 and f16 tensors");
+  CHECK(run_ropekit("precision --model '" + gguf + "' --dtype fp16 --positions 4095").exit_code == 0);
 }
