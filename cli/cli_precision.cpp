@@ -30,7 +30,7 @@ void run_precision(PrecisionArgs& a) {
   const std::string& command = a.request.command;
   const Format format = parse_table_format_option(command, a.format, a.out);
   check_output_path(a.out);
-  take_model_encoding(command, a.models, a.request.encoding);
+  a.request.model = take_model_encoding(command, a.models, a.request.encoding);
   if (!a.lags.empty()) {
     const Lags lags = parse_lags(a.lags, 1, Where::options(command), "--lags");
     a.request.lags.assign(lags.data(), lags.data() + lags.rows());
@@ -40,6 +40,7 @@ void run_precision(PrecisionArgs& a) {
   LagStream positions(a.positions.empty() ? kDefaultPositions : a.positions, Where::options(command), "--positions");
   if (!a.positions.empty() || !a.request.tolerance) a.request.positions = positions.segments();
   const PrecisionRun run = plan_precision_request(a.request);
+  for (const auto& note : run.notes) std::cerr << command << ": note: " << note << "\n";
   const double pairs = static_cast<double>(run.plan.theta_held.size());
   if (run.tolerance) {
     const auto found = precision_first_positions(run);
@@ -91,11 +92,14 @@ void add_precision_command(CLI::App& app, const CliContext&) {
       ->capture_default_str();
   c->add_option("--pipeline", a->request.pipeline,
                 "huggingface (transformers' Llama-family rotary module: fp32 inv_freq from the scheme's fp32 code, "
-                "angle fl32(p theta), tables fl32(cos) cast to the dtype) or ggml (llama.cpp's CPU rope cache: "
-                "iterated fp32 products theta *= powf(base, -2/r), then rope_yarn in fp32; plain, partial, linear, yarn), llama4 (transformers' Llama 4: fp32 "
-                "complex freqs_cis, never cast, complex products in fp32 stored in the dtype), vllm or flash (tables as huggingface, "
-                "the rotation in fp32 registers, stored in the dtype)")
-      ->capture_default_str();
+                "angle fl32(p theta), tables fl32(cos) cast to the dtype), ggml (llama.cpp's CPU rope cache: "
+                "iterated fp32 products theta *= powf(base, -2/r), then rope_yarn in fp32 with the C library's cosf / "
+                "sinf; plain, partial, linear, yarn; fp32 or fp16 tensors), ggml-fma (ggml with rope_yarn's sums "
+                "contracted to FMAs, as GCC builds it at -march=native), llama4 (transformers' Llama 4: fp32 complex "
+                "freqs_cis, never cast, complex products in fp32 stored in the dtype), vllm or flash (tables as "
+                "huggingface, the rotation in fp32 registers, stored in the dtype). Default: huggingface, or with "
+                "--model the one its file implies (a GGUF: ggml; model_type llama4: llama4; any other config.json: "
+                "huggingface), said in a note; `ropekit list pipelines` shows each row");
   c->add_option("--inv-freq-dtype", a->request.inv_freq_dtype,
                 "huggingface: the dtype inv_freq is held in (bf16: a buffer cast with the model)")
       ->capture_default_str();

@@ -171,7 +171,7 @@ py::dict py_envelope(const py::object& x, const py::object& y, int columns, std:
 py::dict py_model(const std::string& path);
 py::dict py_frameworks(const py::object& path, const py::object& layer_type);
 py::dict py_precision(const py::object& encoding, const py::object& positions, const std::string& dtype,
-                      const std::string& pipeline, bool table, const std::string& inv_freq_dtype,
+                      const std::optional<std::string>& pipeline, bool table, const std::string& inv_freq_dtype,
                       const std::string& angle_dtype, std::optional<double> seq_len, const py::object& lags,
                       std::int64_t trials, std::uint64_t seed, std::optional<double> tolerance,
                       const py::object& model, const py::object& layer_type);

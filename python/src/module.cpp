@@ -73,7 +73,7 @@ PYBIND11_MODULE(_ropekit, m) {
   m.def("report", named("report", &py_report), doc_report, "files"_a, "format"_a = "md", "svg_stem"_a = "report",
         "tolerances"_a = py::none());
   m.def("precision", named("precision", &py_precision), doc_precision, "encoding"_a = py::none(),
-        "positions"_a = py::none(), "dtype"_a = "fp32", "pipeline"_a = "huggingface", "table"_a = false,
+        "positions"_a = py::none(), "dtype"_a = "fp32", "pipeline"_a = py::none(), "table"_a = false,
         "inv_freq_dtype"_a = "fp32", "angle_dtype"_a = "fp32", "seq_len"_a = py::none(), "lags"_a = py::none(),
         "trials"_a = 64, "seed"_a = 0, "tolerance"_a = py::none(), py::kw_only(), "model"_a = py::none(),
         "layer_type"_a = py::none());

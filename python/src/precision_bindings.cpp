@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "ropekit/commands/precision_request.hpp"
 
 namespace ropekit::bindings {
@@ -74,15 +76,16 @@ py::dict table_columns(const PrecisionRun& run, std::vector<std::vector<double>>
 
 namespace {
 
-py::dict precision_of(const std::string& encoding, const py::object& positions_in, const std::string& dtype,
-                      const std::string& pipeline, bool table, const std::string& inv_freq_dtype,
+py::dict precision_of(const std::string& encoding, const std::optional<ModelLayer>& model,
+                      const py::object& positions_in, const std::string& dtype, const std::optional<std::string>& pipeline, bool table, const std::string& inv_freq_dtype,
                       const std::string& angle_dtype, std::optional<double> seq_len, const py::object& lags,
                       std::int64_t trials, std::uint64_t seed, std::optional<double> tolerance) {
   PrecisionRequest r;
   r.command = "ropekit.precision";
   r.encoding = encoding;
+  r.model = model;
   r.dtype = dtype;
-  r.pipeline = pipeline;
+  r.pipeline = pipeline.value_or("");
   r.table = table;
   r.inv_freq_dtype = inv_freq_dtype;
   r.angle_dtype = angle_dtype;
@@ -112,6 +115,10 @@ py::dict precision_of(const std::string& encoding, const py::object& positions_i
   }
   r.in_memory = true;
   const PrecisionRun run = interruptible([&] { return plan_precision_request(r); });
+  for (const std::string& note : run.notes) {  // as the command line prints them on stderr
+    const std::string text = fmt::format("{}: note: {}", r.command, note);
+    if (PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 1) != 0) throw py::error_already_set();  // warnings as errors
+  }
   if (run.tolerance) return first_positions(run);
   std::vector<double> expanded;
   if (text) {
@@ -138,14 +145,14 @@ py::dict precision_of(const std::string& encoding, const py::object& positions_i
 }  // namespace
 
 py::dict py_precision(const py::object& encoding, const py::object& positions_in, const std::string& dtype,
-                      const std::string& pipeline, bool table, const std::string& inv_freq_dtype,
+                      const std::optional<std::string>& pipeline, bool table, const std::string& inv_freq_dtype,
                       const std::string& angle_dtype, std::optional<double> seq_len, const py::object& lags,
                       std::int64_t trials, std::uint64_t seed, std::optional<double> tolerance,
                       const py::object& model, const py::object& layer_type) {
   const auto layer = bound_model_layer("ropekit.precision", "--encoding", encoding, model, layer_type);
   if (!layer && encoding.is_none()) bad("ropekit.precision", "--encoding", "None", "given, or model");
   const std::string text = layer ? layer->encoding : cast_arg<std::string>(encoding, "ropekit.precision", "--encoding", "a str");
-  py::dict d = precision_of(text, positions_in, dtype, pipeline, table, inv_freq_dtype, angle_dtype, seq_len, lags,
+  py::dict d = precision_of(text, layer, positions_in, dtype, pipeline, table, inv_freq_dtype, angle_dtype, seq_len, lags,
                             trials, seed, tolerance);
   return layer ? with_layer_type(d, layer->label) : d;
 }

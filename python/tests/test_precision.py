@@ -132,7 +132,9 @@ def test_positions_past_finite_angles_and_sizes_refused_before_allocating():
     ({"dtype": "fp8"}, "dtype = 'fp8' (must be one of fp32, tf32, bf16, fp16)"),
     ({"positions": [-1]}, "positions = -1 (must be an integer in [0, 2^31 - 1])"),
     ({"positions": [2.5]}, "positions = 2.5"),
-    ({"pipeline": "onnx"}, "pipeline = 'onnx' (must be huggingface, ggml, vllm, flash or llama4)"),
+    ({"pipeline": "onnx"}, "pipeline = 'onnx' (must be huggingface, ggml, vllm, flash, llama4 or ggml-fma)"),
+    ({"pipeline": "ggml", "dtype": "bf16"}, "dtype = bf16 (must be fp32 or fp16 with pipeline ggml: ggml's CPU "
+                                            "rope takes f32 and f16 tensors"),
     ({"tolerance": 0.0}, "tolerance = 0 (must be finite and > 0)"),
     ({"tolerance": float("nan")}, "tolerance = nan (must be finite and > 0)"),
     ({"tolerance": 1e-3, "positions": "0:10.5:0.5"}, "positions = a step of 0.5 (must be an integer step)"),
@@ -154,10 +156,39 @@ def test_score_errors_per_lag_and_position():
 
 def test_list_pipelines_names_every_pipeline_precision_takes():
     p = ropekit.list_pipelines()
-    assert p["pipeline"] == ["huggingface", "ggml", "vllm", "flash", "llama4"]
+    assert p["pipeline"] == ["huggingface", "ggml", "vllm", "flash", "llama4", "ggml-fma"]
     assert set(p) >= {"aliases", "convention", "tables", "rotation", "stored", "source"}
     for name in p["pipeline"]:
         ropekit.precision("rope:dim=8,base=1e4", positions=[7], pipeline=name)  # each listed name is accepted
     # transformers' tables are cast to the model dtype; Llama 4's complex64 ones are not (its source says so).
     row = dict(zip(p["pipeline"], p["tables"]))
     assert row["huggingface"] == "model dtype" and row["llama4"] == "fp32"
+
+
+def _model(name):
+    from conftest import ROOT
+    return os.path.join(ROOT, "data", "models", name)
+
+
+def test_model_picks_the_pipeline_its_file_implies_with_a_note():
+    # Any config.json but Llama 4's: transformers' Llama-family code; Llama 4: its own; pipeline= overrides (no note).
+    with pytest.warns(UserWarning, match=r"^ropekit\.precision: note: pipeline huggingface \(the model file is a "
+                                         r"config\.json"):
+        hf = ropekit.precision(model=_model("llama-3.1-8b.json"), positions=[4095])
+    with pytest.warns(UserWarning, match=r"note: pipeline llama4 \(the config's model_type is llama4"):
+        ropekit.precision(model=_model("llama-4-scout.json"), layer_type="chunked_attention", positions=[4095])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        named = ropekit.precision(model=_model("llama-3.1-8b.json"), positions=[4095], pipeline="huggingface")
+    # The same pipeline chosen or named: the same numbers.
+    assert np.array_equal(hf["phase_error_max"], named["phase_error_max"])
+
+
+def test_model_deepseek_v3_runs_on_its_rope_part():
+    with pytest.warns(UserWarning, match="its 128 nope dims carry no rotation and are held exactly"):
+        d = ropekit.precision(model=_model("deepseek-v3.json"), positions=[1, 4095], table=True)
+    assert list(d["i"][:3]) == [0, 1, 2] and len(d["i"]) == 2 * 32  # 32 rotated pairs per position
+    with pytest.raises(ValueError, match=r"^ropekit\.precision: model = 'bloom-560m\.json: full_attention/head_0' \(must be a model "
+                                         r"whose encoding is a rope"):
+        ropekit.precision(model=_model("bloom-560m.json"), layer_type="full_attention/head_0", positions=[1])

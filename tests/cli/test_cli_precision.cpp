@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gguf_writer.hpp"
 #include "support.hpp"
 
 using namespace ropekit::test;
@@ -58,7 +59,12 @@ TEST_CASE("precision: refusals") {
   check_rejected("precision --encoding alibi:slope=0.5,L=10", "(must be a rope encoding");
   check_rejected("precision --encoding 'rope:dim=128,scaling=llama3(factor=8,low=1,high=4,orig=8192)' --pipeline ggml",
                  "--pipeline = ggml (must be huggingface for this encoding");
-  check_rejected("precision --encoding rope:dim=128 --pipeline onnx", "--pipeline = 'onnx' (must be huggingface, ggml, vllm, flash or llama4)");
+  check_rejected("precision --encoding rope:dim=128 --pipeline onnx",
+                 "--pipeline = 'onnx' (must be huggingface, ggml, vllm, flash, llama4 or ggml-fma)");
+  check_rejected("precision --encoding rope:dim=128 --pipeline ggml --dtype bf16",
+                 "--dtype = bf16 (must be fp32 or fp16 with --pipeline ggml: ggml's CPU rope takes f32 and f16 tensors");
+  check_rejected("precision --model data/models/bloom-560m.json:full_attention/head_0",
+                 "--model = 'bloom-560m.json: full_attention/head_0' (must be a model whose encoding is a rope");
   check_rejected("precision --encoding rope:dim=128 --positions 0:3e9",
                  "--positions = 2999999999 (must be an integer in [0, 2^31 - 1])");
   check_rejected("precision --encoding rope:dim=1024 --positions 0:2147483647",
@@ -229,7 +235,7 @@ TEST_CASE("list pipelines: a row per --pipeline name, each accepted by precision
   const auto r = run_ropekit("list pipelines --format json");
   REQUIRE(r.exit_code == 0);
   const auto rows = nlohmann::json::parse(r.out);
-  REQUIRE(rows.size() == 5);  // huggingface, ggml, vllm, flash, llama4
+  REQUIRE(rows.size() == 6);  // huggingface, ggml, vllm, flash, llama4, ggml-fma
   for (const auto& row : rows) {
     const std::string name = row["pipeline"];
     CAPTURE(name);
@@ -239,8 +245,49 @@ TEST_CASE("list pipelines: a row per --pipeline name, each accepted by precision
   }
   CHECK(rows[1]["pipeline"] == "ggml");
   CHECK(rows[1]["convention"] == "ggml");
+  CHECK(rows[1]["model dtypes"] == "fp32, fp16");
+  CHECK(rows[5]["pipeline"] == "ggml-fma");
   CHECK(run_ropekit("list").out.find("pipelines") != std::string::npos);
   const auto bad = run_ropekit("list pipeline");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("schemes or pipelines") != std::string::npos);
+}
+
+TEST_CASE("precision --model: the pipeline the file implies, said in a note; --pipeline overrides; DeepSeek's rope part") {
+  const auto hf = run_ropekit("precision --model data/models/llama-3.1-8b.json --positions 1");
+  CHECK(hf.exit_code == 0);
+  CHECK(hf.err.find("ropekit precision: note: pipeline huggingface (the model file is a config.json") !=
+        std::string::npos);
+  const auto l4 = run_ropekit("precision --model data/models/llama-4-scout.json:chunked_attention --positions 1");
+  CHECK(l4.exit_code == 0);
+  CHECK(l4.err.find("note: pipeline llama4 (the config's model_type is llama4") != std::string::npos);
+  const auto named = run_ropekit("precision --model data/models/llama-4-scout.json:chunked_attention --positions 1 "
+                                 "--pipeline vllm");
+  CHECK(named.exit_code == 0);
+  CHECK(named.err.find("note: pipeline") == std::string::npos);
+  const auto ds = run_ropekit("precision --model data/models/deepseek-v3.json --positions 1,4095");
+  CAPTURE(ds.err);
+  CHECK(ds.exit_code == 0);
+  CHECK(ds.err.find("its 128 nope dims carry no rotation and are held exactly") != std::string::npos);
+  CHECK(ds.out.rfind("position,phase_error_max", 0) == 0);
+}
+
+TEST_CASE("precision --model FILE.gguf: ggml with a note; bf16 refused naming --dtype and --model, exit 2, nothing written") {
+  ScratchDir dir("precision-gguf");
+  const std::string gguf = dir.write(
+      "llama.gguf", minimal_gguf({{"llama.rope.freq_base", 10000.0f}},
+                                 {{"llama.attention.head_count", 32}, {"llama.embedding_length", 4096},
+                                  {"llama.block_count", 32}},
+                                 {{"general.architecture", "llama"}}));
+  const auto r = run_ropekit("precision --model '" + gguf + "' --positions 4095");
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err == "ropekit precision: note: pipeline ggml (the model file is a GGUF, run by llama.cpp's ggml rope; "
+                 "--pipeline to choose another)\n");
+  // The same numbers as the ggml pipeline named on the model's encoding.
+  CHECK(r.out == run_ropekit("precision --encoding rope:dim=128,base=10000 --pipeline ggml --positions 4095").out);
+  check_rejected("precision --model '" + gguf + "' --dtype bf16",
+                 "--dtype = bf16 (must be fp32 or fp16 with pipeline ggml, which --model implies (--pipeline to choose "
+                 "another): ggml's CPU rope takes f32 and f16 tensors");
+  CHECK(run_ropekit("precision --model '" + gguf + "' --dtype fp16 --positions 4095").exit_code == 0);
 }

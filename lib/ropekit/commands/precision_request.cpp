@@ -36,7 +36,40 @@ double check_segments(const Where& where, const std::vector<LagStream::Segment>&
 // memory (the double columns and the arrays they become).
 constexpr double kTextBytesPerCell = 20, kMemoryBytesPerCell = 16;
 
+// A direct sum of one rope with nope parts (DeepSeek MLA's decoupled head, partial rotary written as a sum): its rope
+// part and the nope dims; none for any other encoding.
+std::optional<std::pair<Encoding, int>> rotary_part(const Encoding& e) {
+  const auto* sum = std::get_if<enc::DirectSum>(&e.value);
+  if (!sum) return std::nullopt;
+  std::optional<Encoding> rope;
+  int nope = 0;
+  for (const Encoding& part : sum->parts) {
+    if (std::holds_alternative<enc::Rope>(part.value) && !rope) {
+      rope = part;
+    } else if (std::holds_alternative<enc::Nope>(part.value)) {
+      nope += operator_dim(part);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!rope) return std::nullopt;
+  return std::pair{*rope, nope};
+}
+
 }  // namespace
+
+PipelineKind model_pipeline(const ModelLayer& model, std::string& why) {
+  if (model.model_format.starts_with("GGUF")) {
+    why = "the model file is a GGUF, run by llama.cpp's ggml rope";
+    return PipelineKind::ggml;
+  }
+  if (model.model_type == "llama4" || model.model_type == "llama4_text") {
+    why = fmt::format("the config's model_type is {}, run by transformers' Llama 4 rotary code", model.model_type);
+    return PipelineKind::llama4;
+  }
+  why = "the model file is a config.json, run by transformers' Llama-family rotary code";
+  return PipelineKind::huggingface;
+}
 
 double precision_seconds(const PrecisionRun& run, double pairs, std::int64_t positions) {
   // Per position and pair: the held stages and the exact angle's reduction, vectorised: measured 8 ns on the
@@ -49,20 +82,52 @@ double precision_seconds(const PrecisionRun& run, double pairs, std::int64_t pos
 
 PrecisionRun plan_precision_request(const PrecisionRequest& r) {
   const Where where = Where::options(r.command);
+  PrecisionRun run;
+  PlanSource source;
   Pipeline p;
-  p.kind = parse_pipeline(r.pipeline, where);
+  if (!r.pipeline.empty()) {
+    p.kind = parse_pipeline(r.pipeline, where);
+  } else if (r.model) {
+    std::string why;
+    p.kind = model_pipeline(*r.model, why);
+    source.pipeline_option = "model";
+    run.notes.push_back(fmt::format("pipeline {} ({}; {} to choose another)", pipeline_name(p.kind), why,
+                                    where.name("pipeline")));
+  }
   p.dtype = parse_dtype(r.dtype, where, "dtype");
   p.inv_freq_dtype = parse_dtype(r.inv_freq_dtype, where, "inv_freq_dtype");
   p.angle_dtype = parse_dtype(r.angle_dtype, where, "angle_dtype");
-  if (!pipeline_info(p.kind).held_dtypes_settable && (p.inv_freq_dtype != Dtype::fp32 || p.angle_dtype != Dtype::fp32))
-    throw_bad_value(where, "pipeline", std::string(pipeline_name(p.kind)),
-                    "huggingface with inv_freq_dtype or angle_dtype other than fp32 (the others hold fp32 frequencies "
-                    "and angles)");
+  if (!pipeline_info(p.kind).held_dtypes_settable && (p.inv_freq_dtype != Dtype::fp32 || p.angle_dtype != Dtype::fp32)) {
+    const char* why = "(the others hold fp32 frequencies and angles)";
+    if (source.pipeline_option == "pipeline")
+      throw_bad_value(where, "pipeline", std::string(pipeline_name(p.kind)),
+                      fmt::format("huggingface with inv_freq_dtype or angle_dtype other than fp32 {}", why));
+    const bool inv = p.inv_freq_dtype != Dtype::fp32;
+    throw_bad_value(where, inv ? "inv_freq_dtype" : "angle_dtype", inv ? r.inv_freq_dtype : r.angle_dtype,
+                    fmt::format("fp32 with pipeline {}, which {} implies ({} huggingface for other dtypes {})",
+                                pipeline_name(p.kind), where.name("model"), where.name("pipeline"), why));
+  }
+  check_pipeline_dtype(where, p, source);
   if (r.seq_len && !(*r.seq_len > 0 && std::isfinite(*r.seq_len)))
     throw_bad_value(where, "seq_len", format_number(*r.seq_len), "finite and > 0");
-  if (r.encoding.empty()) throw_bad_value(where, "encoding", "none", "given (or --model)");
-  const Encoding e = parse_encoding(r.encoding, Where(r.command + ": --encoding"));
-  PrecisionRun run;
+  if (r.model) {
+    source.encoding_option = "model";
+    source.given = r.model->brief.empty() ? r.model->label : r.model->brief;
+  } else if (r.encoding.empty()) {
+    throw_bad_value(where, "encoding", "none", "given (or --model)");
+  }
+  // The model's encoding as its reader built it; an encoding given as such, parsed.
+  Encoding e = r.model && r.model->value ? *r.model->value
+               : r.model                 ? parse_encoding(r.model->encoding, Where(r.command + ": --model"))
+                                         : parse_encoding(r.encoding, Where(r.command + ": --encoding"));
+  // A rope with nope parts: the rope part's pairs are the only ones a pipeline rounds.
+  if (const auto part = rotary_part(e)) {
+    run.notes.push_back(fmt::format("the encoding is a direct sum: its rope part ({} dims) is analysed; its {} nope "
+                                    "dims carry no rotation and are held exactly, so no row counts them (score errors "
+                                    "are relative to |q||k| over the rotated dims)",
+                                    operator_dim(part->first), part->second));
+    e = part->first;
+  }
   run.table = r.table;
   if (!r.lags.empty() && r.table) throw_bad_value(where, "table", "given with lags", "one of --table and --lags");
   if (!(r.trials >= 1 && r.trials <= (std::int64_t{1} << 30)))
@@ -124,7 +189,7 @@ PrecisionRun plan_precision_request(const PrecisionRequest& r) {
                                                                         kTextBytesPerCell)),
                                 for_what, format_bytes(text_bytes), format_bytes(kMaxOutputBytes)));
 
-  run.plan = plan_precision(r.command, e, p, r.seq_len);
+  run.plan = plan_precision(r.command, e, p, r.seq_len, source);
   // Angles past their dtype's range round to inf (fp16: 65504): refused with the bound rather than printed as NaN.
   const double finite = largest_finite_position(run.plan);
   if (r.positions && largest + top_lag > finite) {

@@ -1,7 +1,9 @@
 #pragma once
 // `ropekit precision` and ropekit.precision as one library request (the front ends bind options to it): an
 // encoding, a pipeline (precision/pipeline.hpp) and positions; per position either the phase errors or, with
-// `table`, what the framework holds per rotated pair (inverse frequency, angle, cos, sin).
+// `table`, what the framework holds per rotated pair (inverse frequency, angle, cos, sin). Given a model and no
+// pipeline, the pipeline its file implies (model_pipeline); a direct sum of a rope with nope parts is analysed on
+// its rope part (the nope dims carry no rotation: held exactly).
 
 #include <cstdint>
 #include <optional>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "ropekit/core/lags.hpp"
+#include "ropekit/models/model_layers.hpp"
 #include "ropekit/precision/first_position.hpp"
 #include "ropekit/precision/pipeline.hpp"
 
@@ -16,8 +19,11 @@ namespace ropekit {
 
 struct PrecisionRequest {
   std::string command = "ropekit precision";  ///< names every refusal
-  std::string encoding;                        ///< a spelling (rope family)
-  std::string dtype = "fp32", pipeline = "huggingface", inv_freq_dtype = "fp32", angle_dtype = "fp32";
+  std::string encoding;                        ///< a spelling (rope family), or empty with `model`
+  std::optional<ModelLayer> model;             ///< the model layer type taken instead (refusals name --model)
+  /// A name of pipelines(); empty: the one the model file implies (model_pipeline), huggingface without a model.
+  std::string pipeline;
+  std::string dtype = "fp32", inv_freq_dtype = "fp32", angle_dtype = "fp32";
   bool table = false;
   std::optional<double> seq_len;
   std::vector<double> lags;  ///< given: score errors per (lag, position) instead of phase errors (score.hpp)
@@ -43,7 +49,14 @@ struct PrecisionRun {
   std::vector<LagStream::Segment> positions;  ///< as given, or the default range filled in
   std::int64_t count = 0;                     ///< positions in them
   std::vector<std::string> columns;  ///< table: position,i,inv_freq,angle,cos,sin; else position and the errors
+  /// Without the "<command>: note: " head: the pipeline a model implied, the nope dims of a direct sum left out.
+  std::vector<std::string> notes;
 };
+
+/// The pipeline a model file implies: a GGUF (format "GGUF ...") runs in llama.cpp's ggml; a config.json with
+/// model_type llama4 / llama4_text in transformers' Llama 4 code; any other config.json in transformers' Llama-family
+/// code. `why` says which, in a few words ("the model file is a GGUF, run by llama.cpp's ggml rope").
+PipelineKind model_pipeline(const ModelLayer& model, std::string& why);
 /// Checks every option and position (integers in [0, 2^31 - 1], p + lag too, and at most the largest position
 /// whose angles are finite: fp16 angles overflow past 65504), then the run's time and size from the spelling's
 /// sizes (its pairs and the positions' count) before anything is allocated, then plans it.

@@ -40,7 +40,7 @@ std::vector<ModelLayer> model_layers(const std::vector<ModelReference>& models, 
       const std::string brief = model_file_name(ref.path) + (l.name.empty() ? "" : ": " + l.name);
       if (same == out.end()) {
         out.push_back({spelled, window_text(l.window), label, window_span(l), l.temperature, brief, l.name, l.encoding,
-                       l.window});
+                       l.window, m.format, m.model_type});
       } else if ((", " + same->label + ", ").find(", " + label + ", ") == std::string::npos) {
         same->label += ", " + label, same->brief += ", " + brief;
         if ((", " + same->layer_type + ", ").find(", " + l.name + ", ") == std::string::npos)

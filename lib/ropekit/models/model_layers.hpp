@@ -27,6 +27,8 @@ struct ModelLayer {
   /// The encoding the reader built (`encoding` is its spelling); none in ModelLayer{}, an encoding given as such.
   std::optional<Encoding> value;
   Window window_value;  ///< the window as a value (`window` is its text)
+  std::string model_format;  ///< the file's Model::format ("GGUF v3", "config.json (...)"); "" for an encoding
+  std::string model_type;    ///< the file's Model::model_type (config.json; "" when absent)
 };
 
 /// A model file as a legend names it: its base name, with its directory's for a config.json ("Llama-3.1-8B/config.json").

@@ -36,10 +36,10 @@ double at(const LagStream::Segment& s, std::int64_t j) { return s.start + static
 double phase_error_bound(const PrecisionPlan& plan, double p) {
   const Pipeline& pipe = plan.pipeline;
   double bound = 0;
-  if (pipeline_info(pipe.kind).angle == AngleRule::ggml_running) {
+  if (ggml_angle(pipeline_info(pipe.kind).angle)) {
     // running_i = fl32(p) then i products by S, each rounded; theta = fs running (1 - ramp) + running ramp with one
-    // rounding per product, for 1 - ramp and for the sum: |angle_i - p t_i| <= ((1 + u)^(i+6) - 1) p t_i with
-    // t_i = S^i (fs (1 - ramp_i) + ramp_i) >= 0 in double, plus p |t_i - theta_exact_i|.
+    // rounding per product, for 1 - ramp and for the sum (the FMA variant rounds fewer times):
+    // |angle_i - p t_i| <= ((1 + u)^(i+6) - 1) p t_i with t_i = S^i (fs (1 - ramp_i) + ramp_i) >= 0 in double, plus p |t_i - theta_exact_i|.
     const double u = std::ldexp(1.0, -24), S = plan.ggml_theta_scale, fs = plan.ggml_freq_scale;
     for (std::size_t i = 0; i < plan.theta_exact.size(); ++i) {
       const double ramp = plan.ggml_ramp.empty() ? 0.0 : plan.ggml_ramp[i];

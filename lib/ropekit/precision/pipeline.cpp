@@ -1,5 +1,6 @@
-// Compiled with -ffp-contract=off (CMakeLists.txt): every product rounded on its own, as the frameworks' kernels, and
-// the two-products below exact. (no_fp_contract.hpp's pragma would do the same but stops GCC's vectoriser.)
+// Compiled with -ffp-contract=off and -fno-fast-math (CMakeLists.txt): every product rounded on its own, as the
+// frameworks' kernels, the two-products below exact, and ggml's cosf / sinf the C library's whatever the build flags;
+// an FMA the emulation wants is std::fma. (no_fp_contract.hpp's pragma would do the same but stops GCC's vectoriser.)
 #include "ropekit/precision/pipeline.hpp"
 
 #include <algorithm>
@@ -55,11 +56,31 @@ void check_position(const Where& where, double position, std::string_view name) 
     throw_bad_value(where, name, format_number(position), "an integer in [0, 2^31 - 1]");
 }
 
+void check_pipeline_dtype(const Where& where, const Pipeline& p, const PlanSource& source) {
+  const PipelineInfo& info = pipeline_info(p.kind);
+  if (info.dtypes & dtype_bit(p.dtype)) return;
+  std::string allowed;
+  for (const Dtype d : {Dtype::fp32, Dtype::tf32, Dtype::bf16, Dtype::fp16})
+    if (info.dtypes & dtype_bit(d)) allowed += (allowed.empty() ? "" : " or ") + std::string(dtype_name(d));
+  const std::string with = source.pipeline_option == "pipeline"
+                               ? fmt::format("{} {}", where.name("pipeline"), info.name)
+                               : fmt::format("pipeline {}, which {} implies ({} to choose another)", info.name,
+                                             where.name(source.pipeline_option), where.name("pipeline"));
+  throw_bad_value(where, "dtype", std::string(dtype_name(p.dtype)),
+                  fmt::format("{} with {}: {}", allowed, with, info.dtypes_reason));
+}
+
 PrecisionPlan plan_precision(const std::string& command, const Encoding& e, const Pipeline& p,
-                             std::optional<double> seq_len) {
+                             std::optional<double> seq_len, const PlanSource& source) {
   const Where where = Where::options(command);
+  const std::string given = source.given.empty() ? quote(spelling(e)) : quote(source.given);
   if (!std::holds_alternative<enc::Rope>(e.value))
-    throw_bad_value(where, "encoding", quote(spelling(e)), "a rope encoding (rope:..., rope-freqs:...; the frameworks' RoPE)");
+    throw_bad_value(where, source.encoding_option, given,
+                    source.encoding_option == "encoding"
+                        ? "a rope encoding (rope:..., rope-freqs:...; the frameworks' RoPE)"
+                        : fmt::format("a model whose encoding is a rope (the frameworks' RoPE), or a direct sum of one "
+                                      "with nope parts; it is {}", quote(spelling(e))));
+  check_pipeline_dtype(where, p, source);
   PrecisionPlan plan;
   plan.pipeline = p;
   // The exact frequencies (float64) in the pipeline's own convention: ggml's YaRN is not transformers'.
@@ -67,25 +88,36 @@ PrecisionPlan plan_precision(const std::string& command, const Encoding& e, cons
   const Convention convention = info.convention;
   const FrequencyTable exact =
       for_encoding(command, spelling(e), [&] { return frequencies(e, seq_len, convention, false); });
-  if (exact.theta.cols() != 1) throw_bad_value(where, "encoding", quote(spelling(e)), "1-D frequencies");
+  if (exact.theta.cols() != 1) throw_bad_value(where, source.encoding_option, given, "1-D frequencies");
   plan.attention_factor = exact.attention_factor;
   plan.held_attention_factor = round_to(Dtype::fp32, exact.attention_factor);  // a Python float times an fp32 tensor
   plan.theta_exact.assign(exact.theta.data(), exact.theta.data() + exact.theta.rows());
-  if (info.angle == AngleRule::ggml_running) {
+  if (ggml_angle(info.angle)) {
     const FrequencySchedule* s = schedule_of(e);
     const auto* g = s ? std::get_if<Geometric>(&s->source) : nullptr;
     // ggml's running product over the r rotary dims: its ratio powf(base, -2/r) steps the angles of every position.
     const int r = g ? truncated_rotary_dims(*g) : 0;
     const int count = static_cast<int>(plan.theta_exact.size());
     const auto rope = g ? scheme_ggml_rope(s->scaling, g->base, r, count) : std::nullopt;
-    if (!rope)
-      throw_bad_value(where, "pipeline", "ggml",
-                      "huggingface for this encoding (the ggml pipeline is modelled for geometric RoPE, plain, "
-                      "linear or yarn; llama3 and longrope come with the GGUF's rope_freqs factors)");
-    // rope_yarn's mscale, attn_factor (1 + 0.1 ln s) computed in float (the scheme's float32 ggml convention).
-    plan.held_attention_factor =
-        for_encoding(command, spelling(e), [&] { return frequencies(e, seq_len, Convention::ggml, true); })
-            .attention_factor;
+    if (!rope) {
+      const std::string why = "the ggml pipeline is modelled for geometric RoPE, plain, linear or yarn; llama3 and "
+                              "longrope come with the GGUF's rope_freqs factors";
+      if (source.pipeline_option == "pipeline")
+        throw_bad_value(where, "pipeline", std::string(info.name), fmt::format("huggingface for this encoding ({})", why));
+      throw_bad_value(where, source.pipeline_option, given,
+                      fmt::format("a GGUF whose rope ggml's pipeline models ({}): {} huggingface to read it as "
+                                  "transformers does",
+                                  why, where.name("pipeline")));
+    }
+    // rope_yarn's mscale in float: attn_factor, with YaRN's ramp times 1 + 0.1 logf(1 / freq_scale) (as an FMA in
+    // the contracted variant: std::fma on floats is exact whatever the build flags).
+    const float a0 = rope->attn_factor, fs = rope->freq_scale;
+    float mscale = a0;
+    if (!rope->ramp.empty())
+      mscale = info.angle == AngleRule::ggml_running_fma ? a0 * std::fma(0.1f, std::log(1.0f / fs), 1.0f)
+                                                         : a0 * (1.0f + 0.1f * std::log(1.0f / fs));
+    plan.held_attention_factor = mscale;
+    plan.ggml_attn_factor = a0;
     const auto grid = scaling::ggml_grid<float>(g->base, r, count);
     plan.ggml_theta_scale = grid.size() > 1 ? grid[1] : 0;
     plan.ggml_freq_scale = rope->freq_scale;
@@ -193,11 +225,14 @@ void fill_held(const PrecisionPlan& plan, double position, HeldArrays& h) {
   const double* theta_exact = plan.theta_exact.data();
   double* angle = h.angle.data();
   // Stage 2, the angle as held.
-  if (pipeline_info(p.kind).angle == AngleRule::ggml_running) {
+  const PipelineInfo& info = pipeline_info(p.kind);
+  if (ggml_angle(info.angle)) {
     // ggml_rope_cache_init: theta = (float) p, theta *= theta_scale once per pair; rope_yarn: theta_interp =
-    // freq_scale theta_extrap, and with YaRN's ramp theta_interp (1 - ramp) + theta_extrap ramp, in float.
+    // freq_scale theta_extrap, and with YaRN's ramp theta_interp (1 - ramp) + theta_extrap ramp, in float (the
+    // FMA variant: the first product fused with the sum, as GCC contracts it; std::fma is exact on floats).
     auto running = static_cast<float>(position);
     const auto freq_scale = static_cast<float>(plan.ggml_freq_scale), scale = static_cast<float>(plan.ggml_theta_scale);
+    const bool fma = info.angle == AngleRule::ggml_running_fma;
     for (std::size_t i = 0; i < m; ++i) {
       if (i) running = running * scale;
       const float interp = freq_scale * running;
@@ -205,8 +240,8 @@ void fill_held(const PrecisionPlan& plan, double position, HeldArrays& h) {
         angle[i] = interp;
       } else {
         const auto ramp = static_cast<float>(plan.ggml_ramp[i]);
-        const float keep = interp * (1 - ramp), extrap = running * ramp;
-        angle[i] = keep + extrap;
+        const float extrap = running * ramp;
+        angle[i] = fma ? std::fma(interp, 1 - ramp, extrap) : interp * (1 - ramp) + extrap;
       }
     }
   } else if (p.dtype == Dtype::tf32 || p.angle_dtype == Dtype::tf32) {
@@ -229,12 +264,23 @@ void fill_held(const PrecisionPlan& plan, double position, HeldArrays& h) {
   double* s = h.s.data();
   double* c = h.c.data();
   const double* held_lo = h.held_lo.data();
-  sincos_array(h.held_hi.data(), s, c, m);
-  switch (table) {
-    case Dtype::fp32: held_tables<Dtype::fp32>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
-    case Dtype::tf32: held_tables<Dtype::tf32>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
-    case Dtype::bf16: held_tables<Dtype::bf16>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
-    case Dtype::fp16: held_tables<Dtype::fp16>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
+  if (info.sincos == SinCos::libm_float) {
+    // rope_yarn: cosf(theta) * mscale, sinf(theta) * mscale, the C library's float functions (std::cos(float)), into
+    // an fp32 cache. This file is compiled with -ffp-contract=off and never with fast-math (CMakeLists.txt), so they
+    // are the library's own results whatever the build flags.
+    for (std::size_t i = 0; i < m; ++i) {
+      const auto a = static_cast<float>(angle[i]);
+      h.cos[i] = round_from_f32(table, std::cos(a) * a32);
+      h.sin[i] = round_from_f32(table, std::sin(a) * a32);
+    }
+  } else {
+    sincos_array(h.held_hi.data(), s, c, m);
+    switch (table) {
+      case Dtype::fp32: held_tables<Dtype::fp32>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
+      case Dtype::tf32: held_tables<Dtype::tf32>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
+      case Dtype::bf16: held_tables<Dtype::bf16>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
+      case Dtype::fp16: held_tables<Dtype::fp16>(m, a32, held_lo, s, c, h.cos.data(), h.sin.data()); break;
+    }
   }
   sincos_array(h.exact_hi.data(), s, c, m);
   exact_tables(m, plan.attention_factor, h.exact_lo.data(), s, c, h.exact_cos.data(), h.exact_sin.data());

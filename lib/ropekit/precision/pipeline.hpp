@@ -9,9 +9,13 @@
 //   ggml (llama.cpp's ggml_rope_cache_init + rope_yarn, CPU): theta_scale = powf(base, -2/r) over the r rotary
 //     dims, running_0 = fl32(p), running_{i+1} = fl32(running_i theta_scale); then in fp32 theta_interp =
 //     freq_scale running (linear and YaRN: freq_scale = 1/s), and for YaRN theta = theta_interp (1 - ramp_i) +
-//     running ramp_i (ramp from ggml_rope_yarn_corr_dims, each product and the sum rounded: no FMA contraction
-//     modelled); cosf / sinf in fp32 times mscale (YaRN: attn_factor (1 + 0.1 ln s) in fp32). Plain RoPE, partial,
-//     linear and YaRN; llama3 and LongRoPE (GGUF rope_freqs factors) are not modelled.
+//     running ramp_i (ramp from ggml_rope_yarn_corr_dims, each product and the sum rounded); the C library's cosf /
+//     sinf of that float times mscale (YaRN: attn_factor (1 + 0.1 ln s) in fp32) into an fp32 cache; the rotation
+//     in fp32, stored in the tensor's type (f32 or f16; bf16 and tf32 are refused). Plain RoPE, partial, linear and
+//     YaRN; llama3 and LongRoPE (GGUF rope_freqs factors) are not modelled.
+//   ggml-fma: ggml as GCC compiles rope_yarn with FMA (-march=native): theta = fmaf(theta_interp, 1 - ramp_i,
+//     running ramp_i) and mscale = attn_factor fmaf(0.1, logf(1/freq_scale), 1); the rotation's own contraction
+//     (x0 cos - x1 sin) is not modelled.
 //   vllm (vLLM's rotary embedding: an fp32 cos/sin cache from the einsum of positions and theta, cast to the model
 //     dtype; its kernels rotate in fp32 registers) and flash (flash-attention's apply_rotary_emb: cos/sin in the
 //     input dtype, rotation in fp32): stages 1-3 as huggingface, the rotation in fp32 (each product and the sum
@@ -45,6 +49,12 @@ struct Pipeline {
 /// freqs_cis), else the model dtype, but fp32 for tf32 (fp32 tables, TF32 angle matmul).
 Dtype table_dtype(const Pipeline& p);
 
+/// The options a plan's encoding and pipeline came from, as refusals name them: `encoding` (the spelling quoted) or
+/// `model` (`given` quoted: the model file and layer type); `pipeline`, or `model` for the pipeline its file implies.
+struct PlanSource {
+  std::string encoding_option = "encoding", given, pipeline_option = "pipeline";
+};
+
 /// The encoding's rotated pairs as a pipeline sees them: exact (float64) and held inverse frequencies.
 struct PrecisionPlan {
   Pipeline pipeline;
@@ -53,12 +63,18 @@ struct PrecisionPlan {
   double held_attention_factor = 1;  ///< the fp32 value the framework multiplies its tables by
   double ggml_theta_scale = 0;  ///< ggml: powf(base, -2/r)
   double ggml_freq_scale = 1;   ///< ggml: 1/s (linear, YaRN), else 1 (fp32)
+  double ggml_attn_factor = 1;  ///< ggml: rope_yarn's attn_factor argument (fp32)
   std::vector<double> ggml_ramp;  ///< ggml YaRN: the extrapolation weight per pair (fp32); empty otherwise
 };
 /// @throws InputError unless the encoding has one 1-D geometric or explicit schedule (rope family), or for ggml a
-///         geometric RoPE without scaling or with linear or YaRN; names `command`.
+///         geometric RoPE without scaling or with linear or YaRN, or when the pipeline does not take the model dtype
+///         (check_pipeline_dtype); names `command` and the options of `source`.
 PrecisionPlan plan_precision(const std::string& command, const Encoding& e, const Pipeline& p,
-                             std::optional<double> seq_len = {});
+                             std::optional<double> seq_len = {}, const PlanSource& source = {});
+
+/// @throws InputError naming --dtype, the pipeline's option and the row's reason when the pipeline does not take
+///         p.dtype.
+void check_pipeline_dtype(const Where& where, const Pipeline& p, const PlanSource& source = {});
 
 /// One pair at one position, each value exactly as the framework holds it (widened to double).
 struct HeldPair {

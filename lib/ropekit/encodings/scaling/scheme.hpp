@@ -83,10 +83,12 @@ struct Scaled {
 };
 
 /// What ggml_rope_ext takes of a scheme besides the base (llama.cpp ggml/src/ggml-cpu/ops.cpp, ggml_rope_cache_init
-/// and rope_yarn): freq_scale (1/s), and rope_yarn's extrapolation weight per pair (empty: none, theta_interp only).
+/// and rope_yarn): freq_scale (1/s), rope_yarn's extrapolation weight per pair (empty: none, theta_interp only) and
+/// attn_factor (rope_yarn's mscale before its YaRN correction).
 struct GgmlRope {
   float freq_scale = 1;
   std::vector<float> ramp{};
+  float attn_factor = 1;
 };
 
 /// @throws InputError "dim = <n> (must be such that the rotary dims are >= 4 for scaling <name> ...)" if r < 4.

@@ -84,9 +84,10 @@ inline double* factor_of(Yarn& y) {
 }
 inline std::optional<double> original_length(const Yarn& y) { return y.orig; }
 
-/// freq_scale = 1/s and rope_yarn's ramp mix per pair, in float as ggml computes them.
+/// freq_scale = 1/s and rope_yarn's ramp mix per pair, in float as ggml computes them; attn_factor the file's.
 inline std::optional<GgmlRope> ggml_rope(const Yarn& y, double base, int r, int count) {
-  return GgmlRope{1.0f / static_cast<float>(yarn_factor(y)), ggml_yarn_ramp_mix<float>(y, base, r, count)};
+  return GgmlRope{1.0f / static_cast<float>(yarn_factor(y)), ggml_yarn_ramp_mix<float>(y, base, r, count),
+                  static_cast<float>(y.attention_factor.value_or(1.0))};
 }
 
 }  // namespace scaling
