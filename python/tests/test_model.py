@@ -131,5 +131,5 @@ def test_frameworks_columns_and_the_public_ratios(tmp_path):
     assert t["cos_sin_factor"][at["transformers"]] == 1
     assert abs(t["cos_sin_factor"][at["vllm"]] - (0.1 * math.log(64) + 1)) < 1e-15
     assert round(t["logit_scale"][at["vllm"]] / t["logit_scale"][at["transformers"]], 3) == 2.005
-    with pytest.raises(ValueError, match="ropekit frameworks: .*layer type"):
+    with pytest.raises(ValueError, match="ropekit.frameworks: .*must be a layer type"):
         ropekit.frameworks(path, layer_type="nope")

@@ -63,7 +63,7 @@ TEST_CASE("precision: refusals") {
                  "--pipeline = 'onnx' (must be huggingface, ggml, vllm, flash, llama4 or ggml-fma)");
   check_rejected("precision --encoding rope:dim=128 --pipeline ggml --dtype bf16",
                  "--dtype = bf16 (must be fp32 or fp16 with --pipeline ggml: ggml's CPU rope takes f32 and f16 tensors");
-  check_rejected("precision --model data/models/bloom-560m.json:full_attention/head_0",
+  check_rejected("precision --model '" + source_path("data/models/bloom-560m.json") + ":full_attention/head_0'",
                  "--model = 'bloom-560m.json: full_attention/head_0' (must be a model whose encoding is a rope");
   check_rejected("precision --encoding rope:dim=128 --positions 0:3e9",
                  "--positions = 2999999999 (must be an integer in [0, 2^31 - 1])");
@@ -254,18 +254,18 @@ TEST_CASE("list pipelines: a row per --pipeline name, each accepted by precision
 }
 
 TEST_CASE("precision --model: the pipeline the file implies, said in a note; --pipeline overrides; DeepSeek's rope part") {
-  const auto hf = run_ropekit("precision --model data/models/llama-3.1-8b.json --positions 1");
+  const auto hf = run_ropekit("precision --model '" + source_path("data/models/llama-3.1-8b.json") + "' --positions 1");
   CHECK(hf.exit_code == 0);
   CHECK(hf.err.find("ropekit precision: note: pipeline huggingface (the model file is a config.json") !=
         std::string::npos);
-  const auto l4 = run_ropekit("precision --model data/models/llama-4-scout.json:chunked_attention --positions 1");
+  const auto l4 = run_ropekit("precision --model '" + source_path("data/models/llama-4-scout.json") + ":chunked_attention' --positions 1");
   CHECK(l4.exit_code == 0);
   CHECK(l4.err.find("note: pipeline llama4 (the config's model_type is llama4") != std::string::npos);
-  const auto named = run_ropekit("precision --model data/models/llama-4-scout.json:chunked_attention --positions 1 "
+  const auto named = run_ropekit("precision --model '" + source_path("data/models/llama-4-scout.json") + ":chunked_attention' --positions 1 "
                                  "--pipeline vllm");
   CHECK(named.exit_code == 0);
   CHECK(named.err.find("note: pipeline") == std::string::npos);
-  const auto ds = run_ropekit("precision --model data/models/deepseek-v3.json --positions 1,4095");
+  const auto ds = run_ropekit("precision --model '" + source_path("data/models/deepseek-v3.json") + "' --positions 1,4095");
   CAPTURE(ds.err);
   CHECK(ds.exit_code == 0);
   CHECK(ds.err.find("its 128 nope dims carry no rotation and are held exactly") != std::string::npos);

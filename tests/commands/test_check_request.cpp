@@ -167,3 +167,30 @@ TEST_CASE("check request: refusals worded as the command line's") {
   r.layers = {ModelLayer{}, ModelLayer{}};
   CHECK_THROWS_AS(plan_check(r), std::logic_error);  // one layer type per encoding
 }
+
+TEST_CASE("check: LongRoPE's switch defect, the query under the long factors and the cached key under the short") {
+  // One pair (dim 2), base 100, short factor 1, long factor 4, orig 64: theta_S = 1, theta_L = 1/4. A query at p
+  // (long) and a key at p - lag (short, p - lag < 64 <= p) score cos(p/4 - (p - lag)); the long kernel is cos(lag/4).
+  // The worst over p = 64 .. 64 + lag - 1 at lag 8, written here from that definition.
+  const Encoding e = parse_encoding("rope:dim=2,base=100,scaling=longrope(short=[1],long=[4],orig=64,max=256)");
+  double worst = 0;
+  for (double p = 64; p < 72; ++p) worst = std::max(worst, std::abs(std::cos(p / 4 - (p - 8)) - std::cos(8.0 / 4)));
+  const auto d = longrope_switch_defect(e, {8});
+  REQUIRE(d);
+  CHECK(d->lag == 8);
+  CHECK(d->defect == doctest::Approx(worst).epsilon(1e-12));  // cosines of arguments below 80 rad: 1e-14 each
+  CHECK(d->defect > 0.1);
+  // The same factors on both sides: no switch, no defect; a plain RoPE: no row.
+  const auto same = longrope_switch_defect(parse_encoding("rope:dim=2,base=100,scaling=longrope(short=[4],long=[4],orig=64,max=256)"), {8, 100});
+  REQUIRE(same);
+  CHECK(same->defect < 1e-12);
+  CHECK_FALSE(longrope_switch_defect(parse_encoding("rope:dim=8"), {8}));
+  // Through the request: a row `longrope_switch_defect` at its worst lag, from Phi-3's config.
+  CheckRequest r;
+  r.encodings = {"rope:dim=2,base=100,scaling=longrope(short=[1],long=[4],orig=64,max=256)"};
+  r.window_text = "8";
+  const auto plan = plan_check(r);
+  const auto picked = pick(check_rows(r, plan), "longrope_switch_defect");
+  REQUIRE(picked.values.size() == 1);
+  CHECK(picked.values[0] == doctest::Approx(worst).epsilon(1e-12));
+}

@@ -56,9 +56,9 @@ TEST_CASE("precision --model: the pipeline follows the file (GGUF ggml, llama4, 
   const std::vector<Case> cases = {
       {gguf, PipelineKind::ggml, "pipeline ggml (the model file is a GGUF, run by llama.cpp's ggml rope; --pipeline "
                                  "to choose another)"},
-      {"data/models/llama-4-scout.json:chunked_attention", PipelineKind::llama4,
+      {test::source_path("data/models/llama-4-scout.json") + ":chunked_attention", PipelineKind::llama4,
        "pipeline llama4 (the config's model_type is llama4"},
-      {"data/models/llama-3.1-8b.json", PipelineKind::huggingface,
+      {test::source_path("data/models/llama-3.1-8b.json"), PipelineKind::huggingface,
        "pipeline huggingface (the model file is a config.json"},
   };
   for (const Case& c : cases) {
@@ -84,13 +84,13 @@ TEST_CASE("precision --model: the pipeline follows the file (GGUF ggml, llama4, 
 }
 
 TEST_CASE("precision --model deepseek-v3: the rope part of rope (+) nope is analysed, the nope dims held exactly") {
-  const PrecisionRun run = plan_precision_request(with_model("data/models/deepseek-v3.json"));
+  const PrecisionRun run = plan_precision_request(with_model(test::source_path("data/models/deepseek-v3.json")));
   // qk_rope_head_dim = 64: 32 rotated pairs; the 128 nope dims are in no row.
   CHECK(run.plan.theta_exact.size() == 32);
   const std::string notes = joined(run.notes);
   CHECK(notes.find("its rope part (64 dims) is analysed; its 128 nope dims carry no rotation") != std::string::npos);
   // The same rope alone, spelled as an encoding, holds the same tables (the sum changes nothing in its rope part).
-  const ModelLayer layer = layer_of("data/models/deepseek-v3.json");  // held: the sum's parts live in it
+  const ModelLayer layer = layer_of(test::source_path("data/models/deepseek-v3.json"));  // held: the sum's parts live in it
   const auto& sum = std::get<enc::DirectSum>(layer.value->value);
   PrecisionRequest alone;
   alone.encoding = spelling(sum.parts.at(0));
@@ -110,7 +110,7 @@ TEST_CASE("precision --model deepseek-v3: the rope part of rope (+) nope is anal
 
 TEST_CASE("precision: a refusal names the option the encoding or the pipeline came from") {
   // An encoding that is no rope: --model when the model gave it, --encoding when it was typed.
-  CHECK_THROWS_WITH_AS(plan_precision_request(with_model("data/models/bloom-560m.json:full_attention/head_0")),
+  CHECK_THROWS_WITH_AS(plan_precision_request(with_model(test::source_path("data/models/bloom-560m.json") + ":full_attention/head_0")),
                        doctest::Contains("ropekit precision: --model = 'bloom-560m.json: full_attention/head_0' (must "
                                          "be a model whose encoding is a rope"),
                        InputError);

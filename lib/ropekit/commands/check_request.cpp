@@ -144,6 +144,40 @@ double check_check_budget(const CheckRequest& a, const CheckPlan& p) {
   return seconds;
 }
 
+std::optional<SwitchDefect> longrope_switch_defect(const Encoding& e, const std::vector<double>& window) {
+  const FrequencySchedule* s = schedule_of(e);
+  const auto* lr = s ? std::get_if<scaling::LongRope>(&s->scaling) : nullptr;
+  if (!lr) return std::nullopt;
+  const double orig = lr->orig;
+  const FrequencyTable shorts = frequencies(e, orig), longs = frequencies(e, orig + 1);
+  const double pairs = static_cast<double>(shorts.theta.rows()) + shorts.identity_dims / 2.0;
+  // The normalised score of isotropic content: the query at p under the long factors, the key at p - lag cached
+  // under the short ones (transformers' KV cache across the switch), against the long kernel at the same lag.
+  auto score = [&](double p, double lag) {
+    double k = shorts.identity_dims / 2.0;
+    for (Eigen::Index i = 0; i < shorts.theta.rows(); ++i) k += std::cos(longs.theta(i, 0) * p - shorts.theta(i, 0) * (p - lag));
+    return k / pairs;
+  };
+  auto kernel_long = [&](double lag) {
+    double k = shorts.identity_dims / 2.0;
+    for (Eigen::Index i = 0; i < longs.theta.rows(); ++i) k += std::cos(longs.theta(i, 0) * lag);
+    return k / pairs;
+  };
+  SwitchDefect worst;
+  for (const double w : window) {
+    const double lag = std::floor(std::abs(w));
+    if (lag < 1) continue;
+    // Query positions orig .. orig + lag - 1 (the key before orig): at most 64 of them, evenly spaced.
+    const double steps = std::min(lag, 64.0);
+    for (double k = 0; k < steps; ++k) {
+      const double p = orig + std::floor(k * lag / steps);
+      const double d = std::abs(score(p, lag) - kernel_long(lag));
+      if (d > worst.defect) worst = {lag, d};
+    }
+  }
+  return worst;
+}
+
 std::vector<CheckRow> check_rows(const CheckRequest& a, const CheckPlan& p) {
   const std::string& command = a.command;
   const Where where = Where::options(command);
@@ -176,6 +210,7 @@ std::vector<CheckRow> check_rows(const CheckRequest& a, const CheckPlan& p) {
     } else {
       defect("relativity_defect", x.relativity);
     }
+    if (const auto sw = longrope_switch_defect(e, window)) add("longrope_switch_defect", sw->lag, sw->defect);
     if (has_frequencies(e))
       for (double lag : window) {
         const double T = a.seq_len ? *a.seq_len : std::abs(lag) + 1;

@@ -59,9 +59,18 @@ struct CheckRow {
   std::variant<bool, double> value;
 };
 
+/// LongRoPE's switch (spec models.md: transformers recomputes inv_freq once a sequence passes orig, its KV cache keeps
+/// the keys rotated under the short factors): the largest |score(p, lag) - K_long(lag)| of isotropic content, the
+/// query at p in [orig, orig + lag) under the long factors, the key at p - lag < orig under the short ones, over the
+/// window's lags (at most 64 query positions each). None for an encoding without LongRoPE.
+struct SwitchDefect {
+  double lag = 0, defect = 0;
+};
+std::optional<SwitchDefect> longrope_switch_defect(const Encoding& e, const std::vector<double>& window);
+
 /// Every encoding's rows in order: is_relative (false under a query temperature), is_exact, is_orthogonal, then the
-/// group law, orthogonality and reversibility defects (an absolute encoding: the relativity defect), then the
-/// long-term decay bound at each window lag (encodings with rotary frequencies).
+/// group law, orthogonality and reversibility defects (an absolute encoding: the relativity defect), LongRoPE's
+/// switch defect (longrope_switch_defect, at its worst lag), then the long-term decay bound at each window lag (encodings with rotary frequencies).
 /// @throws InputError naming --window when a defect is not finite, or the encoding's own message as the command's.
 std::vector<CheckRow> check_rows(const CheckRequest& request, const CheckPlan& plan);
 

@@ -12,6 +12,7 @@
 
 #include "ropekit/core/budget.hpp"
 #include "ropekit/core/cancel.hpp"
+#include "ropekit/commands/precision_request.hpp"
 #include "ropekit/core/input_file.hpp"
 #include "ropekit/encoding.hpp"
 #include "ropekit/models/base_bound.hpp"
@@ -198,8 +199,9 @@ ModelReport model_report(const Model& m, const ModelReportOptions& o) {
 Pipeline model_file_pipeline(const std::string& path, const Model& m, std::string& source,
                              std::vector<std::string>& notes) {
   Pipeline p;
-  if (m.format.starts_with("GGUF")) {
-    p.kind = PipelineKind::ggml;
+  std::string why;
+  p.kind = model_pipeline(m.format, m.model_type, why);  // the rule precision --model applies
+  if (p.kind == PipelineKind::ggml) {
     p.dtype = Dtype::fp32;
     source = "GGUF: llama.cpp's f32 rope tables";
     return p;

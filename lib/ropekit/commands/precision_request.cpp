@@ -59,12 +59,16 @@ std::optional<std::pair<Encoding, int>> rotary_part(const Encoding& e) {
 }  // namespace
 
 PipelineKind model_pipeline(const ModelLayer& model, std::string& why) {
-  if (model.model_format.starts_with("GGUF")) {
+  return model_pipeline(model.model_format, model.model_type, why);
+}
+
+PipelineKind model_pipeline(std::string_view format, std::string_view model_type, std::string& why) {
+  if (format.starts_with("GGUF")) {
     why = "the model file is a GGUF, run by llama.cpp's ggml rope";
     return PipelineKind::ggml;
   }
-  if (model.model_type == "llama4" || model.model_type == "llama4_text") {
-    why = fmt::format("the config's model_type is {}, run by transformers' Llama 4 rotary code", model.model_type);
+  if (model_type == "llama4" || model_type == "llama4_text") {
+    why = fmt::format("the config's model_type is {}, run by transformers' Llama 4 rotary code", model_type);
     return PipelineKind::llama4;
   }
   why = "the model file is a config.json, run by transformers' Llama-family rotary code";

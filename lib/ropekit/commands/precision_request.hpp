@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ropekit/core/lags.hpp"
@@ -57,6 +58,8 @@ struct PrecisionRun {
 /// model_type llama4 / llama4_text in transformers' Llama 4 code; any other config.json in transformers' Llama-family
 /// code. `why` says which, in a few words ("the model file is a GGUF, run by llama.cpp's ggml rope").
 PipelineKind model_pipeline(const ModelLayer& model, std::string& why);
+/// The same from a model's format ("GGUF v3", "config.json ...") and model_type.
+PipelineKind model_pipeline(std::string_view format, std::string_view model_type, std::string& why);
 /// Checks every option and position (integers in [0, 2^31 - 1], p + lag too, and at most the largest position
 /// whose angles are finite: fp16 angles overflow past 65504), then the run's time and size from the spelling's
 /// sizes (its pairs and the positions' count) before anything is allocated, then plans it.
