@@ -131,6 +131,21 @@ TEST_CASE("frameworks: the committed configs: DeepSeek-V3's softmax, Phi-3's lon
   CHECK(gemma.size() == 2 * 5);  // two layer types, five frameworks (transformers 4 computes what 5 does)
 }
 
+TEST_CASE("frameworks: Llama 3.1 through llama.cpp's float32 rope_freqs, and ALiBi compared on its scales only") {
+  const Where where = Where::options("ropekit frameworks");
+  // The converter's factors in float32: each frequency within a few float32 ulps of transformers' float64 (powf and
+  // four float32 operations, 2^-24 each), but not exactly it.
+  const auto llama = framework_rows(test::source_path("data/models/llama-3.1-8b.json"), "", where);
+  const auto& cpp = row(llama, "llama.cpp");
+  CHECK(cpp.max_rel_freq_diff > 0);
+  CHECK(cpp.max_rel_freq_diff < 8 * 0x1p-24);
+  CHECK(row(llama, "vllm").max_rel_freq_diff == 0);
+  // BLOOM's ALiBi heads have no rotary frequencies: every framework's row, with no frequency difference.
+  const auto bloom = framework_rows(test::source_path("data/models/bloom-560m.json"), "full_attention/head_0", where);
+  CHECK(bloom.size() == 5);
+  for (const auto& r : bloom) CHECK(r.max_rel_freq_diff == 0);
+}
+
 TEST_CASE("frameworks: refusals name the option and the constraint") {
   const Where where = Where::options("ropekit frameworks");
   test::ScratchDir dir("fw-bad");

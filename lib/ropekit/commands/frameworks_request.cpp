@@ -20,7 +20,7 @@ constexpr std::int64_t kDefaultVisible = 131072;  // a config without max_positi
 
 // The rotated frequencies a reading holds (its convention; the length its scheme needs, if any).
 std::vector<double> theta_of(const FrameworkReading& r, std::optional<double> seq_len) {
-  if (std::holds_alternative<enc::Nope>(r.encoding.value)) return {};
+  if (!has_frequencies(r.encoding)) return {};  // NoPE, ALiBi: compared on their scales only
   const FrequencySchedule* s = schedule_of(r.encoding);
   if (!s)
     if (const auto* sum = std::get_if<enc::DirectSum>(&r.encoding.value))

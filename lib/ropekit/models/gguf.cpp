@@ -530,7 +530,7 @@ Model model_from_gguf(const GgufFile& g, const std::string& source) {
     int layers = 0;
   };
   std::vector<Group> groups;
-  const int count = n_layer.value_or(std::max(arch.pattern, arch.nope_step));
+  const int count = n_layer.value_or(std::max({1, arch.pattern, arch.nope_step}));
   int without_heads = 0;
   for (int il = 0; il < count; ++il) {
     if (heads[static_cast<std::size_t>(std::min<int>(il, static_cast<int>(heads.size()) - 1))] == 0) {
