@@ -33,8 +33,7 @@ FrameworkReading read_mlx_lm(const Model& m, const LayerType& l) {
     if (!y->truncate) r.notes.push_back("YarnRoPE does not read truncate = false: the correction dims floored and ceiled");
   } else if (const auto* lr = std::get_if<scaling::LongRope>(&s->scaling)) {
     const double max = m.context_length ? static_cast<double>(*m.context_length) : lr->max.value_or(lr->orig);
-    const double sc = max / lr->orig;
-    r.cos_sin_factor = key(l, "long_mscale").value_or(sc <= 1 ? 1 : std::sqrt(1 + std::log(sc) / std::log(lr->orig)));
+    r.cos_sin_factor = key(l, "long_mscale").value_or(longrope_mscale(max, lr->orig));
     scaling::LongRope v = *lr;
     v.short_factor = v.long_factor, v.attention_factor = r.cos_sin_factor, v.factor.reset();
     r.encoding = with_scaling(l, v);

@@ -63,6 +63,12 @@ double base_of(const LayerType& l);
 double mscale(double s, double m = 1);
 /// Whether the model's attention is DeepSeek's (MLA with deepseek_yarn in vLLM and sglang).
 bool deepseek(const Model& m);
+/// Phi-3's LongRoPE scale sqrt(1 + ln(max / orig) / ln orig), 1 when max <= orig (the frameworks' and the converter's).
+double longrope_mscale(double max, double orig);
+/// vLLM's and sglang's shared rules (vllm.cpp): DeepSeek's deepseek_yarn (mscale(s, mscale) / mscale(s, mscale_all_dim)
+/// x attn_factor, defaults 1 and 0), and the static "dynamic" base; each returns whether it applied.
+bool deepseek_yarn(const Model& m, const LayerType& l, FrameworkReading& r);
+bool static_dynamic(const LayerType& l, FrameworkReading& r, const std::string& source);
 
 }  // namespace frameworks
 

@@ -13,11 +13,6 @@
 
 namespace ropekit {
 
-namespace frameworks {
-bool deepseek_yarn(const Model& m, const LayerType& l, FrameworkReading& r);
-bool static_dynamic(const LayerType& l, FrameworkReading& r, const std::string& source);
-}  // namespace frameworks
-
 FrameworkReading read_sglang(const Model& m, const LayerType& l) {
   using namespace frameworks;
   FrameworkReading r = start(Framework::sglang, "0b1fd02", m, l);
@@ -35,8 +30,7 @@ FrameworkReading read_sglang(const Model& m, const LayerType& l) {
   } else if (static_dynamic(l, r, "sglang's DynamicNTKScalingRotaryEmbedding")) {
   } else if (const auto* lr = std::get_if<scaling::LongRope>(&s->scaling)) {
     const double max = m.context_length ? static_cast<double>(*m.context_length) : lr->max.value_or(lr->orig);
-    const double sc = max / lr->orig;
-    r.cos_sin_factor = key(l, "short_mscale").value_or(sc <= 1 ? 1 : std::sqrt(1 + std::log(sc) / std::log(lr->orig)));
+    r.cos_sin_factor = key(l, "short_mscale").value_or(longrope_mscale(max, lr->orig));
     scaling::LongRope v = *lr;
     v.attention_factor = r.cos_sin_factor, v.factor.reset();
     r.encoding = with_scaling(l, v);

@@ -45,6 +45,11 @@ std::optional<double> key(const LayerType& l, const std::string& name) {
 
 double mscale(double s, double m) { return s <= 1 ? 1 : 0.1 * m * std::log(s) + 1; }
 
+double longrope_mscale(double max, double orig) {
+  const double s = max / orig;
+  return s <= 1 ? 1 : std::sqrt(1 + std::log(s) / std::log(orig));
+}
+
 bool deepseek(const Model& m) { return m.model_type.rfind("deepseek", 0) == 0 || m.model_type == "kimi_k2"; }
 
 Encoding with_scaling(const LayerType& l, const Scaling& scaling) {

@@ -74,9 +74,8 @@ FrameworkReading read_vllm(const Model& m, const LayerType& l) {
   } else if (const auto* lr = std::get_if<scaling::LongRope>(&s->scaling)) {
     const double max = m.context_length ? static_cast<double>(*m.context_length) : lr->max.value_or(lr->orig);
     const bool longs = max > lr->orig;
-    const double sc = max / lr->orig;
     r.cos_sin_factor = key(l, longs ? "long_mscale" : "short_mscale")
-                           .value_or(sc <= 1 ? 1 : std::sqrt(1 + std::log(sc) / std::log(lr->orig)));
+                           .value_or(longrope_mscale(max, lr->orig));
     scaling::LongRope v = *lr;
     if (longs) v.short_factor = v.long_factor;
     v.attention_factor = r.cos_sin_factor, v.factor.reset();
