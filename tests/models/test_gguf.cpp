@@ -598,4 +598,11 @@ TEST_CASE("GGUF: an architecture llama.cpp does not know, and per-layer head cou
                      {{"general.architecture", "granitehybrid"}}, {}, {}, 0,
                      {{"granitehybrid.attention.head_count", {16, 16}}}));
   CHECK(refused(bad).find("an array of 2 values (must be block_count = 4 values") != std::string::npos);
+  // float32 counts: llama.cpp's get_key_or_arr refuses the element type ("has wrong array element type").
+  const std::string floats = dir.write(
+      "f.gguf", gguf({}, {{"granitehybrid.attention.key_length", 64}, {"granitehybrid.embedding_length", 1024},
+                          {"granitehybrid.block_count", 2}},
+                     {{"general.architecture", "granitehybrid"}}, {}, {{"granitehybrid.attention.head_count", {16, 16}}}));
+  CHECK(refused(floats).find("granitehybrid.attention.head_count = an array of float32 (must be an array of uint32, "
+                             "int32 or bool") != std::string::npos);
 }

@@ -104,7 +104,7 @@ double read_number(Cursor& c, std::uint32_t t) {
   }
 }
 
-GgufValue read_value(Cursor& c, std::uint32_t type, const std::string& key) {
+GgufValue read_value(Cursor& c, std::uint32_t type, const std::string& key, std::uint32_t& element_type) {
   if (type == STRING) return c.string(fmt::format("the string value of '{}'", key), kMaxStringBytes);
   if (type == BOOL) {
     const auto b = c.read<std::uint8_t>("a bool");
@@ -113,6 +113,7 @@ GgufValue read_value(Cursor& c, std::uint32_t type, const std::string& key) {
   }
   if (type == ARRAY) {
     const auto et = c.read<std::uint32_t>("an array's element type");
+    element_type = et;
     const auto n = c.read<std::uint64_t>("an array's length");
     if (et == STRING) {  // vocabularies: skipped, string by string (each length checked)
       for (std::uint64_t i = 0; i < n; ++i) c.skip(c.read<std::uint64_t>("a string length"), "an array string");
@@ -167,7 +168,9 @@ GgufFile read_gguf(std::istream& in, std::uint64_t size, const std::string& sour
     // ggml's gguf reader refuses a repeated key; taking either silently would read a file two ways.
     if (g.metadata.count(key)) c.bad(fmt::format("key '{}' given twice (each key once: ggml refuses the file)", key));
     const auto type = c.read<std::uint32_t>(fmt::format("the type of '{}'", key));
-    g.metadata[key] = read_value(c, type, key);
+    std::uint32_t element = 0;
+    g.metadata[key] = read_value(c, type, key, element);
+    if (type == ARRAY) g.element_types[key] = element;
     g.types[key] = type;
   }
   std::uint64_t alignment = 32;
@@ -272,6 +275,10 @@ std::vector<int> head_counts(const GgufFile& g, const std::string& key, std::opt
     const auto v = number(g, key, U32, source);
     return std::vector<int>(static_cast<std::size_t>(n_layer.value_or(1)), positive_int(source, key, *v));
   }
+  // get_key_or_arr into uint32 counts takes uint32, int32 or bool elements ("has wrong array element type").
+  if (const auto et = g.element_types.find(key); et != g.element_types.end() && et->second != U32 && et->second != I32 && et->second != BOOL)
+    throw_bad_value(source, key, fmt::format("an array of {}", gguf_type_name(et->second)),
+                    "an array of uint32, int32 or bool, as llama.cpp's loader reads it");
   const auto& v = std::get<std::vector<double>>(it->second);
   if (!n_layer) throw_bad_value(source, key, "an array", "a uint32 (an array needs block_count: one count per layer)");
   if (static_cast<int>(v.size()) != *n_layer)

@@ -28,6 +28,7 @@ struct GgufFile {
   std::uint32_t version = 0;
   std::map<std::string, GgufValue> metadata;         ///< every key, arrays of strings as their count only
   std::map<std::string, std::uint32_t> types;        ///< each key's GGUF value type (0 uint8 ... 12 float64)
+  std::map<std::string, std::uint32_t> element_types;  ///< an array key's element type
   std::map<std::string, std::vector<double>> tensors;  ///< the rope tensors present (float32 values)
 };
 
