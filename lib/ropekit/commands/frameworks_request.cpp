@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ropekit/core/echo.hpp"
+#include "ropekit/core/vecmath.hpp"
 #include "ropekit/models/model.hpp"
 
 namespace ropekit {
@@ -21,22 +22,19 @@ constexpr std::int64_t kDefaultVisible = 131072;  // a config without max_positi
 // The rotated frequencies a reading holds (its convention; the length its scheme needs, if any).
 std::vector<double> theta_of(const FrameworkReading& r, std::optional<double> seq_len) {
   if (!has_frequencies(r.encoding)) return {};  // NoPE, ALiBi: compared on their scales only
-  const FrequencySchedule* s = schedule_of(r.encoding);
-  if (!s)
-    if (const auto* sum = std::get_if<enc::DirectSum>(&r.encoding.value))
-      for (const auto& part : sum->parts)
-        if (!s) s = schedule_of(part);
+  const FrequencySchedule* s = frameworks::rotary_schedule(r.encoding);
   const bool needs = s && scheme_needs_seq_len(s->scaling);
   const FrequencyTable f = frequencies(r.encoding, needs ? seq_len : std::nullopt, r.convention, false);
   return {f.theta.data(), f.theta.data() + f.theta.rows()};
 }
 
-// K(lag) = (sum_i cos(theta_i lag) + the unrotated pairs) / (head_dim / 2): the kernel of isotropic content over the
-// whole q.k head, 1 at lag 0 (what `ropekit kernel` gives for the encoding).
-double kernel_at(const std::vector<double>& theta, int pairs, double lag) {
-  double k = static_cast<double>(pairs) - static_cast<double>(theta.size());
-  for (const double t : theta) k += std::cos(t * lag);
-  return k / pairs;
+// K(lag) = (sum_i cos(theta_i lag) + the unrotated pairs) / (head_dim / 2) at every lag: the kernel of isotropic
+// content over the whole q.k head, 1 at lag 0 (what `ropekit kernel` gives for the encoding), by the vector kernels.
+std::vector<double> kernel_of(const std::vector<double>& theta, int pairs, const std::vector<double>& lags) {
+  std::vector<double> k(lags.size(), (static_cast<double>(pairs) - static_cast<double>(theta.size())) / pairs);
+  const std::vector<double> weights(theta.size(), 1.0 / pairs);
+  cos_sums(lags.data(), lags.size(), theta.data(), weights.data(), nullptr, theta.size(), k.data(), nullptr);
+  return k;
 }
 
 std::vector<double> visible_lags(const Model& m, const LayerType& l) {
@@ -74,6 +72,8 @@ std::vector<FrameworkRow> framework_rows(const std::string& path, const std::str
   } else {
     types.push_back(&find_layer_type(m, layer_type, where));
   }
+  const std::optional<double> seq_len =
+      m.context_length ? std::optional<double>(static_cast<double>(*m.context_length)) : std::nullopt;
   std::vector<FrameworkRow> rows;
   for (const LayerType* l : types) {
     std::vector<FrameworkReading> readings = {read_transformers5(m, *l)};
@@ -82,7 +82,6 @@ std::vector<FrameworkRow> framework_rows(const std::string& path, const std::str
     readings.push_back(read_sglang(m, *l));
     readings.push_back(read_llamacpp(m, *l));
     readings.push_back(read_mlx_lm(m, *l));
-    const std::optional<double> seq_len = m.context_length ? std::optional<double>(static_cast<double>(*m.context_length)) : std::nullopt;
     const int pairs = std::max(1, l->head_dim / 2);
     const auto lags = visible_lags(m, *l);
     std::vector<double> reference_theta, reference_kernel;
@@ -97,10 +96,8 @@ std::vector<FrameworkRow> framework_rows(const std::string& path, const std::str
         throw InputError(fmt::format("{}: {}: layer type {}: {}: {}", where.context, path, l->name, framework_name(r.framework), e.what()));
       }
       row.rotary_dims = 2 * static_cast<int>(std::count_if(theta.begin(), theta.end(), [](double t) { return t != 0; }));
-      if (std::holds_alternative<enc::Nope>(r.encoding.value)) row.reading.freq_denominator = 0;
       row.logit_scale = r.cos_sin_factor * r.cos_sin_factor * r.softmax_scale;
-      std::vector<double> k(lags.size());
-      for (std::size_t i = 0; i < lags.size(); ++i) k[i] = kernel_at(theta, pairs, lags[i]);
+      const std::vector<double> k = kernel_of(theta, pairs, lags);
       if (&r == &readings.front()) reference_theta = theta, reference_kernel = k;  // transformers 5
       const std::size_t n = std::max(theta.size(), reference_theta.size());
       for (std::size_t i = 0; i < n; ++i) {

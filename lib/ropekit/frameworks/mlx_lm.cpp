@@ -1,6 +1,7 @@
 // mlx-lm at commit d78bf58 (mlx_lm/models/rope_utils.py initialize_rope, YarnRoPE, SuScaledRoPE; the model files):
 // YaRN's factor on the rotated dims is mscale(s, mscale) / mscale(s, mscale_all_dim) with defaults 1 and 0,
-// attention_factor and truncate unread, original_max_position_embeddings 4096 when the dict lacks it; LongRoPE
+// attention_factor and truncate unread (its 4096 default for a dict without original_max_position_embeddings is not
+// modelled: LayerType::rope_keys is transformers' standardized dict, which fills that key); LongRoPE
 // always takes the long factors (SuScaledRoPE), scaled by long_mscale or sqrt(1 + ln(max/orig)/ln orig); partial
 // rotary is each model file's (glm.py rotates the whole head: mlx-lm PR 1698, closed).
 #include <cmath>
@@ -27,7 +28,6 @@ FrameworkReading read_mlx_lm(const Model& m, const LayerType& l) {
     r.cos_sin_factor = mscale(sf, key(l, "mscale").value_or(1)) / mscale(sf, key(l, "mscale_all_dim").value_or(0));
     scaling::Yarn v = *y;
     v.attention_factor = r.cos_sin_factor, v.mscale.reset(), v.mscale_all_dim.reset(), v.truncate = true;
-    if (!key(l, "original_max_position_embeddings")) v.orig = 4096;
     r.encoding = with_scaling(l, v);
     if (y->attention_factor) r.notes.push_back("YarnRoPE does not read attention_factor");
     if (!y->truncate) r.notes.push_back("YarnRoPE does not read truncate = false: the correction dims floored and ceiled");

@@ -45,6 +45,9 @@ FrameworkReading read_mlx_lm(const Model& m, const LayerType& l);
 // Shared by the framework files: the pieces of transformers' reading they start from.
 namespace frameworks {
 
+/// The schedule of the encoding's first rotary leaf (rotary_leaves: DeepSeek's decoupled head is rope (+) nope);
+/// nullptr for NoPE and other families.
+const FrequencySchedule* rotary_schedule(const Encoding& e);
 /// The layer type's rope schedule (nullptr for NoPE and other families).
 const FrequencySchedule* schedule(const LayerType& l);
 /// A number of the config's rope parameters, if given.

@@ -24,16 +24,10 @@ std::string framework_name(Framework f) {
 
 namespace frameworks {
 
-namespace {
-// The schedule of the encoding, or of its rotary part (DeepSeek's decoupled head is rope (+) nope).
 const FrequencySchedule* rotary_schedule(const Encoding& e) {
-  if (const auto* s = schedule_of(e)) return s;
-  if (const auto* sum = std::get_if<enc::DirectSum>(&e.value))
-    for (const auto& part : sum->parts)
-      if (const auto* s = schedule_of(part)) return s;
-  return nullptr;
+  const auto leaves = rotary_leaves(e);
+  return leaves.empty() ? nullptr : schedule_of(*leaves.front());
 }
-}  // namespace
 
 const FrequencySchedule* schedule(const LayerType& l) { return rotary_schedule(l.encoding); }
 
